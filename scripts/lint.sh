@@ -1,0 +1,30 @@
+#!/bin/sh
+# House checks: formatting, banned calls, no writable global data in the library.
+# Usage: scripts/lint.sh build/libtidesim.a
+set -eu
+lib=${1:-build/libtidesim.a}
+status=0
+
+files=$(git ls-files '*.c' '*.h' 2>/dev/null || find sim models traces analysis tests bench -name '*.[ch]')
+if ! clang-format --dry-run --Werror $files; then
+    echo "lint: clang-format differences (run 'make format')" >&2
+    status=1
+fi
+
+# Banned calls (STYLE.md): unsafe or hidden-state functions.
+if grep -nE '(^|[^A-Za-z0-9_])(rand|atoi|atof|sprintf|strcpy|strtok|gsl_rng_env_setup)[[:space:]]*\(' $files; then
+    echo "lint: banned call (rand, atoi, atof, sprintf, strcpy, strtok, gsl_rng_env_setup)" >&2
+    status=1
+fi
+
+# No writable global data in library objects: nm symbol classes D/d (data), B/b (bss),
+# G/g and S/s (small data/bss) mean writable storage with static duration.
+writable=$(nm -A "$lib" | awk '$(NF-1) ~ /^[DdBbGgSs]$/ {print}')
+if [ -n "$writable" ]; then
+    echo "lint: writable global data in $lib:" >&2
+    echo "$writable" >&2
+    status=1
+fi
+
+[ $status -eq 0 ] && echo "lint: ok"
+exit $status

@@ -1,0 +1,94 @@
+/*
+ * source.h — streams of inference arrivals and training job submissions.
+ *
+ * The simulator pulls records one at a time, in non-decreasing time order,
+ * from a source: a synthetic generator or a trace reader. A source never holds
+ * the whole trace in memory. Errors carry the file and line of the offending
+ * record: "traces/jobs.csv:118: column 'num_gpu': expected a positive integer, got 'x'".
+ *
+ * Lifecycle: *_create() returns a source the caller owns; destroy(NULL) is a no-op.
+ */
+#ifndef TIDESIM_SOURCE_H
+#define TIDESIM_SOURCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/simtime.h"
+
+struct trace_err {
+    char msg[512];
+};
+
+/* One inference request arrival. Tokens are 0 when the source does not know them. */
+struct arrival {
+    sim_time t; /* µs since the run's t = 0 */
+    uint32_t in_tokens, out_tokens;
+};
+
+struct arrival_source;
+
+struct arrival_source_ops {
+    /* 0 and *out filled; 1 at end of stream; negative error code with err filled. */
+    int (*next)(struct arrival_source *src, struct arrival *out, struct trace_err *err);
+    void (*destroy)(struct arrival_source *src);
+};
+
+struct arrival_source {
+    const struct arrival_source_ops *ops;
+};
+
+static inline int arrival_source_next(struct arrival_source *src, struct arrival *out,
+                                      struct trace_err *err)
+{
+    return src->ops->next(src, out, err);
+}
+
+static inline void arrival_source_destroy(struct arrival_source *src)
+{
+    if (src)
+        src->ops->destroy(src);
+}
+
+/* How a job ended in the log it was read from (synthetic jobs: JOB_LOG_COMPLETED). */
+enum job_log_outcome { JOB_LOG_COMPLETED, JOB_LOG_FAILED, JOB_LOG_CANCELLED, JOB_LOG_SERVICE };
+
+/* What the scheduler sees of a training job (the request), plus its true run time. */
+struct job_spec {
+    uint64_t id;
+    sim_time submit;      /* µs since t = 0 */
+    sim_time work;        /* run time at full speed on its request, µs (> 0) */
+    uint32_t gpus;        /* whole GPUs requested (>= 1), or 1 with gpu_fraction < 1 */
+    double gpu_fraction;  /* 1.0 for whole GPUs; (0, 1) for fractional pods */
+    char mig_profile[16]; /* "" unless the job asks for a MIG slice, e.g. "3g.40gb" */
+    int32_t priority;
+    char queue[32];       /* "" = default queue */
+    double params_b;      /* model size, billions of parameters; 0 = unknown */
+    enum job_log_outcome outcome;
+};
+
+struct job_source;
+
+struct job_source_ops {
+    /* 0 and *out filled; 1 at end of stream; negative error code with err filled. */
+    int (*next)(struct job_source *src, struct job_spec *out, struct trace_err *err);
+    void (*destroy)(struct job_source *src);
+};
+
+struct job_source {
+    const struct job_source_ops *ops;
+};
+
+static inline int job_source_next(struct job_source *src, struct job_spec *out,
+                                  struct trace_err *err)
+{
+    return src->ops->next(src, out, err);
+}
+
+static inline void job_source_destroy(struct job_source *src)
+{
+    if (src)
+        src->ops->destroy(src);
+}
+
+#endif
