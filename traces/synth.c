@@ -132,18 +132,26 @@ struct synth_jobs {
     double t_s;
     sim_time end;
     uint64_t next_id;
+    uint32_t emitted_backlog;
 };
 
 static int synth_jobs_next(struct job_source *src, struct job_spec *out, struct trace_err *err)
 {
     struct synth_jobs *s = (struct synth_jobs *)src;
     (void)err;
-    if (s->mix.per_hour <= 0 || s->mix.nsizes == 0)
+    sim_time t = 0;
+    if (s->mix.nsizes == 0)
         return 1;
-    s->t_s += rng_exponential(&s->rng, 3600.0 / s->mix.per_hour);
-    sim_time t = sim_time_from_sec(s->t_s);
-    if (t >= s->end)
-        return 1;
+    if (s->emitted_backlog < s->mix.backlog) {
+        s->emitted_backlog++;
+    } else {
+        if (s->mix.per_hour <= 0)
+            return 1;
+        s->t_s += rng_exponential(&s->rng, 3600.0 / s->mix.per_hour);
+        t = sim_time_from_sec(s->t_s);
+        if (t >= s->end)
+            return 1;
+    }
     double d = rng_lognormal_median_sigma(&s->rng, s->mix.median_s, s->mix.sigma);
     if (s->mix.max_s > 0 && d > s->mix.max_s)
         d = s->mix.max_s;

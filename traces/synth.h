@@ -50,9 +50,10 @@ struct job_mix {
     uint32_t sizes[8];      /* GPU counts, e.g. 1, 2, 4, 8 */
     double weights[8];      /* their relative weights */
     unsigned nsizes;
+    uint32_t backlog;       /* jobs submitted at t = 0, before the Poisson stream */
 };
 
-/* Poisson job submissions in [0, end). Returns NULL on allocation failure. */
+/* m->backlog jobs at t = 0, then Poisson submissions in [0, end). NULL on allocation failure. */
 struct job_source *synth_jobs_create(const struct job_mix *m, sim_time end, uint64_t seed,
                                      uint64_t stream_id);
 

@@ -1,0 +1,90 @@
+/*
+ * h5io.h — small HDF5 helpers: a results file written under a temporary
+ * name and renamed when complete, attributes, whole vectors, and appendable
+ * column series for time series written while the simulation runs.
+ *
+ * Every dataset is chunked and deflate-compressed (with shuffle), and object
+ * modification times are not tracked, so the same data gives the same bytes
+ * in every dataset. Units are stored as a string attribute "units" on each
+ * dataset. Functions return 0 or a negative code; they never print
+ * (HDF5's own error stack printing is switched off by h5io_quiet()).
+ */
+#ifndef TIDESIM_H5IO_H
+#define TIDESIM_H5IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hdf5.h>
+
+/* Switch off HDF5's automatic error printing (the CLI reports errors itself). */
+void h5io_quiet(void);
+
+struct h5file {
+    hid_t id;
+    char *path;     /* final name */
+    char *tmp_path; /* name while being written: "<path>.tmp.<pid>" */
+};
+
+/* Create path's temporary file. Returns 0, or -EIO (cannot create) / -ENOMEM. */
+int h5file_create(struct h5file *f, const char *path);
+
+/* Close and rename the temporary file to `as` (path, or another name). Returns 0 or -EIO. */
+int h5file_commit(struct h5file *f, const char *as);
+
+/* Close and delete the temporary file. */
+void h5file_abort(struct h5file *f);
+
+/* Create group `path` (intermediate groups too) under parent. Returns the id or a negative value. */
+hid_t h5_group_create(hid_t parent, const char *path);
+
+int h5_attr_double(hid_t obj, const char *name, double v);
+int h5_attr_int(hid_t obj, const char *name, int64_t v);
+int h5_attr_str(hid_t obj, const char *name, const char *s);
+
+/* Whole 1-D datasets (chunked, compressed). units may be NULL. */
+int h5_write_f64(hid_t grp, const char *name, const double *v, size_t n, const char *units);
+int h5_write_i64(hid_t grp, const char *name, const int64_t *v, size_t n, const char *units);
+int h5_write_u64(hid_t grp, const char *name, const uint64_t *v, size_t n, const char *units);
+/* A 2-D dataset [rows][cols] of doubles. */
+int h5_write_f64_2d(hid_t grp, const char *name, const double *v, size_t rows, size_t cols,
+                    const char *units);
+
+/*
+ * An appendable set of 1-D float64 columns in one group, written in chunks
+ * of `chunk` rows while the run goes on (memory stays O(chunk × columns)).
+ */
+struct h5_series {
+    size_t ncols, chunk, nbuf;
+    uint64_t rows;     /* rows written to the file */
+    hid_t *dsets;
+    double *buf;       /* column-major: buf[col * chunk + row] */
+};
+
+int h5_series_open(struct h5_series *s, hid_t grp, const char *const names[],
+                   const char *const units[], size_t ncols, size_t chunk);
+int h5_series_append(struct h5_series *s, const double *row);
+/* Flush the buffered rows and close the datasets. Safe on a zeroed struct. */
+int h5_series_close(struct h5_series *s);
+
+/* An appendable 2-D float32 dataset [rows][width] (per-GPU values per interval). */
+struct h5_matrix {
+    size_t width, chunk, nbuf;
+    uint64_t rows;
+    hid_t dset;
+    float *buf;
+};
+
+int h5_matrix_open(struct h5_matrix *m, hid_t grp, const char *name, size_t width, size_t chunk,
+                   const char *units);
+int h5_matrix_append(struct h5_matrix *m, const float *row);
+int h5_matrix_close(struct h5_matrix *m);
+
+/* Readers (for report/compare/check). Return 0, or -ENOENT when absent, -EIO on a bad type. */
+int h5_read_attr_double(hid_t obj, const char *name, double *out);
+/* *out is malloc'd; the caller frees it. */
+int h5_read_attr_str(hid_t obj, const char *name, char **out);
+/* Read a 1-D (or flattened) float64 dataset; *out malloc'd, *n elements. */
+int h5_read_f64(hid_t grp, const char *name, double **out, size_t *n);
+
+#endif

@@ -1,0 +1,519 @@
+/* output.c — map a run onto the HDF5 results schema (docs/results.md). */
+#include "sim/output.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analysis/h5io.h"
+#include "sim/sim.h"
+
+#ifndef TIDESIM_VERSION
+#define TIDESIM_VERSION "dev"
+#endif
+#ifndef TIDESIM_GIT
+#define TIDESIM_GIT "unknown"
+#endif
+
+static const char *const ts_names[] = {"time_s",        "util_allocated", "util_busy",
+                                       "gpus_inference", "gpus_training",  "jobs_running",
+                                       "jobs_queued"};
+static const char *const ts_units[] = {"s", "1", "1", "GPUs", "GPUs", "jobs", "jobs"};
+#define TS_COLS (sizeof(ts_names) / sizeof(ts_names[0]))
+
+static const char *const svc_names[] = {
+    "time_s",  "arrived",  "rate_rps", "served", "dropped", "queue_len",  "replicas",
+    "mean_ms", "p50_ms",   "p95_ms",   "p99_ms", "max_ms",  "slo_share"};
+static const char *const svc_units[] = {"s",  "requests", "req/s", "requests", "requests",
+                                        "requests", "replicas", "ms", "ms", "ms", "ms", "ms",
+                                        "1"};
+#define SVC_COLS (sizeof(svc_names) / sizeof(svc_names[0]))
+
+static const char *const hist_names[] = {"interval", "bucket", "count"};
+static const char *const hist_units[] = {"index", "index", "requests"};
+
+struct svc_out {
+    hid_t grp;
+    struct h5_series ts, hist;
+};
+
+struct sim_output {
+    struct h5file f;
+    hid_t g_ts, g_gpus, g_svcs;
+    struct h5_series ts;
+    struct h5_matrix gpu_alloc, gpu_busy;
+    bool per_gpu;
+    float *row;
+    struct svc_out *svcs;
+    size_t nsvcs;
+    uint64_t interval;
+    char wall_start[40];
+    double wall_t0;
+};
+
+static void iso_now(char *buf, size_t n)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static double mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void close_groups(struct sim_output *o)
+{
+    for (size_t i = 0; i < o->nsvcs; i++) {
+        h5_series_close(&o->svcs[i].ts);
+        h5_series_close(&o->svcs[i].hist);
+        if (o->svcs[i].grp > 0)
+            H5Gclose(o->svcs[i].grp);
+    }
+    h5_series_close(&o->ts);
+    h5_matrix_close(&o->gpu_alloc);
+    h5_matrix_close(&o->gpu_busy);
+    if (o->g_ts > 0)
+        H5Gclose(o->g_ts);
+    if (o->g_gpus > 0)
+        H5Gclose(o->g_gpus);
+    if (o->g_svcs > 0)
+        H5Gclose(o->g_svcs);
+    o->g_ts = o->g_gpus = o->g_svcs = 0;
+    o->nsvcs = 0;
+}
+
+static void output_free(struct sim_output *o)
+{
+    free(o->svcs);
+    free(o->row);
+    free(o);
+}
+
+int sim_output_open(struct sim_output **out, const char *path, const struct scenario *sc,
+                    char *err, size_t errlen)
+{
+    struct sim_output *o = calloc(1, sizeof(*o));
+    *out = NULL;
+    if (!o)
+        return -ENOMEM;
+    h5io_quiet();
+    o->wall_t0 = mono_now();
+    iso_now(o->wall_start, sizeof(o->wall_start));
+    int rc = h5file_create(&o->f, path);
+    if (rc) {
+        snprintf(err, errlen, "%s: cannot create the results file (is the folder there and writable?)",
+                 path);
+        free(o);
+        return rc;
+    }
+    uint32_t ngpus = scenario_gpus(sc);
+    o->per_gpu = sc->per_gpu_timeseries;
+    o->row = calloc(ngpus, sizeof(*o->row));
+    o->svcs = calloc(sc->nservices ? sc->nservices : 1, sizeof(*o->svcs));
+    o->g_ts = h5_group_create(o->f.id, "timeseries");
+    o->g_gpus = h5_group_create(o->f.id, "gpus");
+    o->g_svcs = h5_group_create(o->f.id, "services");
+    rc = !o->row || !o->svcs ? -ENOMEM : 0;
+    if (!rc && (o->g_ts < 0 || o->g_gpus < 0 || o->g_svcs < 0))
+        rc = -EIO;
+    if (!rc)
+        rc = h5_series_open(&o->ts, o->g_ts, ts_names, ts_units, TS_COLS, 1024);
+    if (!rc && o->per_gpu) {
+        rc = h5_matrix_open(&o->gpu_alloc, o->g_gpus, "allocated_by_interval", ngpus, 64, "1");
+        if (!rc)
+            rc = h5_matrix_open(&o->gpu_busy, o->g_gpus, "busy_by_interval", ngpus, 64, "1");
+    }
+    for (size_t i = 0; !rc && i < sc->nservices; i++) {
+        struct svc_out *so = &o->svcs[i];
+        so->grp = h5_group_create(o->g_svcs, sc->services[i].name);
+        o->nsvcs = i + 1;
+        if (so->grp < 0) {
+            rc = -EIO;
+            break;
+        }
+        hid_t g = h5_group_create(so->grp, "timeseries");
+        if (g < 0) {
+            rc = -EIO;
+            break;
+        }
+        rc = h5_series_open(&so->ts, g, svc_names, svc_units, SVC_COLS, 1024);
+        H5Gclose(g);
+        if (!rc) {
+            hid_t h = h5_group_create(so->grp, "interval_histogram");
+            rc = h < 0 ? -EIO : h5_series_open(&so->hist, h, hist_names, hist_units, 3, 4096);
+            if (h >= 0)
+                H5Gclose(h);
+        }
+    }
+    if (rc) {
+        snprintf(err, errlen, "%s: cannot set up the results file", path);
+        close_groups(o);
+        h5file_abort(&o->f);
+        output_free(o);
+        return rc;
+    }
+    *out = o;
+    return 0;
+}
+
+int sim_output_interval(struct sim_output *o, const struct sim *s, sim_time t0, sim_time t1)
+{
+    const struct cluster *cl = &s->cl;
+    double span = (double)(t1 - t0), alloc = 0, busy = 0;
+    double row[TS_COLS > SVC_COLS ? TS_COLS : SVC_COLS];
+    uint32_t ninf = 0, ntrain = 0;
+    int rc = 0;
+
+    for (uint32_t i = 0; i < cl->ngpus; i++) {
+        const struct gpu *g = &cl->gpus[i];
+        alloc += g->int_alloc_us;
+        busy += g->int_busy_us;
+        ninf += g->use == GPU_INFER;
+        ntrain += g->use == GPU_TRAIN;
+    }
+    double denom = span > 0 ? span * cl->ngpus : 1;
+    row[0] = sim_time_to_sec(t1);
+    row[1] = alloc / denom;
+    row[2] = busy / denom;
+    row[3] = ninf;
+    row[4] = ntrain;
+    row[5] = s->tr.running;
+    row[6] = s->tr.queued;
+    rc |= h5_series_append(&o->ts, row);
+
+    if (o->per_gpu) {
+        for (uint32_t i = 0; i < cl->ngpus; i++)
+            o->row[i] = span > 0 ? (float)(cl->gpus[i].int_alloc_us / span) : 0.0f;
+        rc |= h5_matrix_append(&o->gpu_alloc, o->row);
+        for (uint32_t i = 0; i < cl->ngpus; i++)
+            o->row[i] = span > 0 ? (float)(cl->gpus[i].int_busy_us / span) : 0.0f;
+        rc |= h5_matrix_append(&o->gpu_busy, o->row);
+    }
+
+    for (uint32_t k = 0; k < s->nsvcs; k++) {
+        const struct service *sv = &s->svcs[k];
+        const struct hist *h = sv->h_win;
+        row[0] = sim_time_to_sec(t1);
+        row[1] = (double)sv->win.arrived;
+        row[2] = span > 0 ? (double)sv->win.arrived / sim_time_to_sec(t1 - t0) : 0;
+        row[3] = (double)sv->win.served;
+        row[4] = (double)sv->win.dropped;
+        row[5] = (double)service_waiting(sv);
+        row[6] = service_replicas(sv);
+        row[7] = hist_mean(h) / 1e3;
+        row[8] = hist_quantile(h, 0.50) / 1e3;
+        row[9] = hist_quantile(h, 0.95) / 1e3;
+        row[10] = hist_quantile(h, 0.99) / 1e3;
+        row[11] = h->total ? (double)h->max / 1e3 : 0;
+        row[12] = sv->win.served ? (double)sv->win.within_slo / (double)sv->win.served : NAN;
+        rc |= h5_series_append(&o->svcs[k].ts, row);
+        if (h->total) {
+            for (uint32_t b = 0; b < HIST_BUCKETS; b++) {
+                if (!h->counts[b])
+                    continue;
+                double hr[3] = {(double)o->interval, b, (double)h->counts[b]};
+                rc |= h5_series_append(&o->svcs[k].hist, hr);
+            }
+        }
+    }
+    o->interval++;
+    return rc ? -EIO : 0;
+}
+
+static int write_meta(struct sim_output *o, const struct sim *s, bool complete)
+{
+    const struct scenario *sc = s->sc;
+    char host[256] = "unknown", wall_end[40];
+    hid_t g = h5_group_create(o->f.id, "meta");
+    if (g < 0)
+        return -EIO;
+    gethostname(host, sizeof(host) - 1);
+    iso_now(wall_end, sizeof(wall_end));
+    int rc = 0;
+    rc |= h5_attr_int(g, "schema_version", RESULTS_SCHEMA_VERSION);
+    rc |= h5_attr_str(g, "tidesim_version", TIDESIM_VERSION);
+    rc |= h5_attr_str(g, "git_commit", TIDESIM_GIT);
+    rc |= h5_attr_str(g, "scenario", sc->doc.text ? sc->doc.text : "");
+    rc |= h5_attr_str(g, "scenario_path", sc->path ? sc->path : "");
+    rc |= h5_attr_str(g, "scenario_name", sc->name);
+    rc |= h5_attr_int(g, "seed", (int64_t)s->seed);
+    rc |= h5_attr_int(g, "replication", 0);
+    rc |= h5_attr_str(g, "policy", sc->policy.name);
+    rc |= h5_attr_str(g, "gpu", sc->gpu);
+    rc |= h5_attr_str(g, "sharing", sharing_mode_name(sc->sharing));
+    rc |= h5_attr_int(g, "complete", complete ? 1 : 0);
+    rc |= h5_attr_double(g, "sim_time_reached_s", sim_time_to_sec(s->end));
+    rc |= h5_attr_double(g, "duration_s", sim_time_to_sec(sc->duration));
+    rc |= h5_attr_double(g, "sample_interval_s", sim_time_to_sec(sc->sample_interval));
+    rc |= h5_attr_int(g, "events_processed", (int64_t)s->eng.processed);
+    rc |= h5_attr_str(g, "wall_start", o->wall_start);
+    rc |= h5_attr_str(g, "wall_end", wall_end);
+    rc |= h5_attr_double(g, "wall_seconds", mono_now() - o->wall_t0);
+    rc |= h5_attr_str(g, "host", host);
+    H5Gclose(g);
+    return rc ? -EIO : 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double quantile_sorted(const double *v, size_t n, double q)
+{
+    if (n == 0)
+        return NAN;
+    size_t k = (size_t)ceil(q * (double)n);
+    return v[k ? k - 1 : 0];
+}
+
+/* /jobs columns and the training part of /summary. */
+static int write_jobs(struct sim_output *o, const struct sim *s, hid_t summary)
+{
+    const struct trainer *tr = &s->tr;
+    size_t n = tr->njobs, m = n ? n : 1;
+    double *col = malloc(m * sizeof(*col) * 11);
+    double *qd = malloc(m * sizeof(*qd)), *jct = malloc(m * sizeof(*jct));
+    int rc = 0;
+    if (!col || !qd || !jct) {
+        free(col);
+        free(qd);
+        free(jct);
+        return -ENOMEM;
+    }
+    double *id = col, *submit = col + m, *start = col + 2 * m, *end = col + 3 * m,
+           *gpus = col + 4 * m, *work = col + 5 * m, *done = col + 6 * m, *state = col + 7 * m,
+           *delay = col + 8 * m, *jc = col + 9 * m, *pre = col + 10 * m;
+    size_t nq = 0, nj = 0;
+    double gpu_h = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct job *j = &tr->jobs[i];
+        id[i] = (double)j->spec.id;
+        submit[i] = sim_time_to_sec(j->spec.submit);
+        start[i] = j->start >= 0 ? sim_time_to_sec(j->start) : NAN;
+        end[i] = j->end >= 0 ? sim_time_to_sec(j->end) : NAN;
+        gpus[i] = j->spec.gpus;
+        work[i] = sim_time_to_sec(j->spec.work);
+        done[i] = j->done_us / 1e6;
+        state[i] = (double)j->state;
+        delay[i] = j->start >= 0 ? start[i] - submit[i] : NAN;
+        jc[i] = j->end >= 0 ? end[i] - submit[i] : NAN;
+        pre[i] = j->preemptions;
+        gpu_h += done[i] * j->spec.gpus / 3600.0;
+        if (j->start >= 0)
+            qd[nq++] = delay[i];
+        if (j->end >= 0)
+            jct[nj++] = jc[i];
+    }
+    hid_t g = h5_group_create(o->f.id, "jobs");
+    if (g < 0) {
+        rc = -EIO;
+        goto out;
+    }
+    rc |= h5_write_f64(g, "id", id, n, "1");
+    rc |= h5_write_f64(g, "submit_s", submit, n, "s");
+    rc |= h5_write_f64(g, "start_s", start, n, "s");
+    rc |= h5_write_f64(g, "end_s", end, n, "s");
+    rc |= h5_write_f64(g, "gpus", gpus, n, "GPUs");
+    rc |= h5_write_f64(g, "work_s", work, n, "s");
+    rc |= h5_write_f64(g, "done_s", done, n, "s");
+    rc |= h5_write_f64(g, "state", state, n, "0=queued 1=running 2=done 3=rejected");
+    rc |= h5_write_f64(g, "queue_delay_s", delay, n, "s");
+    rc |= h5_write_f64(g, "completion_s", jc, n, "s");
+    rc |= h5_write_f64(g, "preemptions", pre, n, "1");
+    rc |= h5_attr_str(g, "state_legend", "0=queued 1=running 2=done 3=rejected");
+    H5Gclose(g);
+
+    qsort(qd, nq, sizeof(*qd), cmp_double);
+    qsort(jct, nj, sizeof(*jct), cmp_double);
+    double sq = 0, sj = 0;
+    for (size_t i = 0; i < nq; i++)
+        sq += qd[i];
+    for (size_t i = 0; i < nj; i++)
+        sj += jct[i];
+    rc |= h5_attr_int(summary, "jobs_submitted", (int64_t)n);
+    rc |= h5_attr_int(summary, "jobs_completed", tr->done);
+    rc |= h5_attr_int(summary, "jobs_running", tr->running);
+    rc |= h5_attr_int(summary, "jobs_queued", tr->queued);
+    rc |= h5_attr_int(summary, "jobs_rejected", tr->rejected);
+    rc |= h5_attr_double(summary, "training_gpu_hours", gpu_h);
+    rc |= h5_attr_double(summary, "queue_delay_mean_s", nq ? sq / (double)nq : NAN);
+    rc |= h5_attr_double(summary, "queue_delay_p50_s", quantile_sorted(qd, nq, 0.5));
+    rc |= h5_attr_double(summary, "queue_delay_p95_s", quantile_sorted(qd, nq, 0.95));
+    rc |= h5_attr_double(summary, "completion_mean_s", nj ? sj / (double)nj : NAN);
+    rc |= h5_attr_double(summary, "completion_p50_s", quantile_sorted(jct, nj, 0.5));
+    rc |= h5_attr_double(summary, "completion_p95_s", quantile_sorted(jct, nj, 0.95));
+out:
+    free(col);
+    free(qd);
+    free(jct);
+    return rc ? -EIO : 0;
+}
+
+static int write_gpus(struct sim_output *o, const struct sim *s)
+{
+    const struct cluster *cl = &s->cl;
+    size_t n = cl->ngpus;
+    double *v = malloc(5 * n * sizeof(*v));
+    if (!v)
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        v[i] = cl->gpus[i].node;
+        v[n + i] = cl->gpus[i].alloc_us / 1e6;
+        v[2 * n + i] = cl->gpus[i].busy_us / 1e6;
+        v[3 * n + i] = cl->gpus[i].infer_us / 1e6;
+        v[4 * n + i] = cl->gpus[i].train_us / 1e6;
+    }
+    int rc = 0;
+    rc |= h5_write_f64(o->g_gpus, "node", v, n, "index");
+    rc |= h5_write_f64(o->g_gpus, "allocated_s", v + n, n, "s");
+    rc |= h5_write_f64(o->g_gpus, "busy_s", v + 2 * n, n, "s");
+    rc |= h5_write_f64(o->g_gpus, "inference_s", v + 3 * n, n, "s");
+    rc |= h5_write_f64(o->g_gpus, "training_s", v + 4 * n, n, "s");
+    free(v);
+    return rc ? -EIO : 0;
+}
+
+static int write_service(struct svc_out *so, const struct service *sv, double *slo_min,
+                         double *p99_max)
+{
+    const struct hist *h = sv->h_total;
+    const struct service_cfg *c = sv->cfg;
+    int rc = 0;
+    double share = sv->tot.served ? (double)sv->tot.within_slo / (double)sv->tot.served : NAN;
+    double pq = hist_quantile(h, c->slo_quantile) / 1e3;
+    rc |= h5_attr_int(so->grp, "arrived", (int64_t)sv->tot.arrived);
+    rc |= h5_attr_int(so->grp, "served", (int64_t)sv->tot.served);
+    rc |= h5_attr_int(so->grp, "dropped", (int64_t)sv->tot.dropped);
+    rc |= h5_attr_int(so->grp, "waiting", (int64_t)service_waiting(sv));
+    rc |= h5_attr_int(so->grp, "in_service", sv->in_service);
+    rc |= h5_attr_int(so->grp, "batches", (int64_t)sv->tot.batches);
+    rc |= h5_attr_double(so->grp, "mean_ms", hist_mean(h) / 1e3);
+    rc |= h5_attr_double(so->grp, "p50_ms", hist_quantile(h, 0.5) / 1e3);
+    rc |= h5_attr_double(so->grp, "p95_ms", hist_quantile(h, 0.95) / 1e3);
+    rc |= h5_attr_double(so->grp, "p99_ms", hist_quantile(h, 0.99) / 1e3);
+    rc |= h5_attr_double(so->grp, "max_ms", h->total ? (double)h->max / 1e3 : NAN);
+    rc |= h5_attr_double(so->grp, "mean_wait_ms",
+                         sv->tot.served + sv->in_service
+                             ? sv->tot.wait_us / 1e3 / (double)(sv->tot.served + sv->in_service)
+                             : NAN);
+    rc |= h5_attr_double(so->grp, "slo_ms", sim_time_to_sec(c->slo) * 1e3);
+    rc |= h5_attr_double(so->grp, "slo_quantile", c->slo_quantile);
+    rc |= h5_attr_double(so->grp, "slo_quantile_ms", pq);
+    rc |= h5_attr_double(so->grp, "slo_share", share);
+    rc |= h5_attr_int(so->grp, "slo_met", pq <= sim_time_to_sec(c->slo) * 1e3);
+
+    uint32_t last = 0;
+    for (uint32_t b = 0; b < HIST_BUCKETS; b++)
+        if (h->counts[b])
+            last = b + 1;
+    int64_t *lo = malloc((last ? last : 1) * sizeof(*lo) * 2);
+    if (!lo)
+        return -ENOMEM;
+    for (uint32_t b = 0; b < last; b++) {
+        lo[b] = hist_bucket_lo(b);
+        lo[last + b] = hist_bucket_hi(b);
+    }
+    hid_t g = h5_group_create(so->grp, "histogram");
+    rc |= g < 0;
+    if (g >= 0) {
+        rc |= h5_write_u64(g, "count", h->counts, last, "requests");
+        rc |= h5_write_i64(g, "lo_us", lo, last, "us");
+        rc |= h5_write_i64(g, "hi_us", lo + last, last, "us");
+        H5Gclose(g);
+    }
+    free(lo);
+    if (!isnan(share) && share < *slo_min)
+        *slo_min = share;
+    double p99 = hist_quantile(h, 0.99) / 1e3;
+    if (p99 > *p99_max)
+        *p99_max = p99;
+    return rc ? -EIO : 0;
+}
+
+int sim_output_finish(struct sim_output *o, const struct sim *s, bool complete, char **written,
+                      char *err, size_t errlen)
+{
+    const struct scenario *sc = s->sc;
+    int rc = 0;
+    if (written)
+        *written = NULL;
+
+    hid_t sum = h5_group_create(o->f.id, "summary");
+    rc |= sum < 0;
+    double slo_min = INFINITY, p99_max = 0;
+    uint64_t served = 0, within = 0, arrived = 0, dropped = 0;
+    for (uint32_t k = 0; k < s->nsvcs; k++) {
+        rc |= write_service(&o->svcs[k], &s->svcs[k], &slo_min, &p99_max);
+        served += s->svcs[k].tot.served;
+        within += s->svcs[k].tot.within_slo;
+        arrived += s->svcs[k].tot.arrived;
+        dropped += s->svcs[k].tot.dropped;
+    }
+    if (sum >= 0) {
+        double gh = (double)s->cl.ngpus * sim_time_to_sec(s->end) / 3600.0;
+        rc |= h5_attr_double(sum, "duration_s", sim_time_to_sec(s->end));
+        rc |= h5_attr_int(sum, "gpus", s->cl.ngpus);
+        rc |= h5_attr_double(sum, "gpu_hours", gh);
+        rc |= h5_attr_double(sum, "util_allocated", sim_util_allocated(s));
+        rc |= h5_attr_double(sum, "util_busy", sim_util_busy(s));
+        rc |= h5_attr_int(sum, "requests_arrived", (int64_t)arrived);
+        rc |= h5_attr_int(sum, "requests_served", (int64_t)served);
+        rc |= h5_attr_int(sum, "requests_dropped", (int64_t)dropped);
+        rc |= h5_attr_double(sum, "slo_share", served ? (double)within / (double)served : NAN);
+        rc |= h5_attr_double(sum, "slo_share_worst_service", s->nsvcs ? slo_min : NAN);
+        rc |= h5_attr_double(sum, "p99_ms_worst_service", s->nsvcs ? p99_max : NAN);
+        rc |= write_jobs(o, s, sum);
+        H5Gclose(sum);
+    }
+    rc |= write_gpus(o, s);
+    close_groups(o);
+    rc |= write_meta(o, s, complete);
+    if (rc) {
+        snprintf(err, errlen, "%s: cannot write the results file", o->f.path);
+        h5file_abort(&o->f);
+        output_free(o);
+        return -EIO;
+    }
+
+    size_t n = strlen(o->f.path) + 16;
+    char *name = malloc(n);
+    if (!name) {
+        h5file_abort(&o->f);
+        output_free(o);
+        return -ENOMEM;
+    }
+    snprintf(name, n, complete ? "%s" : "%s.partial", o->f.path);
+    (void)sc;
+    rc = h5file_commit(&o->f, name);
+    output_free(o);
+    if (rc) {
+        snprintf(err, errlen, "%s: cannot rename the finished results file", name);
+        free(name);
+        return rc;
+    }
+    if (written)
+        *written = name;
+    else
+        free(name);
+    return 0;
+}
+
+void sim_output_abort(struct sim_output *o)
+{
+    if (!o)
+        return;
+    close_groups(o);
+    h5file_abort(&o->f);
+    output_free(o);
+}

@@ -1,0 +1,42 @@
+/*
+ * output.h — the results file of a run (HDF5; schema in docs/results.md).
+ *
+ * The file is written under a temporary name while the run goes on (time
+ * series are appended interval by interval, so memory does not grow with the
+ * run's length) and renamed when complete. An interrupted run is renamed to
+ * "<path>.partial" with /meta complete = 0 and the simulated time reached; a
+ * failed run leaves no file.
+ */
+#ifndef TIDESIM_OUTPUT_H
+#define TIDESIM_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sim/simtime.h"
+
+struct sim;
+struct scenario;
+struct sim_output;
+
+#define RESULTS_SCHEMA_VERSION 1
+
+/* Create the temporary file for path. Returns 0, or a negative code with err filled. */
+int sim_output_open(struct sim_output **out, const char *path, const struct scenario *sc,
+                    char *err, size_t errlen);
+
+/* Append the interval [t0, t1) just closed (called by the sampler). */
+int sim_output_interval(struct sim_output *o, const struct sim *s, sim_time t0, sim_time t1);
+
+/*
+ * Write /meta, /summary, /jobs, /gpus and the histograms, close, rename to
+ * the final path (complete) or "<path>.partial" (not complete), and free o.
+ * *written (may be NULL) receives a malloc'd copy of the name used.
+ */
+int sim_output_finish(struct sim_output *o, const struct sim *s, bool complete, char **written,
+                      char *err, size_t errlen);
+
+/* Delete the temporary file and free o (NULL is a no-op). */
+void sim_output_abort(struct sim_output *o);
+
+#endif

@@ -1,0 +1,32 @@
+/*
+ * policy.h — the scheduling-policy interface.
+ *
+ * A policy is a table of callbacks. It acts only through the cluster API
+ * (sim_place_replica, trainer_start, ...), which refuses impossible actions
+ * and leaves the state unchanged, so a buggy policy cannot produce impossible
+ * results. A policy's private state hangs off the sim (no globals).
+ */
+#ifndef TIDESIM_POLICY_H
+#define TIDESIM_POLICY_H
+
+#include <stdint.h>
+
+struct sim;
+
+struct policy_ops {
+    const char *name;
+    /* Set up state, place the initial inference replicas. Returns 0 or a negative code. */
+    int (*init)(struct sim *s, void **state);
+    void (*on_submit)(struct sim *s, void *state, uint32_t job);
+    void (*on_finish)(struct sim *s, void *state, uint32_t job);
+    /* Called every sample interval (may be NULL). */
+    void (*on_tick)(struct sim *s, void *state);
+    void (*destroy)(void *state);
+};
+
+/* The policy with this CLI name, or NULL. */
+const struct policy_ops *policy_find(const char *name);
+
+extern const struct policy_ops policy_dedicated;
+
+#endif

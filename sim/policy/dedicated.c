@@ -1,0 +1,127 @@
+/*
+ * dedicated.c — the `dedicated` policy: one pod, one card.
+ *
+ * A fixed inference pool (policy.inference_gpus, sized for peak) holds the
+ * services' replicas for the whole run; the rest of the cluster runs a strict
+ * FIFO training queue (the head blocks: no backfilling), each job gang-placed
+ * on whole cards of one node (best fit) or on whole free nodes. This is the
+ * ~55 % utilisation baseline of DESIGN.md. A job larger than the training
+ * pool can never run and is rejected at submission.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "sim/sim.h"
+
+struct dedicated {
+    uint32_t *fifo; /* job indices; head .. tail */
+    uint32_t head, tail, cap;
+    uint32_t pool;  /* cards left for training */
+    uint32_t *gang;
+};
+
+static int fifo_push(struct dedicated *d, uint32_t j)
+{
+    if (d->tail == d->cap) {
+        if (d->head > 0) {
+            for (uint32_t i = d->head; i < d->tail; i++)
+                d->fifo[i - d->head] = d->fifo[i];
+            d->tail -= d->head;
+            d->head = 0;
+        } else {
+            uint32_t cap = d->cap ? 2 * d->cap : 256;
+            uint32_t *f = realloc(d->fifo, cap * sizeof(*f));
+            if (!f)
+                return -ENOMEM;
+            d->fifo = f;
+            d->cap = cap;
+        }
+    }
+    d->fifo[d->tail++] = j;
+    return 0;
+}
+
+static void try_start(struct sim *s, struct dedicated *d)
+{
+    while (d->head < d->tail) {
+        uint32_t j = d->fifo[d->head];
+        const struct job *job = &s->tr.jobs[j];
+        if (cluster_find_gang(&s->cl, job->spec.gpus, d->gang))
+            return; /* strict FIFO: the head waits */
+        if (trainer_start(&s->tr, j, d->gang, 1.0))
+            return;
+        d->head++;
+    }
+}
+
+static int dedicated_init(struct sim *s, void **state)
+{
+    struct dedicated *d = calloc(1, sizeof(*d));
+    if (!d)
+        return -ENOMEM;
+    d->gang = calloc(s->cl.ngpus, sizeof(*d->gang));
+    if (!d->gang) {
+        free(d);
+        return -ENOMEM;
+    }
+    *state = d;
+
+    /* Split the pool: explicit replica counts first, the rest evenly. */
+    const struct scenario *sc = s->sc;
+    uint32_t pool = sc->policy.inference_gpus, fixed = 0, flexible = 0;
+    for (uint32_t i = 0; i < s->nsvcs; i++) {
+        fixed += sc->services[i].replicas;
+        flexible += sc->services[i].replicas == 0;
+    }
+    uint32_t gpu = 0, spare = pool - fixed;
+    for (uint32_t i = 0; i < s->nsvcs; i++) {
+        uint32_t n = sc->services[i].replicas;
+        if (n == 0) {
+            n = spare / flexible + (spare % flexible ? 1 : 0);
+            spare -= n;
+            flexible--;
+        }
+        for (uint32_t k = 0; k < n; k++) {
+            int rc = sim_place_replica(s, i, gpu++);
+            if (rc)
+                return rc;
+        }
+    }
+    d->pool = s->cl.ngpus - pool;
+    return 0;
+}
+
+static void dedicated_on_submit(struct sim *s, void *state, uint32_t j)
+{
+    struct dedicated *d = state;
+    if (s->tr.jobs[j].spec.gpus > d->pool || fifo_push(d, j)) {
+        trainer_reject(&s->tr, j);
+        return;
+    }
+    try_start(s, d);
+}
+
+static void dedicated_on_finish(struct sim *s, void *state, uint32_t j)
+{
+    (void)j;
+    try_start(s, state);
+}
+
+static void dedicated_destroy(void *state)
+{
+    struct dedicated *d = state;
+    if (!d)
+        return;
+    free(d->fifo);
+    free(d->gang);
+    free(d);
+}
+
+const struct policy_ops policy_dedicated = {
+    .name = "dedicated",
+    .init = dedicated_init,
+    .on_submit = dedicated_on_submit,
+    .on_finish = dedicated_on_finish,
+    .on_tick = NULL,
+    .destroy = dedicated_destroy,
+};

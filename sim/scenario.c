@@ -1,0 +1,470 @@
+/* scenario.c — read and validate a scenario YAML file into struct scenario. */
+#include "sim/scenario.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Known GPU models (the spec table lives in models/gpu.c). */
+static const char *const gpu_names[] = {"a100-sxm4-80gb", "a100-sxm4-40gb", "h100-sxm5-80gb",
+                                        NULL};
+static const char *const sharing_names[] = {"exclusive", "mig", "timeslice", "mps", NULL};
+static const char *const dist_names[] = {"deterministic", "exponential", "lognormal", NULL};
+static const char *const shape_names[] = {"constant", "cosine", "hourly", NULL};
+static const char *const policy_names[] = {"dedicated", NULL};
+
+const char *sharing_mode_name(enum sharing_mode m)
+{
+    return sharing_names[m];
+}
+
+/* "+08:00", "-05:30", "UTC", "Z" → minutes east of UTC. */
+static int parse_tz(const char *s, int *out)
+{
+    if (!strcmp(s, "UTC") || !strcmp(s, "Z") || !strcmp(s, "utc")) {
+        *out = 0;
+        return 0;
+    }
+    if ((s[0] != '+' && s[0] != '-') || strlen(s) != 6 || s[3] != ':')
+        return -EINVAL;
+    for (int i = 1; i < 6; i++)
+        if (i != 3 && (s[i] < '0' || s[i] > '9'))
+            return -EINVAL;
+    int h = (s[1] - '0') * 10 + (s[2] - '0');
+    int m = (s[4] - '0') * 10 + (s[5] - '0');
+    if (h > 14 || m > 59)
+        return -EINVAL;
+    *out = (s[0] == '-' ? -1 : 1) * (h * 60 + m);
+    return 0;
+}
+
+static int get_u32(const struct conf_doc *d, const struct conf_node *m, const char *key,
+                   bool req, int64_t min, int64_t max, uint32_t *out, struct conf_err *err)
+{
+    int64_t v = *out;
+    int rc = conf_int(d, m, key, req, min, max, &v, err);
+    if (rc == 0)
+        *out = (uint32_t)v;
+    return rc;
+}
+
+/* A sequence of exactly n numbers >= 0. */
+static int get_numbers(const struct conf_doc *d, const struct conf_node *m, const char *key,
+                       size_t n, double *out, struct conf_err *err)
+{
+    const struct conf_node *s = conf_get(m, key);
+    if (!s)
+        return 0;
+    if (s->kind != CONF_SEQ || s->n != n)
+        return conf_errf(err, d, s, key, "expected a list of %zu numbers", n);
+    for (size_t i = 0; i < n; i++) {
+        const struct conf_node *it = s->items[i];
+        char *end;
+        errno = 0;
+        double v = it->kind == CONF_SCALAR ? strtod(it->value, &end) : -1;
+        if (it->kind != CONF_SCALAR || errno || end == it->value || *end || !(v >= 0) ||
+            v > 1e12)
+            return conf_errf(err, d, it, key, "expected a non-negative number, got '%.40s'",
+                             it->kind == CONF_SCALAR ? it->value : "(not a scalar)");
+        out[i] = v;
+    }
+    return 0;
+}
+
+static int load_arrivals(const struct conf_doc *d, const struct conf_node *svc,
+                         struct service_cfg *c, struct conf_err *err)
+{
+    static const char *const akeys[] = {"synthetic", NULL};
+    static const char *const skeys[] = {"shape", "peak_rps", "rate_rps", "trough_ratio",
+                                        "peak_hour", "hourly", "weekly", NULL};
+    const struct conf_node *a = conf_get(svc, "arrivals");
+    int rc;
+
+    if (!a)
+        return conf_errf(err, d, svc, "arrivals", "missing (expected a mapping with 'synthetic')");
+    if ((rc = conf_check_keys(d, a, "arrivals", akeys, err)))
+        return rc;
+    const struct conf_node *s = conf_get(a, "synthetic");
+    if (!s)
+        return conf_errf(err, d, a, "synthetic", "missing (expected a mapping)");
+    if ((rc = conf_check_keys(d, s, "synthetic", skeys, err)))
+        return rc;
+
+    struct rate_profile *p = &c->arrivals;
+    int shape = conf_get(s, "hourly") ? RATE_HOURLY : RATE_COSINE;
+    if (conf_get(s, "rate_rps") && !conf_get(s, "shape"))
+        shape = RATE_CONSTANT;
+    if ((rc = conf_enum(d, s, "shape", false, shape_names, &shape, err)))
+        return rc;
+    p->shape = (enum rate_shape)shape;
+    p->trough_ratio = 0.15;
+    p->peak_hour = 20;
+    if (shape == RATE_CONSTANT) {
+        const char *k = conf_get(s, "rate_rps") ? "rate_rps" : "peak_rps";
+        if ((rc = conf_double(d, s, k, true, 0, 1e9, &p->peak_rps, err)))
+            return rc;
+    } else if (shape == RATE_COSINE) {
+        if ((rc = conf_double(d, s, "peak_rps", true, 0, 1e9, &p->peak_rps, err)) ||
+            (rc = conf_double(d, s, "trough_ratio", false, 0, 1, &p->trough_ratio, err)) ||
+            (rc = conf_double(d, s, "peak_hour", false, 0, 24, &p->peak_hour, err)))
+            return rc;
+    } else {
+        if (!conf_get(s, "hourly"))
+            return conf_errf(err, d, s, "hourly", "missing (expected a list of 24 numbers)");
+        if ((rc = get_numbers(d, s, "hourly", 24, p->hourly, err)))
+            return rc;
+    }
+    return get_numbers(d, s, "weekly", 7, p->weekly, err);
+}
+
+static int load_service(const struct conf_doc *d, const struct conf_node *n,
+                        struct service_cfg *c, struct conf_err *err)
+{
+    static const char *const keys[] = {"name",    "latency",  "batching", "slo", "replicas",
+                                       "arrivals", "max_queue", NULL};
+    static const char *const lkeys[] = {"a_ms", "b_ms", "dist", "cv", NULL};
+    static const char *const bkeys[] = {"max_batch", "max_wait", NULL};
+    static const char *const skeys[] = {"p99_ms", "target_ms", "quantile", NULL};
+    static const char *const rkeys[] = {"count", "min", "max", NULL};
+    int rc, dist = DIST_LOGNORMAL;
+
+    if ((rc = conf_check_keys(d, n, "services[]", keys, err)))
+        return rc;
+    if ((rc = conf_string(d, n, "name", true, &c->name, err)))
+        return rc;
+
+    /* BERT-large on a full A100, fitted from MLPerf v2.0 (models.md §4.2): a = 1.16 ms, b = 0.28 ms. */
+    c->a_ms = 1.16;
+    c->b_ms = 0.28;
+    c->cv = 0.1;
+    const struct conf_node *l = conf_get(n, "latency");
+    if (l) {
+        if ((rc = conf_check_keys(d, l, "latency", lkeys, err)) ||
+            (rc = conf_double(d, l, "a_ms", false, 0, 1e7, &c->a_ms, err)) ||
+            (rc = conf_double(d, l, "b_ms", false, 0, 1e7, &c->b_ms, err)) ||
+            (rc = conf_enum(d, l, "dist", false, dist_names, &dist, err)) ||
+            (rc = conf_double(d, l, "cv", false, 0, 10, &c->cv, err)))
+            return rc;
+    }
+    c->dist = (enum svc_dist)dist;
+    if (c->a_ms + c->b_ms <= 0)
+        return conf_errf(err, d, l ? l : n, "latency",
+                         "expected a_ms + b_ms > 0 (a batch of one must take time)");
+
+    c->max_batch = 32;
+    c->max_wait = 5 * SIM_MS;
+    const struct conf_node *b = conf_get(n, "batching");
+    if (b) {
+        if ((rc = conf_check_keys(d, b, "batching", bkeys, err)) ||
+            (rc = get_u32(d, b, "max_batch", false, 1, 1 << 20, &c->max_batch, err)) ||
+            (rc = conf_duration(d, b, "max_wait", false, 0, &c->max_wait, err)))
+            return rc;
+    }
+
+    c->slo = 100 * SIM_MS;
+    c->slo_quantile = 0.99;
+    const struct conf_node *s = conf_get(n, "slo");
+    if (s) {
+        double ms = 100;
+        if ((rc = conf_check_keys(d, s, "slo", skeys, err)))
+            return rc;
+        if (conf_get(s, "p99_ms") && conf_get(s, "target_ms"))
+            return conf_errf(err, d, s, "slo", "expected either 'p99_ms' or 'target_ms', not both");
+        if (conf_get(s, "p99_ms")) {
+            if ((rc = conf_double(d, s, "p99_ms", false, 0.001, 1e9, &ms, err)))
+                return rc;
+        } else {
+            if ((rc = conf_double(d, s, "target_ms", false, 0.001, 1e9, &ms, err)) ||
+                (rc = conf_double(d, s, "quantile", false, 0.5, 0.99999, &c->slo_quantile, err)))
+                return rc;
+        }
+        c->slo = sim_time_from_sec(ms / 1e3);
+    }
+
+    const struct conf_node *r = conf_get(n, "replicas");
+    if (r && r->kind == CONF_SCALAR) {
+        if ((rc = get_u32(d, n, "replicas", false, 0, 1 << 20, &c->replicas, err)))
+            return rc;
+        c->min_replicas = c->max_replicas = c->replicas;
+    } else if (r) {
+        if ((rc = conf_check_keys(d, r, "replicas", rkeys, err)) ||
+            (rc = get_u32(d, r, "count", false, 0, 1 << 20, &c->replicas, err)) ||
+            (rc = get_u32(d, r, "min", false, 0, 1 << 20, &c->min_replicas, err)) ||
+            (rc = get_u32(d, r, "max", false, 0, 1 << 20, &c->max_replicas, err)))
+            return rc;
+        if (c->max_replicas && c->min_replicas > c->max_replicas)
+            return conf_errf(err, d, r, "min", "expected min <= max");
+    }
+
+    c->max_queue = 1000000;
+    int64_t mq = (int64_t)c->max_queue;
+    if ((rc = conf_int(d, n, "max_queue", false, 1, INT64_MAX / 2, &mq, err)))
+        return rc;
+    c->max_queue = (uint64_t)mq;
+    if (c->max_queue < c->max_batch)
+        return conf_errf(err, d, conf_get(n, "max_queue"), "max_queue",
+                         "expected at least max_batch (%u)", c->max_batch);
+    return load_arrivals(d, n, c, err);
+}
+
+static int load_services(struct scenario *sc, const struct conf_node *root, struct conf_err *err)
+{
+    const struct conf_doc *d = &sc->doc;
+    const struct conf_node *s = conf_get(root, "services");
+    if (!s) {
+        sc->nservices = 0;
+        return 0;
+    }
+    if (s->kind != CONF_SEQ)
+        return conf_errf(err, d, s, "services", "expected a list of services");
+    sc->services = calloc(s->n ? s->n : 1, sizeof(*sc->services));
+    if (!sc->services)
+        return -ENOMEM;
+    sc->nservices = s->n;
+    for (size_t i = 0; i < s->n; i++) {
+        int rc = load_service(d, s->items[i], &sc->services[i], err);
+        if (rc)
+            return rc;
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(sc->services[j].name, sc->services[i].name))
+                return conf_errf(err, d, conf_get(s->items[i], "name"), "name",
+                                 "duplicate service name '%s'", sc->services[i].name);
+    }
+    return 0;
+}
+
+/* gpus: {1: 0.5, 2: 0.2, 4: 0.2, 8: 0.1} */
+static int load_gpu_mix(const struct conf_doc *d, const struct conf_node *g, struct job_mix *m,
+                        struct conf_err *err)
+{
+    if (g->kind != CONF_MAP || g->n == 0 || g->n > 8)
+        return conf_errf(err, d, g, "gpus",
+                         "expected a mapping of GPU count to weight, e.g. {1: 0.5, 8: 0.5}");
+    m->nsizes = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        char *end;
+        errno = 0;
+        long k = strtol(g->keys[i], &end, 10);
+        if (errno || *end || k < 1 || k > 4096) {
+            struct conf_node at = {.line = g->key_line[i], .col = g->key_col[i]};
+            return conf_errf(err, d, &at, "gpus", "expected a positive GPU count, got '%.40s'",
+                             g->keys[i]);
+        }
+        double w = 0;
+        int rc = conf_double(d, g, g->keys[i], true, 0, 1e9, &w, err);
+        if (rc)
+            return rc;
+        m->sizes[m->nsizes] = (uint32_t)k;
+        m->weights[m->nsizes] = w;
+        m->nsizes++;
+    }
+    return 0;
+}
+
+static int load_training(struct scenario *sc, const struct conf_node *root, struct conf_err *err)
+{
+    static const char *const tkeys[] = {"jobs", "backlog", NULL};
+    static const char *const jkeys[] = {"synthetic", NULL};
+    static const char *const skeys[] = {"per_hour", "duration", "gpus", "max_duration", NULL};
+    static const char *const dkeys[] = {"lognormal", NULL};
+    static const char *const lkeys[] = {"median", "sigma", NULL};
+    const struct conf_doc *d = &sc->doc;
+    struct training_cfg *t = &sc->training;
+    const struct conf_node *tr = conf_get(root, "training");
+    int rc;
+
+    if (!tr)
+        return 0;
+    if ((rc = conf_check_keys(d, tr, "training", tkeys, err)) ||
+        (rc = get_u32(d, tr, "backlog", false, 0, 10000000, &t->backlog, err)))
+        return rc;
+    const struct conf_node *j = conf_get(tr, "jobs");
+    if (!j)
+        return conf_errf(err, d, tr, "jobs", "missing (expected a mapping with 'synthetic')");
+    if ((rc = conf_check_keys(d, j, "jobs", jkeys, err)))
+        return rc;
+    const struct conf_node *s = conf_get(j, "synthetic");
+    if (!s)
+        return conf_errf(err, d, j, "synthetic", "missing (expected a mapping)");
+    if ((rc = conf_check_keys(d, s, "synthetic", skeys, err)))
+        return rc;
+
+    t->synthetic = true;
+    /* Defaults: 2 h median, sigma 1.2 (DESIGN.md sketch); sizes 1/2/4/8 at 50/20/20/10 %. */
+    struct job_mix *m = &t->mix;
+    m->per_hour = 6;
+    m->median_s = 7200;
+    m->sigma = 1.2;
+    m->nsizes = 4;
+    const uint32_t sizes[4] = {1, 2, 4, 8};
+    const double weights[4] = {0.5, 0.2, 0.2, 0.1};
+    for (unsigned i = 0; i < 4; i++) {
+        m->sizes[i] = sizes[i];
+        m->weights[i] = weights[i];
+    }
+    if ((rc = conf_double(d, s, "per_hour", false, 0, 1e7, &m->per_hour, err)))
+        return rc;
+    sim_time maxd = 0;
+    if ((rc = conf_duration(d, s, "max_duration", false, SIM_SEC, &maxd, err)))
+        return rc;
+    m->max_s = sim_time_to_sec(maxd);
+    const struct conf_node *du = conf_get(s, "duration");
+    if (du) {
+        if ((rc = conf_check_keys(d, du, "duration", dkeys, err)))
+            return rc;
+        const struct conf_node *ln = conf_get(du, "lognormal");
+        if (!ln)
+            return conf_errf(err, d, du, "lognormal", "missing (expected {median, sigma})");
+        sim_time med = 0;
+        if ((rc = conf_check_keys(d, ln, "lognormal", lkeys, err)) ||
+            (rc = conf_duration(d, ln, "median", true, SIM_SEC, &med, err)) ||
+            (rc = conf_double(d, ln, "sigma", false, 0, 10, &m->sigma, err)))
+            return rc;
+        m->median_s = sim_time_to_sec(med);
+    }
+    const struct conf_node *g = conf_get(s, "gpus");
+    if (g && (rc = load_gpu_mix(d, g, m, err)))
+        return rc;
+    uint32_t total = scenario_gpus(sc);
+    for (unsigned i = 0; i < m->nsizes; i++)
+        if (m->sizes[i] > total)
+            return conf_errf(err, d, g, "gpus",
+                             "a %u-GPU job can never fit a %u-GPU cluster", m->sizes[i], total);
+    return 0;
+}
+
+static int load_policy(struct scenario *sc, const struct conf_node *root, struct conf_err *err)
+{
+    static const char *const keys[] = {"name", "inference_gpus", NULL};
+    const struct conf_doc *d = &sc->doc;
+    const struct conf_node *p = conf_get(root, "policy");
+    int rc, which = 0;
+
+    sc->policy.name = "dedicated";
+    if (!p)
+        return 0;
+    if ((rc = conf_check_keys(d, p, "policy", keys, err)) ||
+        (rc = conf_enum(d, p, "name", false, policy_names, &which, err)))
+        return rc;
+    sc->policy.name = policy_names[which];
+    uint32_t total = scenario_gpus(sc);
+    sc->policy.inference_gpus = 0;
+    if ((rc = get_u32(d, p, "inference_gpus", false, 0, total, &sc->policy.inference_gpus, err)))
+        return rc;
+    return 0;
+}
+
+static int load_root(struct scenario *sc, struct conf_err *err)
+{
+    static const char *const keys[] = {"name",     "seed",     "duration", "sample_interval",
+                                       "timezone", "cluster",  "services", "training",
+                                       "policy",   "output",   NULL};
+    static const char *const ckeys[] = {"gpu", "nodes", "gpus_per_node", "sharing", NULL};
+    static const char *const okeys[] = {"per_gpu_timeseries", NULL};
+    const struct conf_doc *d = &sc->doc;
+    const struct conf_node *root = d->root;
+    int rc, sharing = SHARE_EXCLUSIVE, gpu = 0;
+
+    if (!root) {
+        struct conf_node top = {.line = 1, .col = 1};
+        return conf_errf(err, d, &top, NULL, "empty scenario (expected a mapping)");
+    }
+    if ((rc = conf_check_keys(d, root, NULL, keys, err)))
+        return rc;
+    sc->name = "unnamed";
+    if ((rc = conf_string(d, root, "name", false, &sc->name, err)))
+        return rc;
+    int64_t seed = 1;
+    if ((rc = conf_int(d, root, "seed", false, 0, INT64_MAX, &seed, err)))
+        return rc;
+    sc->seed = (uint64_t)seed;
+    if ((rc = conf_duration(d, root, "duration", true, SIM_SEC, &sc->duration, err)))
+        return rc;
+    sc->sample_interval = 60 * SIM_SEC;
+    if ((rc = conf_duration(d, root, "sample_interval", false, SIM_SEC, &sc->sample_interval,
+                            err)))
+        return rc;
+    const char *tz = "UTC";
+    if ((rc = conf_string(d, root, "timezone", false, &tz, err)))
+        return rc;
+    if (parse_tz(tz, &sc->tz_offset_min) < 0)
+        return conf_errf(err, d, conf_get(root, "timezone"), "timezone",
+                         "expected an offset like '+08:00' or 'UTC', got '%.40s'", tz);
+
+    const struct conf_node *c = conf_get(root, "cluster");
+    if (!c)
+        return conf_errf(err, d, root, "cluster", "missing (expected a mapping)");
+    if ((rc = conf_check_keys(d, c, "cluster", ckeys, err)) ||
+        (rc = conf_enum(d, c, "gpu", false, gpu_names, &gpu, err)) ||
+        (rc = get_u32(d, c, "nodes", true, 1, 1 << 16, &sc->nodes, err)))
+        return rc;
+    sc->gpu = gpu_names[gpu];
+    sc->gpus_per_node = 8;
+    if ((rc = get_u32(d, c, "gpus_per_node", false, 1, 16, &sc->gpus_per_node, err)) ||
+        (rc = conf_enum(d, c, "sharing", false, sharing_names, &sharing, err)))
+        return rc;
+    sc->sharing = (enum sharing_mode)sharing;
+    if (sc->sharing != SHARE_EXCLUSIVE)
+        return conf_errf(err, d, conf_get(c, "sharing"), "sharing",
+                         "'%s' is not available yet in this build (expected exclusive)",
+                         sharing_names[sharing]);
+
+    const struct conf_node *o = conf_get(root, "output");
+    sc->per_gpu_timeseries = true;
+    if (o && ((rc = conf_check_keys(d, o, "output", okeys, err)) ||
+              (rc = conf_bool(d, o, "per_gpu_timeseries", false, &sc->per_gpu_timeseries, err))))
+        return rc;
+
+    if ((rc = load_services(sc, root, err)) || (rc = load_training(sc, root, err)) ||
+        (rc = load_policy(sc, root, err)))
+        return rc;
+
+    /* Cross-checks. */
+    uint32_t want = 0;
+    for (size_t i = 0; i < sc->nservices; i++)
+        want += sc->services[i].replicas;
+    const struct conf_node *p = conf_get(root, "policy");
+    if (sc->policy.inference_gpus == 0)
+        sc->policy.inference_gpus = want ? want : (uint32_t)sc->nservices;
+    if (want > sc->policy.inference_gpus)
+        return conf_errf(err, d, p ? p : root, "inference_gpus",
+                         "services ask for %u replicas but the inference pool has %u GPUs", want,
+                         sc->policy.inference_gpus);
+    if (sc->nservices && sc->policy.inference_gpus < sc->nservices)
+        return conf_errf(err, d, p ? p : root, "inference_gpus",
+                         "expected at least one GPU per service (%zu services)", sc->nservices);
+    return 0;
+}
+
+static int finish_load(struct scenario *sc, int rc, struct conf_err *err)
+{
+    if (rc == 0)
+        rc = load_root(sc, err);
+    if (rc)
+        scenario_release(sc);
+    return rc;
+}
+
+int scenario_load(struct scenario *sc, const char *path, struct conf_err *err)
+{
+    memset(sc, 0, sizeof(*sc));
+    sc->path = path;
+    return finish_load(sc, conf_load_file(&sc->doc, path, err), err);
+}
+
+int scenario_load_string(struct scenario *sc, const char *name, const char *text,
+                         struct conf_err *err)
+{
+    memset(sc, 0, sizeof(*sc));
+    sc->path = name;
+    return finish_load(sc, conf_load_string(&sc->doc, name, text, err), err);
+}
+
+void scenario_release(struct scenario *sc)
+{
+    free(sc->services);
+    sc->services = NULL;
+    sc->nservices = 0;
+    conf_release(&sc->doc);
+}

@@ -1,0 +1,319 @@
+/* serve.c — inference serving: lazy arrivals in a ring, dynamic batching, replicas. */
+#include "sim/serve.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static inline sim_time ring_at(const struct service *s, uint64_t i)
+{
+    return s->ring[(s->head + i) & s->mask];
+}
+
+static int ring_grow(struct service *s)
+{
+    uint64_t cap = (s->mask + 1) * 2;
+    sim_time *r = malloc(cap * sizeof(*r));
+    if (!r)
+        return -ENOMEM;
+    for (uint64_t i = 0; i < s->len; i++)
+        r[i] = ring_at(s, i);
+    free(s->ring);
+    s->ring = r;
+    s->mask = cap - 1;
+    s->head = 0;
+    return 0;
+}
+
+static inline int ring_push(struct service *s, sim_time t)
+{
+    if (s->len > s->mask) {
+        int rc = ring_grow(s);
+        if (rc)
+            return rc;
+    }
+    s->ring[(s->head + s->len) & s->mask] = t;
+    s->len++;
+    return 0;
+}
+
+static void fail(struct service *s, int rc, const char *msg)
+{
+    s->src_done = true;
+    s->src_error = rc;
+    if (msg)
+        snprintf(s->src_err.msg, sizeof(s->src_err.msg), "%s", msg);
+    s->eng->stop = true;
+}
+
+/* Draw one arrival; false at end of stream or on error. */
+static bool draw(struct service *s, sim_time *t)
+{
+    struct arrival a;
+    if (s->src_done)
+        return false;
+    int rc = arrival_source_next(s->src, &a, &s->src_err);
+    if (rc == 1) {
+        s->src_done = true;
+        return false;
+    }
+    if (rc < 0) {
+        fail(s, rc, NULL);
+        return false;
+    }
+    *t = a.t;
+    return true;
+}
+
+/* Remove the first not-yet-arrived entry (index narrived): a drop at its arrival. */
+static void drop_next(struct service *s)
+{
+    for (uint64_t i = s->narrived; i + 1 < s->len; i++)
+        s->ring[(s->head + i) & s->mask] = ring_at(s, i + 1);
+    s->len--;
+}
+
+/* Move the queue up to now: count arrivals (dropping over max_queue), keep one ahead. */
+static void pull(struct service *s, sim_time now)
+{
+    while (s->narrived < s->len && ring_at(s, s->narrived) <= now) {
+        s->tot.arrived++;
+        s->win.arrived++;
+        if (s->narrived >= s->cfg->max_queue) {
+            s->tot.dropped++;
+            s->win.dropped++;
+            drop_next(s);
+        } else {
+            s->narrived++;
+        }
+    }
+    if (s->narrived < s->len)
+        return; /* the next arrival is already drawn and lies in the future */
+    sim_time t;
+    while (draw(s, &t)) {
+        if (t > now) {
+            if (ring_push(s, t))
+                fail(s, -ENOMEM, "out of memory in the request queue");
+            return;
+        }
+        s->tot.arrived++;
+        s->win.arrived++;
+        if (s->narrived >= s->cfg->max_queue) {
+            s->tot.dropped++;
+            s->win.dropped++;
+            continue;
+        }
+        if (ring_push(s, t)) {
+            fail(s, -ENOMEM, "out of memory in the request queue");
+            return;
+        }
+        s->narrived++;
+    }
+}
+
+/* Make sure at least k requests are drawn (future ones included), unless the source ends. */
+static void lookahead(struct service *s, uint64_t k)
+{
+    sim_time t;
+    while (s->len < k && draw(s, &t))
+        if (ring_push(s, t))
+            fail(s, -ENOMEM, "out of memory in the request queue");
+}
+
+static double jitter(struct service *s)
+{
+    switch (s->cfg->dist) {
+    case DIST_EXPONENTIAL:
+        return rng_exponential(&s->rng, 1.0);
+    case DIST_LOGNORMAL:
+        return rng_lognormal_mean_cv(&s->rng, 1.0, s->cfg->cv);
+    case DIST_DETERMINISTIC:
+    default:
+        return 1.0;
+    }
+}
+
+static void on_batch_done(void *ctx, uint64_t arg);
+static void on_wake(void *ctx, uint64_t arg);
+
+static void start_batch(struct service *s, uint32_t ri, uint32_t n, sim_time now)
+{
+    struct replica *r = &s->reps[ri];
+    for (uint32_t i = 0; i < n; i++) {
+        sim_time a = ring_at(s, i);
+        r->batch_arrivals[i] = a;
+        s->tot.wait_us += (double)(now - a);
+    }
+    s->head = (s->head + n) & s->mask;
+    s->len -= n;
+    s->narrived -= n;
+    s->in_service += n;
+
+    double ms = (s->cfg->a_ms + s->cfg->b_ms * (double)n) * jitter(s) / r->speed;
+    sim_time st = sim_time_from_sec(ms / 1e3);
+    if (st < 1)
+        st = 1;
+    r->busy = true;
+    r->batch_n = n;
+    r->batch_end = now + st;
+    s->tot.batches++;
+    s->win.batches++;
+    cluster_set_busy(s->cl, r->gpu, now, 1.0);
+    if (engine_at(s->eng, r->batch_end, on_batch_done, s, ri, &r->done))
+        fail(s, -ENOMEM, "out of memory in the event queue");
+}
+
+static void schedule_wake(struct service *s, sim_time at)
+{
+    if (evq_is_pending(&s->eng->q, s->wake)) {
+        if (s->wake_at == at)
+            return;
+        engine_cancel(s->eng, &s->wake);
+    }
+    s->wake_at = at;
+    if (engine_at(s->eng, at, on_wake, s, 0, &s->wake))
+        fail(s, -ENOMEM, "out of memory in the event queue");
+}
+
+/* Start every batch that is due now on idle replicas, then sleep until the next one is due. */
+static void kick(struct service *s, sim_time now)
+{
+    uint64_t mb = s->cfg->max_batch;
+
+    pull(s, now);
+    for (;;) {
+        if (s->nidle == 0)
+            break;
+        if (s->len < mb)
+            lookahead(s, mb);
+        if (s->len == 0)
+            break;
+        sim_time oldest = ring_at(s, 0);
+        sim_time due = oldest > SIM_TIME_MAX - s->cfg->max_wait ? SIM_TIME_MAX
+                                                                 : oldest + s->cfg->max_wait;
+        if (s->len >= mb && ring_at(s, mb - 1) < due)
+            due = ring_at(s, mb - 1);
+        if (due > now) {
+            schedule_wake(s, due);
+            return;
+        }
+        uint32_t n = (uint32_t)(s->narrived < mb ? s->narrived : mb);
+        start_batch(s, s->idle[--s->nidle], n, now);
+    }
+    if (evq_is_pending(&s->eng->q, s->wake))
+        engine_cancel(s->eng, &s->wake);
+}
+
+static void on_wake(void *ctx, uint64_t arg)
+{
+    struct service *s = ctx;
+    (void)arg;
+    kick(s, s->eng->now);
+}
+
+static void on_batch_done(void *ctx, uint64_t arg)
+{
+    struct service *s = ctx;
+    struct replica *r = &s->reps[arg];
+    sim_time now = s->eng->now;
+    uint64_t ok = 0;
+
+    for (uint32_t i = 0; i < r->batch_n; i++) {
+        sim_time lat = now - r->batch_arrivals[i];
+        hist_record(s->h_win, lat);
+        ok += lat <= s->cfg->slo;
+    }
+    s->tot.served += r->batch_n;
+    s->win.served += r->batch_n;
+    s->tot.within_slo += ok;
+    s->win.within_slo += ok;
+    s->in_service -= r->batch_n;
+    r->batch_n = 0;
+    r->busy = false;
+    cluster_set_busy(s->cl, r->gpu, now, 0.0);
+    s->idle[s->nidle++] = (uint32_t)arg;
+    kick(s, now);
+}
+
+int service_init(struct service *s, uint32_t index, const struct service_cfg *cfg,
+                 struct engine *eng, struct cluster *cl, struct arrival_source *src,
+                 uint64_t seed)
+{
+    char name[160];
+    memset(s, 0, sizeof(*s));
+    s->index = index;
+    s->cfg = cfg;
+    s->eng = eng;
+    s->cl = cl;
+    s->src = src;
+    s->mask = 1023;
+    s->ring = malloc((s->mask + 1) * sizeof(*s->ring));
+    s->h_total = malloc(sizeof(*s->h_total));
+    s->h_win = malloc(sizeof(*s->h_win));
+    snprintf(name, sizeof(name), "service/%s/service-time", cfg->name);
+    if (!s->ring || !s->h_total || !s->h_win || rng_init(&s->rng, seed, rng_stream_id(name))) {
+        service_release(s);
+        return -ENOMEM;
+    }
+    hist_reset(s->h_total);
+    hist_reset(s->h_win);
+    return 0;
+}
+
+void service_release(struct service *s)
+{
+    arrival_source_destroy(s->src);
+    s->src = NULL;
+    for (uint32_t i = 0; i < s->nreps; i++)
+        free(s->reps[i].batch_arrivals);
+    free(s->reps);
+    free(s->idle);
+    free(s->ring);
+    free(s->h_total);
+    free(s->h_win);
+    rng_release(&s->rng);
+    s->reps = NULL;
+    s->idle = NULL;
+    s->ring = NULL;
+    s->h_total = s->h_win = NULL;
+}
+
+int service_add_replica(struct service *s, uint32_t gpu, double speed)
+{
+    if (s->nreps == s->cap_reps) {
+        uint32_t cap = s->cap_reps ? 2 * s->cap_reps : 8;
+        struct replica *r = realloc(s->reps, cap * sizeof(*r));
+        if (!r)
+            return -ENOMEM;
+        s->reps = r;
+        uint32_t *idle = realloc(s->idle, cap * sizeof(*idle));
+        if (!idle)
+            return -ENOMEM;
+        s->idle = idle;
+        s->cap_reps = cap;
+    }
+    struct replica *r = &s->reps[s->nreps];
+    memset(r, 0, sizeof(*r));
+    r->gpu = gpu;
+    r->speed = speed > 0 ? speed : 1.0;
+    r->batch_arrivals = malloc(s->cfg->max_batch * sizeof(*r->batch_arrivals));
+    if (!r->batch_arrivals)
+        return -ENOMEM;
+    s->idle[s->nidle++] = s->nreps;
+    s->nreps++;
+    kick(s, s->eng->now);
+    return 0;
+}
+
+void service_sync(struct service *s)
+{
+    pull(s, s->eng->now);
+}
+
+void service_reset_interval(struct service *s)
+{
+    hist_merge(s->h_total, s->h_win);
+    hist_reset(s->h_win);
+    memset(&s->win, 0, sizeof(s->win));
+}

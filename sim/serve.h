@@ -1,0 +1,111 @@
+/*
+ * serve.h — an inference service: arrivals, dynamic batching, replicas.
+ *
+ * Requests are data, batches are events. Waiting requests are their arrival
+ * timestamps in a ring buffer, drawn lazily from the arrival source: at most
+ * max_batch arrivals ahead of the clock are drawn, so the time at which a
+ * batch fills is known without an event per request. A replica takes a batch
+ * when it is idle and either max_batch requests wait or the oldest has waited
+ * max_wait (Triton-style dynamic batching); the service schedules one wake-up
+ * event for that moment and one completion event per running batch. Latency
+ * of each request = batch completion − arrival, recorded into log-bucketed
+ * histograms (sim/hist.h) and counted against the SLO exactly.
+ *
+ * Batch service time = (a + b·n) · jitter / speed, jitter of mean 1
+ * (deterministic, exponential or lognormal with a CV), speed the replica's
+ * fraction of a full GPU (1 in exclusive mode).
+ *
+ * Conservation: arrived = served + in_service + waiting + dropped at any time.
+ */
+#ifndef TIDESIM_SERVE_H
+#define TIDESIM_SERVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/cluster.h"
+#include "sim/engine.h"
+#include "sim/hist.h"
+#include "sim/rng.h"
+#include "sim/scenario.h"
+#include "traces/source.h"
+
+struct replica {
+    uint32_t gpu;
+    double speed;           /* fraction of a full GPU */
+    bool busy;
+    bool draining;          /* removed when its batch completes */
+    uint32_t batch_n;
+    sim_time batch_end;
+    sim_time *batch_arrivals; /* max_batch entries */
+    struct evq_handle done;
+};
+
+struct service_stats {
+    uint64_t arrived, served, dropped, within_slo;
+    uint64_t batches;
+    double wait_us;         /* sum over served requests of (batch start − arrival) */
+};
+
+struct service {
+    uint32_t index;
+    const struct service_cfg *cfg;
+    struct engine *eng;
+    struct cluster *cl;
+    struct arrival_source *src; /* owned */
+    bool src_done;
+    int src_error;              /* negative code once the source failed */
+    struct trace_err src_err;
+    struct rng rng;             /* service-time jitter */
+    double jitter_sigma, jitter_mu;
+
+    /* Drawn, not yet started requests: ring[(head + i) & mask], i < len, sorted. */
+    sim_time *ring;
+    uint64_t mask, head, len;
+    uint64_t narrived;          /* entries from head with time <= last pull (the queue) */
+
+    struct replica *reps;
+    uint32_t nreps, cap_reps;
+    uint32_t *idle;             /* stack of idle replica indices */
+    uint32_t nidle;
+    uint32_t in_service;        /* requests in running batches */
+
+    struct evq_handle wake;
+    sim_time wake_at;
+
+    struct service_stats tot, win; /* since t = 0 / since the interval started */
+    struct hist *h_total, *h_win;  /* latency, µs */
+    uint64_t win_arrived_mark;
+};
+
+/*
+ * Set up a service; takes ownership of src (destroyed on failure too).
+ * Returns 0 or -ENOMEM.
+ */
+int service_init(struct service *s, uint32_t index, const struct service_cfg *cfg,
+                 struct engine *eng, struct cluster *cl, struct arrival_source *src,
+                 uint64_t seed);
+void service_release(struct service *s);
+
+/* Add a replica on card gpu (already allocated to it) at speed (fraction of a GPU). */
+int service_add_replica(struct service *s, uint32_t gpu, double speed);
+
+/* Number of replicas (including draining ones). */
+static inline uint32_t service_replicas(const struct service *s)
+{
+    return s->nreps;
+}
+
+/* Requests waiting (arrived, not started) at the last update. */
+static inline uint64_t service_waiting(const struct service *s)
+{
+    return s->narrived;
+}
+
+/* Pull arrivals up to now (so counters are current) without starting batches. */
+void service_sync(struct service *s);
+
+/* Start a new interval: merge the window histogram into the total and clear it. */
+void service_reset_interval(struct service *s);
+
+#endif

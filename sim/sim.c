@@ -1,0 +1,211 @@
+/* sim.c — build one run from a scenario, run it, close its metrics intervals. */
+#include "sim/sim.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/output.h"
+#include "traces/synth.h"
+
+static void on_job_submit(void *ctx, uint32_t j)
+{
+    struct sim *s = ctx;
+    s->pol->on_submit(s, s->pol_state, j);
+}
+
+static void on_job_finish(void *ctx, uint32_t j)
+{
+    struct sim *s = ctx;
+    s->pol->on_finish(s, s->pol_state, j);
+}
+
+/* Close the metrics interval [last_sample, now). */
+static void close_interval(struct sim *s)
+{
+    sim_time now = s->eng.now;
+    if (now <= s->last_sample && s->nsamples > 0)
+        return;
+    cluster_account_all(&s->cl, now);
+    for (uint32_t i = 0; i < s->nsvcs; i++)
+        service_sync(&s->svcs[i]);
+    if (s->out && !s->out_error) {
+        s->out_error = sim_output_interval(s->out, s, s->last_sample, now);
+        if (s->out_error) {
+            snprintf(s->err, sizeof(s->err), "cannot write the results file (HDF5 error)");
+            s->eng.stop = true;
+        }
+    }
+    if (s->pol->on_tick)
+        s->pol->on_tick(s, s->pol_state);
+    cluster_reset_interval(&s->cl);
+    for (uint32_t i = 0; i < s->nsvcs; i++)
+        service_reset_interval(&s->svcs[i]);
+    s->nsamples++;
+    s->last_sample = now;
+}
+
+static void on_sample(void *ctx, uint64_t arg)
+{
+    struct sim *s = ctx;
+    (void)arg;
+    close_interval(s);
+    sim_time next = s->eng.now + s->sc->sample_interval;
+    if (next > s->sc->duration)
+        next = s->sc->duration;
+    if (next > s->eng.now)
+        engine_at(&s->eng, next, on_sample, s, 0, &s->sample_ev);
+}
+
+static int build_services(struct sim *s)
+{
+    const struct scenario *sc = s->sc;
+    char name[160];
+    s->svcs = calloc(sc->nservices ? sc->nservices : 1, sizeof(*s->svcs));
+    if (!s->svcs)
+        return -ENOMEM;
+    for (uint32_t i = 0; i < sc->nservices; i++) {
+        const struct service_cfg *c = &sc->services[i];
+        snprintf(name, sizeof(name), "service/%s/arrivals", c->name);
+        struct arrival_source *src =
+            synth_arrivals_create(&c->arrivals, sc->duration, s->seed, rng_stream_id(name));
+        if (!src)
+            return -ENOMEM;
+        int rc = service_init(&s->svcs[i], i, c, &s->eng, &s->cl, src, s->seed);
+        if (rc)
+            return rc;
+        s->nsvcs++;
+    }
+    return 0;
+}
+
+int sim_init(struct sim *s, const struct scenario *sc, uint64_t seed, struct sim_output *out)
+{
+    int rc;
+    memset(s, 0, sizeof(*s));
+    s->sc = sc;
+    s->seed = seed;
+    s->out = out;
+    s->pol = policy_find(sc->policy.name);
+    if (!s->pol) {
+        snprintf(s->err, sizeof(s->err), "unknown policy '%s'", sc->policy.name);
+        return -EINVAL;
+    }
+    if ((rc = engine_init(&s->eng)) || (rc = cluster_init(&s->cl, sc->nodes, sc->gpus_per_node)) ||
+        (rc = build_services(s)))
+        goto fail;
+
+    struct job_source *jobs = NULL;
+    if (sc->training.synthetic) {
+        struct job_mix mix = sc->training.mix;
+        mix.backlog = sc->training.backlog;
+        jobs = synth_jobs_create(&mix, sc->duration, seed, rng_stream_id("training/jobs"));
+        if (!jobs) {
+            rc = -ENOMEM;
+            goto fail;
+        }
+    }
+    if ((rc = trainer_init(&s->tr, &s->eng, &s->cl, jobs)))
+        goto fail;
+    s->tr.on_submit = on_job_submit;
+    s->tr.on_finish = on_job_finish;
+    s->tr.cb_ctx = s;
+
+    if ((rc = s->pol->init(s, &s->pol_state))) {
+        snprintf(s->err, sizeof(s->err), "policy '%s' could not start (error %d)",
+                 s->pol->name, rc);
+        goto fail_msg;
+    }
+    if ((rc = trainer_begin(&s->tr)))
+        goto fail;
+    rc = engine_at(&s->eng,
+                   sc->sample_interval < sc->duration ? sc->sample_interval : sc->duration,
+                   on_sample, s, 0, &s->sample_ev);
+    if (rc)
+        goto fail;
+    return 0;
+fail:
+    snprintf(s->err, sizeof(s->err), "cannot build the run: %s",
+             rc == -ENOMEM ? "out of memory" : "invalid setup");
+fail_msg:
+    sim_release(s);
+    return rc;
+}
+
+int sim_place_replica(struct sim *s, uint32_t svc, uint32_t gpu)
+{
+    if (svc >= s->nsvcs)
+        return -EINVAL;
+    int rc = cluster_alloc(&s->cl, gpu, s->eng.now, GPU_INFER, svc);
+    if (rc)
+        return rc;
+    rc = service_add_replica(&s->svcs[svc], gpu, 1.0);
+    if (rc)
+        cluster_free(&s->cl, gpu, s->eng.now);
+    return rc;
+}
+
+/* The first source error, as a message. */
+static int source_error(struct sim *s)
+{
+    for (uint32_t i = 0; i < s->nsvcs; i++)
+        if (s->svcs[i].src_error) {
+            snprintf(s->err, sizeof(s->err), "%s", s->svcs[i].src_err.msg);
+            return s->svcs[i].src_error;
+        }
+    if (s->tr.src_error) {
+        snprintf(s->err, sizeof(s->err), "%s", s->tr.src_err.msg);
+        return s->tr.src_error;
+    }
+    if (s->out_error)
+        return s->out_error;
+    snprintf(s->err, sizeof(s->err), "the run stopped on an internal error");
+    return -EIO;
+}
+
+int sim_run(struct sim *s, const volatile sig_atomic_t *interrupt)
+{
+    s->eng.interrupt = interrupt;
+    int rc = engine_run(&s->eng, s->sc->duration);
+    if (rc == 2)
+        return source_error(s);
+    s->interrupted = rc == 1;
+    s->end = s->eng.now;
+    close_interval(s); /* the last, possibly partial, interval */
+    if (s->eng.stop)
+        return source_error(s);
+    trainer_sync(&s->tr);
+    return s->interrupted ? 1 : 0;
+}
+
+void sim_release(struct sim *s)
+{
+    if (s->pol && s->pol->destroy)
+        s->pol->destroy(s->pol_state);
+    s->pol_state = NULL;
+    for (uint32_t i = 0; i < s->nsvcs; i++)
+        service_release(&s->svcs[i]);
+    free(s->svcs);
+    s->svcs = NULL;
+    s->nsvcs = 0;
+    trainer_release(&s->tr);
+    cluster_release(&s->cl);
+    engine_release(&s->eng);
+}
+
+double sim_util_allocated(const struct sim *s)
+{
+    double a = 0;
+    for (uint32_t i = 0; i < s->cl.ngpus; i++)
+        a += s->cl.gpus[i].alloc_us;
+    return s->end > 0 ? a / ((double)s->cl.ngpus * (double)s->end) : 0;
+}
+
+double sim_util_busy(const struct sim *s)
+{
+    double b = 0;
+    for (uint32_t i = 0; i < s->cl.ngpus; i++)
+        b += s->cl.gpus[i].busy_us;
+    return s->end > 0 ? b / ((double)s->cl.ngpus * (double)s->end) : 0;
+}

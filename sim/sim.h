@@ -1,0 +1,70 @@
+/*
+ * sim.h — one simulation run: everything hangs off struct sim (no globals),
+ * so any number of runs can live in one process.
+ *
+ * sim_init() builds the run from a validated scenario and a seed: cluster,
+ * services with their arrival sources, the trainer with its job source, the
+ * policy, and the sampler that closes a metrics interval every
+ * sample_interval. sim_run() runs to the scenario's duration (or until
+ * interrupted). The metrics are then read from the struct or written by
+ * sim/output.h.
+ */
+#ifndef TIDESIM_SIM_H
+#define TIDESIM_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/cluster.h"
+#include "sim/engine.h"
+#include "sim/policy.h"
+#include "sim/scenario.h"
+#include "sim/serve.h"
+#include "sim/train.h"
+
+struct sim_output; /* sim/output.h */
+
+struct sim {
+    const struct scenario *sc;
+    uint64_t seed;
+    struct engine eng;
+    struct cluster cl;
+    struct service *svcs;
+    uint32_t nsvcs;
+    struct trainer tr;
+    const struct policy_ops *pol;
+    void *pol_state;
+
+    struct evq_handle sample_ev;
+    uint64_t nsamples;          /* intervals closed */
+    sim_time last_sample;       /* end of the last closed interval */
+    struct sim_output *out;     /* NULL: keep results in memory only */
+    int out_error;
+
+    sim_time end;               /* time reached (duration, or less when interrupted) */
+    bool interrupted;
+    char err[512];              /* message of the error that stopped the run */
+};
+
+/*
+ * Build a run. The scenario must outlive the sim. out may be NULL. Returns 0,
+ * or a negative code with s->err filled (and everything released).
+ */
+int sim_init(struct sim *s, const struct scenario *sc, uint64_t seed, struct sim_output *out);
+
+/*
+ * Run to the scenario's duration. Returns 0; 1 when interrupted (s->end = time
+ * reached); a negative code when a trace failed or memory ran out (s->err).
+ */
+int sim_run(struct sim *s, const volatile sig_atomic_t *interrupt);
+
+void sim_release(struct sim *s);
+
+/* Cluster API for policies: put a replica of service svc on free card gpu. 0 or -EBUSY/-EINVAL. */
+int sim_place_replica(struct sim *s, uint32_t svc, uint32_t gpu);
+
+/* Cluster-wide utilisation over [0, end]: allocated and busy GPU-time / (GPUs × end). */
+double sim_util_allocated(const struct sim *s);
+double sim_util_busy(const struct sim *s);
+
+#endif
