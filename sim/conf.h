@@ -10,8 +10,11 @@
  *   scenarios/x.yaml:12:9: 'gpus_per_node': expected a positive integer, got 'eight'
  *
  * The position is the value's (or, for a missing key, the map's). Unknown keys
- * are errors: conf_check_keys() lists the allowed ones. Anchors and aliases
- * are resolved by copying; tags are ignored. The doc owns every node and string.
+ * are errors: conf_check_keys() lists the allowed ones; so are duplicate keys.
+ * An alias is resolved to a shallow copy of its anchored node carrying the
+ * alias's position; the children are shared (the tree may be a DAG, never a
+ * cycle). "<<" merge keys are rejected; tags are ignored; one document per
+ * file. The doc owns every node and string (one arena, freed by conf_release).
  */
 #ifndef TIDESIM_CONF_H
 #define TIDESIM_CONF_H
@@ -26,21 +29,21 @@ enum conf_kind { CONF_SCALAR, CONF_MAP, CONF_SEQ };
 
 struct conf_node {
     enum conf_kind kind;
-    unsigned line, col;       /* 1-based position of the node in the file */
-    const char *value;        /* CONF_SCALAR: the text ("" for an empty/null value) */
-    bool quoted;              /* CONF_SCALAR: written in quotes */
-    size_t n;                 /* CONF_MAP: pairs; CONF_SEQ: items */
-    const char **keys;        /* CONF_MAP: keys[i] */
+    unsigned line, col; /* 1-based position of the node in the file */
+    const char *value;  /* CONF_SCALAR: the text ("" for an empty/null value) */
+    bool quoted;        /* CONF_SCALAR: written in quotes */
+    size_t n;           /* CONF_MAP: pairs; CONF_SEQ: items */
+    const char **keys;  /* CONF_MAP: keys[i] */
     unsigned *key_line, *key_col;
     struct conf_node **items; /* CONF_MAP: values; CONF_SEQ: items */
 };
 
 struct conf_doc {
-    char *path;           /* as given, used in messages */
-    char *text;           /* whole file, NUL-terminated (stored in results /meta) */
+    char *path; /* as given, used in messages */
+    char *text; /* whole file, NUL-terminated (stored in results /meta) */
     size_t text_len;
     struct conf_node *root; /* NULL for an empty document */
-    void *arena;          /* private */
+    void *arena;            /* private */
 };
 
 struct conf_err {
@@ -53,15 +56,20 @@ int conf_errf(struct conf_err *err, const struct conf_doc *doc, const struct con
 
 /*
  * Load and parse a file. On failure returns -ENOENT (cannot open: message
- * "path: cannot open: <strerror>"), -EINVAL (YAML syntax: "path:line:col: <problem>")
- * or -ENOMEM, and the doc is released.
+ * "path: cannot open: <strerror>"; other open/read failures return their own
+ * -errno), -EFBIG (over 16 MiB: "path: file too large (more than 16 MiB)"),
+ * -EINVAL (YAML syntax: "path:line:col: <problem>"; also duplicate keys,
+ * undefined aliases, "<<" merge keys, several documents) or -ENOMEM, and the
+ * doc is released (all fields zero). doc need not be initialised; err may be NULL.
+ * An empty document (nothing, comments only, or a bare "---") has root == NULL.
  */
 int conf_load_file(struct conf_doc *doc, const char *path, struct conf_err *err);
 
-/* Same from a string; name is used in messages. */
+/* Same from a string (copied into doc->text); name is used in messages ("<string>" if NULL). */
 int conf_load_string(struct conf_doc *doc, const char *name, const char *text,
                      struct conf_err *err);
 
+/* Free everything the doc owns and zero it. No-op on NULL, a zeroed or a released doc. */
 void conf_release(struct conf_doc *doc);
 
 /* Value of key in a map, or NULL when absent (or map is NULL / not a map). */
@@ -69,15 +77,36 @@ const struct conf_node *conf_get(const struct conf_node *map, const char *key);
 
 /*
  * Require node to be a map whose keys are all in allowed[] (NULL-terminated).
- * An unknown key yields "path:l:c: 'key': unknown key (expected one of: a, b, c)";
- * a non-map yields "expected a mapping". where names the map in messages (may be NULL).
+ * An unknown key yields "path:l:c: 'key': unknown key (expected one of: a, b, c)"
+ * (the first unknown key in file order, at the key's position); a non-map yields
+ * "path:l:c: 'where': expected a mapping, got 'text'" (or "got a sequence").
+ * where names the map in messages (may be NULL). A NULL map (absent section) passes.
+ * Returns 0 or -EINVAL.
  */
 int conf_check_keys(const struct conf_doc *doc, const struct conf_node *map, const char *where,
                     const char *const allowed[], struct conf_err *err);
 
 /*
- * Typed getters. If the key is absent: required ⇒ error "'key': missing (expected …)",
+ * Typed getters. If the key is absent: required ⇒ error "'key': missing (expected …)"
+ * at the map's position (no position when map is NULL, e.g. an empty document),
  * otherwise *out is left unchanged (holding the caller's default) and 0 is returned.
+ * A bad value ⇒ "path:l:c: 'key': expected <what>, got 'text'" (text cut at 40 bytes
+ * or a line break, then "...") or "got a mapping" / "got a sequence". A map that is
+ * not a mapping ⇒ "path:l:c: expected a mapping, got …" at its position. On any
+ * error *out is unchanged and -EINVAL is returned. Quoted scalars are read like plain
+ * ones ("8" is the integer 8).
+ *
+ * <what> for conf_int: a value that is not a decimal integer ⇒ "a positive integer"
+ * (min == 1), "a non-negative integer" (min == 0), else "an integer"; a value out of
+ * [min, max] (or missing) ⇒ the same phrase when max == INT64_MAX and min is 0 or 1
+ * or INT64_MIN, else "an integer in [min, max]" ("an integer >= min" when max ==
+ * INT64_MAX, "an integer <= max" when min == INT64_MIN).
+ * conf_double: decimals with optional exponent, no nan/inf/hex; not a number ⇒ "a
+ * number"; out of range (or missing) ⇒ "a number in [min, max]" (%g; ">= min" or
+ * "<= max" when the other bound is ±HUGE_VAL). conf_bool: true/false/yes/no/on/off,
+ * any case ⇒ "true or false". conf_string ⇒ "a string". conf_enum ⇒ "one of: a, b".
+ * conf_duration ⇒ "a duration with a unit (e.g. 250ms, 90s, 30m, 2h, 2d)", or when
+ * below min "a duration >= <min as conf_format_duration writes it>".
  */
 int conf_int(const struct conf_doc *doc, const struct conf_node *map, const char *key,
              bool required, int64_t min, int64_t max, int64_t *out, struct conf_err *err);
@@ -95,7 +124,19 @@ int conf_enum(const struct conf_doc *doc, const struct conf_node *map, const cha
 int conf_duration(const struct conf_doc *doc, const struct conf_node *map, const char *key,
                   bool required, sim_time min, sim_time *out, struct conf_err *err);
 
-/* Parse a duration string as above. Returns 0 or -EINVAL. */
+/*
+ * Parse a duration string as above into µs. Units: us, ms, s, m or min, h, d,
+ * w; terms in strictly decreasing units; decimals allowed ("1.5h", rounded to
+ * the nearest µs). Returns 0, or -EINVAL (no unit, unknown unit, sign, empty,
+ * overflow of int64 µs) leaving *out unchanged.
+ */
 int conf_parse_duration(const char *s, sim_time *out);
+
+/*
+ * Write t as a compound duration that conf_parse_duration() reads back:
+ * 0 ⇒ "0s", 90 s ⇒ "1m30s", 1.5 s ⇒ "1s500ms", 2 days ⇒ "2d" (no weeks).
+ * Always NUL-terminates when size > 0 (truncating if needed).
+ */
+void conf_format_duration(sim_time t, char *buf, size_t size);
 
 #endif
