@@ -17,7 +17,7 @@
 #include <stddef.h>
 
 struct gpu_spec {
-    const char *name;   /* canonical CLI/scenario name, e.g. "a100-sxm4-80gb" */
+    char name[24];      /* canonical CLI/scenario name, e.g. "a100-sxm4-80gb" */
     int sms;            /* streaming multiprocessors, MIG off */
     int memory_gb;      /* nominal memory, GiB */
     int memory_mib;     /* total memory nvidia-smi reports, MiB */

@@ -17,17 +17,17 @@
 #include <stddef.h>
 
 struct latency_model {
-    const char *model; /* "resnet50", "bert" */
-    const char *slice; /* "full" or "1g.10gb" */
-    double a_s;        /* fixed cost per batch, s */
-    double b_s;        /* cost per item, s */
+    char model[16]; /* "resnet50", "bert" */
+    char slice[16]; /* "full" or "1g.10gb" */
+    double a_s;     /* fixed cost per batch, s */
+    double b_s;     /* cost per item, s */
 };
 
 struct latency_slo {
-    const char *model; /* MLPerf benchmark name, e.g. "resnet50", "llama2-70b-interactive" */
-    double p99_s;      /* server-scenario p99 bound, s; 0 for token-SLO models */
-    double ttft_s;     /* time to first token, s; 0 when not an LLM */
-    double tpot_s;     /* time per output token, s; 0 when not an LLM */
+    char model[32]; /* MLPerf benchmark name, e.g. "resnet50", "llama2-70b-interactive" */
+    double p99_s;   /* server-scenario p99 bound, s; 0 for token-SLO models */
+    double ttft_s;  /* time to first token, s; 0 when not an LLM */
+    double tpot_s;  /* time per output token, s; 0 when not an LLM */
 };
 
 /* Coefficients for model on slice ("full" or "1g.10gb"; NULL = "full"), or NULL. */

@@ -21,62 +21,59 @@
  * placements), as tabulated in models.md 1.1. GI profile IDs: models.md 1.1 notes.
  * 1g.10gb occupies 2 memory slices per the NVML placements (models.md 1.1 note).
  */
-static const struct mig_profile mig_a100_40[] = {
-    {"1g.5gb", 19, 1, 1, 14, 4864, 7, STARTS_0_6, 1, false},
-    {"1g.5gb+me", 20, 1, 1, 14, 4864, 1, STARTS_0_6, 1, true},
-    {"1g.10gb", 15, 1, 2, 14, 9856, 4, STARTS_EVEN, 2, false},
-    {"2g.10gb", 14, 2, 2, 28, 9856, 3, STARTS_024, 2, false},
-    {"3g.20gb", 9, 3, 4, 42, 19968, 2, STARTS_04, 4, false},
-    {"4g.20gb", 5, 4, 4, 56, 19968, 1, STARTS_0, 4, false},
-    {"7g.40gb", 0, 7, 8, 98, 40192, 1, STARTS_0, 8, false},
+#define MIG_ROWS 7 /* every table below has 7 profiles */
+
+static const struct mig_profile mig_rows[][MIG_ROWS] = {
+    {
+        {"1g.5gb", 19, 1, 1, 14, 4864, 7, STARTS_0_6, 1, false},
+        {"1g.5gb+me", 20, 1, 1, 14, 4864, 1, STARTS_0_6, 1, true},
+        {"1g.10gb", 15, 1, 2, 14, 9856, 4, STARTS_EVEN, 2, false},
+        {"2g.10gb", 14, 2, 2, 28, 9856, 3, STARTS_024, 2, false},
+        {"3g.20gb", 9, 3, 4, 42, 19968, 2, STARTS_04, 4, false},
+        {"4g.20gb", 5, 4, 4, 56, 19968, 1, STARTS_0, 4, false},
+        {"7g.40gb", 0, 7, 8, 98, 40192, 1, STARTS_0, 8, false},
+    },
+
+    /*
+     * A100-SXM4-80GB: same geometry, names double the memory (models.md 1.1 notes,
+     * NVIDIA doc). Memory from `nvidia-smi mig -lgip` on an A100 80GB (driver 515,
+     * public MIG how-to): 9.50 GiB = 9728 MiB (1g.10gb), 19.50 GiB = 19968 MiB
+     * (1g.20gb, 2g.20gb; 19968 MiB 28-SM devices also in XuehaiPan/nvitop PR #8),
+     * 39.25 GiB = 40192 MiB (3g/4g), 79.00 GiB = 80896 MiB (7g; 78.50-79.12 GiB
+     * across drivers). SMs 14/28/42/56/98 as on the 40 GB card (models.md 1.1).
+     */
+    {
+        {"1g.10gb", 19, 1, 1, 14, 9728, 7, STARTS_0_6, 1, false},
+        {"1g.10gb+me", 20, 1, 1, 14, 9728, 1, STARTS_0_6, 1, true},
+        {"1g.20gb", 15, 1, 2, 14, 19968, 4, STARTS_EVEN, 2, false},
+        {"2g.20gb", 14, 2, 2, 28, 19968, 3, STARTS_024, 2, false},
+        {"3g.40gb", 9, 3, 4, 42, 40192, 2, STARTS_04, 4, false},
+        {"4g.40gb", 5, 4, 4, 56, 40192, 1, STARTS_0, 4, false},
+        {"7g.80gb", 0, 7, 8, 98, 80896, 1, STARTS_0, 8, false},
+    },
+
+    /*
+     * H100-SXM5-80GB: IDs, max instances, GiB and SMs from `nvidia-smi mig -lgip`
+     * (models.md 1.2, jbarrow.ai field notes [weak]); 9.75 / 19.625 / 39.50 / 79.25
+     * GiB -> 9984 / 20096 / 40448 / 81152 MiB. ASSUMED: starts and sizes copied from
+     * the A100 geometry (models.md 1.2 gives no placements); the slice counts match.
+     */
+    {
+        {"1g.10gb", 19, 1, 1, 16, 9984, 7, STARTS_0_6, 1, false},
+        {"1g.10gb+me", 20, 1, 1, 16, 9984, 1, STARTS_0_6, 1, true},
+        {"1g.20gb", 15, 1, 2, 26, 20096, 4, STARTS_EVEN, 2, false},
+        {"2g.20gb", 14, 2, 2, 32, 20096, 3, STARTS_024, 2, false},
+        {"3g.40gb", 9, 3, 4, 60, 40448, 2, STARTS_04, 4, false},
+        {"4g.40gb", 5, 4, 4, 64, 40448, 1, STARTS_0, 4, false},
+        {"7g.80gb", 0, 7, 8, 132, 81152, 1, STARTS_0, 8, false},
+    },
 };
 
-/*
- * A100-SXM4-80GB: same geometry, names double the memory (models.md 1.1 notes,
- * NVIDIA doc). Memory from `nvidia-smi mig -lgip` on an A100 80GB (driver 515,
- * public MIG how-to): 9.50 GiB = 9728 MiB (1g.10gb), 19.50 GiB = 19968 MiB
- * (1g.20gb, 2g.20gb; 19968 MiB 28-SM devices also in XuehaiPan/nvitop PR #8),
- * 39.25 GiB = 40192 MiB (3g/4g), 79.00 GiB = 80896 MiB (7g; 78.50-79.12 GiB
- * across drivers). SMs 14/28/42/56/98 as on the 40 GB card (models.md 1.1).
- */
-static const struct mig_profile mig_a100_80[] = {
-    {"1g.10gb", 19, 1, 1, 14, 9728, 7, STARTS_0_6, 1, false},
-    {"1g.10gb+me", 20, 1, 1, 14, 9728, 1, STARTS_0_6, 1, true},
-    {"1g.20gb", 15, 1, 2, 14, 19968, 4, STARTS_EVEN, 2, false},
-    {"2g.20gb", 14, 2, 2, 28, 19968, 3, STARTS_024, 2, false},
-    {"3g.40gb", 9, 3, 4, 42, 40192, 2, STARTS_04, 4, false},
-    {"4g.40gb", 5, 4, 4, 56, 40192, 1, STARTS_0, 4, false},
-    {"7g.80gb", 0, 7, 8, 98, 80896, 1, STARTS_0, 8, false},
-};
-
-/*
- * H100-SXM5-80GB: IDs, max instances, GiB and SMs from `nvidia-smi mig -lgip`
- * (models.md 1.2, jbarrow.ai field notes [weak]); 9.75 / 19.625 / 39.50 / 79.25
- * GiB -> 9984 / 20096 / 40448 / 81152 MiB. ASSUMED: starts and sizes copied from
- * the A100 geometry (models.md 1.2 gives no placements); the slice counts match.
- */
-static const struct mig_profile mig_h100_80[] = {
-    {"1g.10gb", 19, 1, 1, 16, 9984, 7, STARTS_0_6, 1, false},
-    {"1g.10gb+me", 20, 1, 1, 16, 9984, 1, STARTS_0_6, 1, true},
-    {"1g.20gb", 15, 1, 2, 26, 20096, 4, STARTS_EVEN, 2, false},
-    {"2g.20gb", 14, 2, 2, 32, 20096, 3, STARTS_024, 2, false},
-    {"3g.40gb", 9, 3, 4, 60, 40448, 2, STARTS_04, 4, false},
-    {"4g.40gb", 5, 4, 4, 64, 40448, 1, STARTS_0, 4, false},
-    {"7g.80gb", 0, 7, 8, 132, 81152, 1, STARTS_0, 8, false},
-};
-
-struct mig_table {
-    const char *gpu;
-    const struct mig_profile *rows;
-    size_t n;
-};
-
-#define ROWS(a) (a), sizeof(a) / sizeof((a)[0])
-static const struct mig_table mig_tables[] = {
-    {"a100-sxm4-40gb", ROWS(mig_a100_40)},
-    {"a100-sxm4-80gb", ROWS(mig_a100_80)},
-    {"h100-sxm5-80gb", ROWS(mig_h100_80)},
-};
+/* The GPU of each row of mig_rows, same order. */
+static const char mig_gpus[][24] = {"a100-sxm4-40gb", "a100-sxm4-80gb", "h100-sxm5-80gb"};
+_Static_assert(sizeof mig_rows / sizeof mig_rows[0] == sizeof mig_gpus / sizeof mig_gpus[0],
+               "one GPU name per profile table");
+_Static_assert(MIG_ROWS <= MIG_MAX_PROFILES, "MIG_MAX_PROFILES bounds every table");
 
 const struct mig_profile *mig_profiles(const struct gpu_spec *gpu, size_t *n)
 {
@@ -84,11 +81,11 @@ const struct mig_profile *mig_profiles(const struct gpu_spec *gpu, size_t *n)
         *n = 0;
     if (!gpu || !gpu->mig_capable)
         return NULL;
-    for (size_t i = 0; i < sizeof mig_tables / sizeof mig_tables[0]; i++) {
-        if (strcasecmp(mig_tables[i].gpu, gpu->name) == 0) {
+    for (size_t i = 0; i < sizeof mig_gpus / sizeof mig_gpus[0]; i++) {
+        if (strcasecmp(mig_gpus[i], gpu->name) == 0) {
             if (n)
-                *n = mig_tables[i].n;
-            return mig_tables[i].rows;
+                *n = MIG_ROWS;
+            return mig_rows[i];
         }
     }
     return NULL;

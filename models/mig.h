@@ -70,7 +70,7 @@
 #define MIG_DRAIN_GRACE_S_DEFAULT 30.0
 
 struct mig_profile {
-    const char *name;   /* "3g.40gb" */
+    char name[16];      /* "3g.40gb" */
     int gi_id;          /* nvidia-smi GPU-instance profile ID (mig -cgi ID) */
     int compute_slices; /* of 7 */
     int memory_slices;  /* of 8 */

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *const mode_names[] = {
+static const char mode_names[][12] = {
     [SHARE_EXCLUSIVE] = "exclusive",
     [SHARE_TIMESLICE] = "timeslice",
     [SHARE_MPS] = "mps",
