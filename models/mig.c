@@ -15,14 +15,15 @@
 #define STARTS_04   0x11u /* {0,4} */
 #define STARTS_0    0x01u /* {0} */
 
+#define MIG_ROWS 7 /* every table below has 7 profiles */
+
 /*
  * A100-SXM4-40GB: NVIDIA MIG User Guide "Supported MIG Profiles" and the DGX-A100
  * mock in NVIDIA/go-nvml pkg/nvml/mock/dgxa100/mig-profile.go (SMs, MiB,
  * placements), as tabulated in models.md 1.1. GI profile IDs: models.md 1.1 notes.
  * 1g.10gb occupies 2 memory slices per the NVML placements (models.md 1.1 note).
+ * One row per GPU, in the order of mig_gpus below.
  */
-#define MIG_ROWS 7 /* every table below has 7 profiles */
-
 static const struct mig_profile mig_rows[][MIG_ROWS] = {
     {
         {"1g.5gb", 19, 1, 1, 14, 4864, 7, STARTS_0_6, 1, false},
