@@ -1,0 +1,222 @@
+/* share.c — per-card sharing math (see share.h). */
+#include "models/share.h"
+
+#include <errno.h>
+#include <string.h>
+#include <strings.h>
+
+static const char mode_names[][12] = {
+    [SHARE_EXCLUSIVE] = "exclusive",
+    [SHARE_TIMESLICE] = "timeslice",
+    [SHARE_MPS] = "mps",
+    [SHARE_MIG] = "mig",
+};
+
+void share_knobs_init(struct share_knobs *k)
+{
+    k->ts_slice_s = SHARE_TS_SLICE_S_DEFAULT;
+    k->ts_overhead = SHARE_TS_OVERHEAD_DEFAULT;
+    k->mps_interference = SHARE_MPS_INTERFERENCE_DEFAULT;
+    k->mps_max_clients = SHARE_MPS_MAX_CLIENTS;
+    k->fault_rate_per_h = SHARE_FAULT_RATE_DEFAULT;
+}
+
+int share_knobs_check(const struct share_knobs *k)
+{
+    if (!(k->ts_slice_s > 0.0) || !(k->ts_overhead >= 0.0 && k->ts_overhead < 1.0) ||
+        !(k->mps_interference >= 0.0) || k->mps_max_clients < 1 ||
+        k->mps_max_clients > SHARE_MPS_MAX_CLIENTS || !(k->fault_rate_per_h >= 0.0))
+        return -EINVAL;
+    return 0;
+}
+
+void share_tenant_init(struct share_tenant *t)
+{
+    memset(t, 0, sizeof *t);
+    t->active = true;
+    t->demand = 1.0;
+    t->sm_cap = 1.0;
+    t->slice_speed = 1.0;
+}
+
+const char *share_mode_name(enum share_mode mode)
+{
+    if ((unsigned)mode < sizeof mode_names / sizeof mode_names[0])
+        return mode_names[mode];
+    return "?";
+}
+
+int share_mode_parse(const char *s, enum share_mode *out)
+{
+    for (size_t i = 0; s && i < sizeof mode_names / sizeof mode_names[0]; i++) {
+        if (strcasecmp(s, mode_names[i]) == 0) {
+            *out = (enum share_mode)i;
+            return 0;
+        }
+    }
+    return -EINVAL;
+}
+
+static bool in_unit(double x)
+{
+    return x > 0.0 && x <= 1.0;
+}
+
+/* Time-slice share of one of `active` tenants: 1 alone, else (1 - overhead)/active. */
+static double ts_share(const struct share_knobs *k, size_t active)
+{
+    if (active <= 1)
+        return 1.0;
+    return (1.0 - k->ts_overhead) / (double)active;
+}
+
+/* MPS: water-fill SMs among active clients wanting u[i], then apply interference. */
+static void mps_speeds(const struct share_knobs *k, const struct share_tenant *t, size_t n,
+                       double *speed)
+{
+    double total_u = 0.0;
+    size_t active = 0;
+    for (size_t i = 0; i < n; i++) {
+        speed[i] = 0.0;
+        if (t[i].active) {
+            double u = t[i].demand < t[i].sm_cap ? t[i].demand : t[i].sm_cap;
+            speed[i] = u; /* holds the granted SM share until the last loop */
+            total_u += u;
+            active++;
+        }
+    }
+    if (total_u > 1.0) {
+        /* Max-min fairness: repeatedly give every unsatisfied client an equal part of what is
+         * left; those wanting less keep their want. At most n rounds, n <= 48. */
+        double left = 1.0;
+        size_t open = active;
+        bool fixed[SHARE_MPS_MAX_CLIENTS] = {false};
+        while (open > 0) {
+            double fair = left / (double)open;
+            bool changed = false;
+            for (size_t i = 0; i < n; i++) {
+                if (!t[i].active || fixed[i] || speed[i] > fair)
+                    continue;
+                fixed[i] = true;
+                left -= speed[i];
+                open--;
+                changed = true;
+            }
+            if (!changed) {
+                for (size_t i = 0; i < n; i++)
+                    if (t[i].active && !fixed[i])
+                        speed[i] = fair;
+                break;
+            }
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!t[i].active)
+            continue;
+        double others = 0.0;
+        for (size_t j = 0; j < n; j++) {
+            if (j != i && t[j].active)
+                others += t[j].demand < t[j].sm_cap ? t[j].demand : t[j].sm_cap;
+        }
+        speed[i] = speed[i] / t[i].demand / (1.0 + k->mps_interference * others);
+    }
+}
+
+int share_speeds(enum share_mode mode, const struct share_knobs *k, const struct share_tenant *t,
+                 size_t n, double *speed)
+{
+    if (share_knobs_check(k))
+        return -EINVAL;
+    size_t active = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!in_unit(t[i].demand) || !in_unit(t[i].sm_cap) || !in_unit(t[i].slice_speed))
+            return -EINVAL;
+        active += t[i].active;
+    }
+    switch (mode) {
+    case SHARE_EXCLUSIVE:
+        if (n > 1)
+            return -E2BIG;
+        for (size_t i = 0; i < n; i++)
+            speed[i] = t[i].active ? 1.0 : 0.0;
+        return 0;
+    case SHARE_TIMESLICE:
+        for (size_t i = 0; i < n; i++)
+            speed[i] = t[i].active ? ts_share(k, active) : 0.0;
+        return 0;
+    case SHARE_MPS:
+        if (n > (size_t)k->mps_max_clients)
+            return -E2BIG;
+        mps_speeds(k, t, n, speed);
+        return 0;
+    case SHARE_MIG:
+        for (size_t i = 0; i < n; i++) {
+            size_t same = 0;
+            for (size_t j = 0; j < n; j++)
+                same += t[j].active && t[j].group == t[i].group;
+            speed[i] = t[i].active ? t[i].slice_speed * ts_share(k, same) : 0.0;
+        }
+        return 0;
+    }
+    return -EINVAL;
+}
+
+double share_ts_switch_s(const struct share_knobs *k)
+{
+    return k->ts_overhead / (1.0 - k->ts_overhead) * k->ts_slice_s;
+}
+
+double share_ts_expected_wait_s(const struct share_knobs *k, size_t others_active)
+{
+    if (others_active == 0)
+        return 0.0;
+    return k->ts_slice_s / 2.0 + share_ts_switch_s(k);
+}
+
+double share_ts_max_wait_s(const struct share_knobs *k, size_t others_active)
+{
+    if (others_active == 0)
+        return 0.0;
+    return k->ts_slice_s + share_ts_switch_s(k);
+}
+
+size_t share_oom(enum share_mode mode, const struct share_tenant *t, size_t n, double cap_gib,
+                 bool *killed)
+{
+    size_t dead = 0;
+    double used = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        bool over_limit =
+            mode == SHARE_MPS && t[i].mem_limit_gib > 0.0 && t[i].mem_gib > t[i].mem_limit_gib;
+        killed[i] = over_limit || used + t[i].mem_gib > cap_gib;
+        if (killed[i])
+            dead++;
+        else
+            used += t[i].mem_gib;
+    }
+    return dead;
+}
+
+size_t share_fault_victims(enum share_mode mode, const struct share_tenant *t, size_t n,
+                           size_t faulting, bool *dies)
+{
+    size_t dead = 0;
+    for (size_t i = 0; i < n; i++) {
+        switch (mode) {
+        case SHARE_EXCLUSIVE:
+            dies[i] = i == faulting;
+            break;
+        case SHARE_TIMESLICE:
+        case SHARE_MPS:
+            dies[i] = faulting < n;
+            break;
+        case SHARE_MIG:
+            dies[i] = faulting < n && t[i].group == t[faulting].group;
+            break;
+        default:
+            dies[i] = false;
+        }
+        dead += dies[i];
+    }
+    return dead;
+}

@@ -1,0 +1,159 @@
+/*
+ * share.h — what one card gives each of its tenants under a sharing mode.
+ *
+ * SimGrid-style resource model for ONE card: given the tenants currently on it
+ * and the mode, share_speeds() answers "how fast does each tenant progress
+ * right now?". The caller (the simulator) re-asks whenever the set of active
+ * tenants changes and re-plans completion events; nothing here keeps state.
+ *
+ * speed = progress rate as a fraction of running alone on a full, unshared
+ * GPU (1 = no slowdown; a training step that takes 1 s alone takes 1/speed s).
+ *
+ *   exclusive  one tenant; speed 1 (nvidia.com/gpu: 1).
+ *   timeslice  device-plugin replicas: the n active tenants take turns; each
+ *              gets (1 - overhead)/n, or 1 when alone (models.md 2: "CUDA will
+ *              simply give an equal share of time to all of the GPU processes").
+ *   mps        concurrent kernels: each client wants u = min(demand, sm_cap) of
+ *              the SMs; if the u's exceed the card they are max-min shared
+ *              (water-filling). Then an interference slowdown
+ *                  speed = (sms_granted / demand) / (1 + k · Σ_{others} u_j)
+ *              with k = mps_interference. At most 48 clients (models.md 3).
+ *   mig        each tenant runs on its own instance at the instance's speed
+ *              factor (mig.h); tenants of one instance (group) time-slice it.
+ *
+ * Memory (share_oom) and fault blast radius (share_fault_victims) follow the
+ * isolation NVIDIA documents: time-slicing has none (an overflowing allocation
+ * OOM-kills its tenant; a fatal fault ends every tenant on the card); MPS has a
+ * per-client pinned memory limit (over it => that client's OOM only) but
+ * reports a fatal fault to every client on the GPU, which then exit; MIG
+ * isolates memory (oversized jobs are refused at placement, mig_fits_memory)
+ * and faults (only the instance's tenants die).
+ *
+ * Units: seconds, fractions in [0, 1], memory in GiB. Pure functions; arrays
+ * are caller-owned and never kept.
+ */
+#ifndef TIDESIM_MODELS_SHARE_H
+#define TIDESIM_MODELS_SHARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum share_mode { SHARE_EXCLUSIVE, SHARE_TIMESLICE, SHARE_MPS, SHARE_MIG };
+
+/*
+ * Time-slice length: SHORT ≈ 2 ms. UNOFFICIAL: only the enum
+ * DEFAULT/SHORT/MEDIUM/LONG is documented (nvidia-smi compute-policy,
+ * developer.nvidia.com "Improving GPU Utilization in Kubernetes"); 2/10/30 ms
+ * come from a Red Hat workshop [weak] (models.md 2, 9.5).
+ */
+#define SHARE_TS_SLICE_S_DEFAULT 0.002
+
+/*
+ * Context-switch overhead under time-slicing, fraction of card time lost when
+ * >= 2 tenants are active. NOT FOUND (calibration knob). Derivation of the
+ * default 0.05: time-sliced contexts stay resident, so a switch costs far less
+ * than PipeSwitch's 3.6-6.6 ms task switch, which includes moving the model
+ * (models.md 2), and more than REEF's µs-scale preemption; 0.05 equals a
+ * ~105 µs switch per 2 ms slice (switch = o/(1-o) · slice), a deliberately
+ * pessimistic figure for a resident-context switch.
+ */
+#define SHARE_TS_OVERHEAD_DEFAULT 0.05
+
+/* MPS client limit, Volta and later: 48 per device (models.md 3, NVIDIA MPS doc). */
+#define SHARE_MPS_MAX_CLIENTS 48
+
+/*
+ * MPS interference coefficient k: slowdown = 1 + k · (co-runners' SM demand).
+ * NOT FOUND for MPS on A100 (models.md 3 "exact baseline inflation ... NOT FOUND",
+ * 9.2): calibration knob. Default 0.2 ≈ Gandiva's 19% per-job slowdown of two
+ * co-located jobs (models.md 2), taking the co-runner's demand as a full card.
+ */
+#define SHARE_MPS_INTERFERENCE_DEFAULT 0.2
+
+/* Fatal-fault rate per tenant, per hour of running. Default 0 (a knob for blast-radius studies). */
+#define SHARE_FAULT_RATE_DEFAULT 0.0
+
+struct share_knobs {
+    double ts_slice_s;       /* time-slice length, s */
+    double ts_overhead;      /* fraction of card time lost to switching, [0, 1) */
+    double mps_interference; /* k >= 0 */
+    int mps_max_clients;     /* 1..48 */
+    double fault_rate_per_h; /* fatal faults per tenant-hour, >= 0 */
+};
+
+/* Fill k with the defaults above. */
+void share_knobs_init(struct share_knobs *k);
+
+/* Check ranges. Returns 0 or -EINVAL. */
+int share_knobs_check(const struct share_knobs *k);
+
+struct share_tenant {
+    bool active;          /* has GPU work now (a training step, an inference batch) */
+    double demand;        /* fraction of the card's SMs its kernels fill alone, (0, 1] */
+    double sm_cap;        /* MPS active thread percentage / 100, (0, 1]; 1 = uncapped */
+    double slice_speed;   /* MIG: its instance's speed factor, (0, 1] */
+    int group;            /* MIG: instance id on the card (fault domain); unused otherwise */
+    double mem_gib;       /* memory it allocates, GiB */
+    double mem_limit_gib; /* MPS pinned device memory limit, GiB; 0 = none */
+};
+
+/* A tenant with the neutral defaults: active, demand 1, cap 1, slice_speed 1, group 0, no memory.
+ */
+void share_tenant_init(struct share_tenant *t);
+
+/* "exclusive", "timeslice", "mps", "mig". */
+const char *share_mode_name(enum share_mode mode);
+
+/* Parse a mode name (case-insensitive). Returns 0 or -EINVAL (out unchanged). */
+int share_mode_parse(const char *s, enum share_mode *out);
+
+/*
+ * Effective speed of every tenant (fraction of a full GPU, see above) into
+ * speed[0..n). Inactive tenants get 0. Returns 0; -E2BIG when the mode does not
+ * admit n tenants (exclusive: > 1, mps: > k->mps_max_clients); -EINVAL for an
+ * out-of-range field (demand, sm_cap, slice_speed not in (0, 1]) or knob. On
+ * failure speed is left unspecified.
+ */
+int share_speeds(enum share_mode mode, const struct share_knobs *k, const struct share_tenant *t,
+                 size_t n, double *speed);
+
+/* Time-slicing: seconds lost per switch, o/(1-o) · slice (≈105 µs at the defaults). */
+double share_ts_switch_s(const struct share_knobs *k);
+
+/*
+ * Expected extra wait of an inference batch that becomes ready while
+ * others_active other tenants hold the card: the rest of the running slice
+ * (uniform, mean slice/2) plus one switch; 0 when others_active == 0. The
+ * longer-run sharing is already in share_speeds().
+ */
+double share_ts_expected_wait_s(const struct share_knobs *k, size_t others_active);
+
+/* Worst case of the same: one whole slice plus one switch (0 when alone). */
+double share_ts_max_wait_s(const struct share_knobs *k, size_t others_active);
+
+/*
+ * Memory admission on one card (for MIG: on one instance, cap_gib = its memory;
+ * placement normally refuses first). Tenants are given in allocation order;
+ * killed[i] is set when tenant i's allocation fails and it is OOM-killed:
+ *   timeslice, exclusive: the allocation that overflows cap_gib (no isolation:
+ *       whoever allocates last loses; earlier tenants keep running);
+ *   mps: first its own pinned limit (over it => only that client), then the card;
+ *   mig: the allocation that overflows its instance.
+ * A killed tenant's memory is not counted for later ones. Returns the number
+ * killed. killed must hold n entries.
+ */
+size_t share_oom(enum share_mode mode, const struct share_tenant *t, size_t n, double cap_gib,
+                 bool *killed);
+
+/*
+ * Blast radius of a fatal fault in tenant `faulting` (< n): dies[i] is set for
+ * every tenant that ends. exclusive: itself; timeslice and mps: every tenant on
+ * the card (MPS: "reported to all the clients ... it is the responsibility of
+ * the affected clients to exit"; clients on other GPUs are untouched, so call
+ * this per card); mig: the tenants of the faulting tenant's instance (group).
+ * Returns the number of tenants that die (0 if faulting >= n).
+ */
+size_t share_fault_victims(enum share_mode mode, const struct share_tenant *t, size_t n,
+                           size_t faulting, bool *dies);
+
+#endif
