@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "analysis/report.h"
+#include "sim/cli_mig.h"
 #include "sim/output.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
@@ -36,6 +37,7 @@ static void usage_main(FILE *f)
           "  run SCENARIO [-o FILE] [--seed N] [--quiet]   simulate, write an HDF5 results file\n"
           "  validate SCENARIO                             check a scenario without running it\n"
           "  report FILE                                   print a results file's report\n"
+          "  mig profiles GPU | mig validate GPU LAYOUT    MIG profile table, layout check\n"
           "\n"
           "'tidesim <command> --help' tells more. Version " TIDESIM_VERSION " (" TIDESIM_GIT ").\n",
           f);
@@ -256,6 +258,8 @@ int main(int argc, char **argv)
         return cmd_validate(argc - 1, argv + 1);
     if (!strcmp(cmd, "report"))
         return cmd_report(argc - 1, argv + 1);
+    if (!strcmp(cmd, "mig"))
+        return cli_mig(argc - 1, argv + 1);
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         usage_main(stdout);
         return 0;

@@ -1,14 +1,13 @@
 /* scenario.c — read and validate a scenario YAML file into struct scenario. */
 #include "sim/scenario.h"
 
+#include "models/gpu.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Known GPU models (the spec table lives in models/gpu.c). */
-static const char *const gpu_names[] = {"a100-sxm4-80gb", "a100-sxm4-40gb", "h100-sxm5-80gb",
-                                        NULL};
 static const char *const sharing_names[] = {"exclusive", "mig", "timeslice", "mps", NULL};
 static const char *const dist_names[] = {"deterministic", "exponential", "lognormal", NULL};
 static const char *const shape_names[] = {"constant", "cosine", "hourly", NULL};
@@ -364,7 +363,7 @@ static int load_root(struct scenario *sc, struct conf_err *err)
     static const char *const okeys[] = {"per_gpu_timeseries", NULL};
     const struct conf_doc *d = &sc->doc;
     const struct conf_node *root = d->root;
-    int rc, sharing = SHARE_EXCLUSIVE, gpu = 0;
+    int rc, sharing = SHARE_EXCLUSIVE;
 
     if (!root) {
         struct conf_node top = {.line = 1, .col = 1};
@@ -395,11 +394,19 @@ static int load_root(struct scenario *sc, struct conf_err *err)
     const struct conf_node *c = conf_get(root, "cluster");
     if (!c)
         return conf_errf(err, d, root, "cluster", "missing (expected a mapping)");
+    const char *gpu = "a100-sxm4-80gb";
     if ((rc = conf_check_keys(d, c, "cluster", ckeys, err)) ||
-        (rc = conf_enum(d, c, "gpu", false, gpu_names, &gpu, err)) ||
-        (rc = get_u32(d, c, "nodes", true, 1, 1 << 16, &sc->nodes, err)))
+        (rc = conf_string(d, c, "gpu", false, &gpu, err)))
         return rc;
-    sc->gpu = gpu_names[gpu];
+    sc->spec = gpu_spec_find(gpu);
+    if (!sc->spec) {
+        char msg[256];
+        gpu_spec_unknown_msg(msg, sizeof(msg), gpu);
+        return conf_errf(err, d, conf_get(c, "gpu"), "gpu", "%s", msg);
+    }
+    sc->gpu = sc->spec->name;
+    if ((rc = get_u32(d, c, "nodes", true, 1, 1 << 16, &sc->nodes, err)))
+        return rc;
     sc->gpus_per_node = 8;
     if ((rc = get_u32(d, c, "gpus_per_node", false, 1, 16, &sc->gpus_per_node, err)) ||
         (rc = conf_enum(d, c, "sharing", false, sharing_names, &sharing, err)))

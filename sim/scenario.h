@@ -20,6 +20,8 @@
 #include "sim/simtime.h"
 #include "traces/synth.h"
 
+struct gpu_spec;
+
 enum sharing_mode { SHARE_EXCLUSIVE, SHARE_MIG, SHARE_TIMESLICE, SHARE_MPS };
 enum svc_dist { DIST_DETERMINISTIC, DIST_EXPONENTIAL, DIST_LOGNORMAL };
 
@@ -59,6 +61,7 @@ struct scenario {
     int tz_offset_min;      /* minutes east of UTC of the local time used for t = 0 */
 
     const char *gpu;        /* GPU model name, e.g. a100-sxm4-80gb */
+    const struct gpu_spec *spec; /* its specification (models/gpu.h) */
     uint32_t nodes, gpus_per_node;
     enum sharing_mode sharing;
 
