@@ -26,21 +26,21 @@ enum conf_kind { CONF_SCALAR, CONF_MAP, CONF_SEQ };
 
 struct conf_node {
     enum conf_kind kind;
-    unsigned line, col;       /* 1-based position of the node in the file */
-    const char *value;        /* CONF_SCALAR: the text ("" for an empty/null value) */
-    bool quoted;              /* CONF_SCALAR: written in quotes */
-    size_t n;                 /* CONF_MAP: pairs; CONF_SEQ: items */
-    const char **keys;        /* CONF_MAP: keys[i] */
+    unsigned line, col; /* 1-based position of the node in the file */
+    const char *value;  /* CONF_SCALAR: the text ("" for an empty/null value) */
+    bool quoted;        /* CONF_SCALAR: written in quotes */
+    size_t n;           /* CONF_MAP: pairs; CONF_SEQ: items */
+    const char **keys;  /* CONF_MAP: keys[i] */
     unsigned *key_line, *key_col;
     struct conf_node **items; /* CONF_MAP: values; CONF_SEQ: items */
 };
 
 struct conf_doc {
-    char *path;           /* as given, used in messages */
-    char *text;           /* whole file, NUL-terminated (stored in results /meta) */
+    char *path; /* as given, used in messages */
+    char *text; /* whole file, NUL-terminated (stored in results /meta) */
     size_t text_len;
     struct conf_node *root; /* NULL for an empty document */
-    void *arena;          /* private */
+    void *arena;            /* private */
 };
 
 struct conf_err {
