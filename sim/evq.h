@@ -48,16 +48,16 @@ struct evq_slot {
     evq_fn fn;
     void *ctx;
     uint64_t arg;
-    uint32_t gen;       /* bumped when the event fires or is cancelled */
+    uint32_t gen;       /* bumped when the event fires or is cancelled; 1..UINT32_MAX-1 */
     uint32_t next_free; /* free list link, 1-based; 0 = end */
 };
 
 struct evq {
     struct evq_entry *heap;
-    size_t n, cap;      /* heap entries, including stale ones */
+    size_t n, cap; /* heap entries, including stale ones */
     struct evq_slot *slots;
     uint32_t nslots, slot_cap, free_head;
-    size_t live;        /* pending, not cancelled */
+    size_t live; /* pending, not cancelled */
     uint64_t next_seq;
 };
 

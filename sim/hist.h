@@ -5,17 +5,23 @@
  * above, every octave [2^k, 2^(k+1)) is cut into 64 equal sub-buckets, so a
  * bucket is at most 1/64 of its lower bound wide and reporting its midpoint
  * errs by at most 1/128 (< 0.8 %) relative. Values at or above HIST_MAX_VALUE
- * (2^40 µs ≈ 12.7 days) land in the last bucket. Mean is exact (sum kept
- * separately); min and max are exact.
+ * (2^40 µs ≈ 12.7 days) land in the last bucket, and negative values in
+ * bucket 0. Mean is exact (sum kept separately, exact in a double up to
+ * 2^53 µs in total); min and max are exact.
+ *
+ * A struct hist is plain data (~18 KiB): embed it or allocate it, then call
+ * hist_reset() before use. After a reset, min = INT64_MAX and max = INT64_MIN
+ * (sentinels that make hist_record() branch-free of the empty case); read
+ * them through hist_min()/hist_max(), which return 0 for an empty histogram.
  */
 #ifndef TIDESIM_HIST_H
 #define TIDESIM_HIST_H
 
 #include <stdint.h>
 
-#define HIST_SUB_BITS  6                                    /* 64 sub-buckets per octave */
-#define HIST_LINEAR    (2u << HIST_SUB_BITS)                /* 128 exact buckets */
-#define HIST_MAX_SHIFT 40                                   /* octaves up to 2^40 */
+#define HIST_SUB_BITS  6                     /* 64 sub-buckets per octave */
+#define HIST_LINEAR    (2u << HIST_SUB_BITS) /* 128 exact buckets */
+#define HIST_MAX_SHIFT 40                    /* octaves up to 2^40 */
 #define HIST_BUCKETS   (HIST_LINEAR + (HIST_MAX_SHIFT - HIST_SUB_BITS - 1) * (1u << HIST_SUB_BITS))
 #define HIST_MAX_VALUE ((int64_t)1 << HIST_MAX_SHIFT)
 
@@ -51,21 +57,38 @@ static inline void hist_record(struct hist *h, int64_t v)
         h->max = v;
 }
 
-/* Lowest value of bucket b, and one past its highest value. */
+/*
+ * Lowest value of bucket b, and one past its highest value: for every
+ * 0 <= v < HIST_MAX_VALUE, hist_bucket_lo(b) <= v < hist_bucket_hi(b) with
+ * b = hist_bucket_of(v), and hist_bucket_hi(b) == hist_bucket_lo(b + 1). The
+ * last bucket's nominal range ends at HIST_MAX_VALUE although it also holds
+ * larger values. b >= HIST_BUCKETS returns HIST_MAX_VALUE.
+ */
 int64_t hist_bucket_lo(uint32_t b);
 int64_t hist_bucket_hi(uint32_t b);
 
 /*
- * Value at quantile q in [0, 1]: the midpoint of the bucket holding the
- * ceil(q·total)-th smallest value (rank 1 at q = 0), clamped to [min, max].
- * Returns 0 for an empty histogram.
+ * The value reported for bucket b: the midpoint of the integers it holds,
+ * lo + (hi - 1 - lo) / 2 — exact for the one-value buckets below
+ * HIST_LINEAR, within 1/128 relative of every value of the bucket above.
+ */
+double hist_bucket_mid(uint32_t b);
+
+/* Smallest and largest recorded value, 0 for an empty histogram. */
+int64_t hist_min(const struct hist *h);
+int64_t hist_max(const struct hist *h);
+
+/*
+ * Value at quantile q in [0, 1] (clamped; NaN counts as 0): hist_bucket_mid()
+ * of the bucket holding the ceil(q·total)-th smallest value (rank 1 at q = 0),
+ * clamped to [min, max]. Returns 0 for an empty histogram.
  */
 double hist_quantile(const struct hist *h, double q);
 
 /* Exact mean, 0 for an empty histogram. */
 double hist_mean(const struct hist *h);
 
-/* dst += src. */
+/* dst += src: counts, total, sum, min and max, as if dst had recorded src's values. */
 void hist_merge(struct hist *dst, const struct hist *src);
 
 #endif
