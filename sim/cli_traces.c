@@ -17,11 +17,11 @@
 enum fmt { F_NONE, F_AZURE, F_CSV, F_SERVEGEN, F_OPENB, F_PAI, F_HELIOS, F_JOBS };
 
 static const struct {
-    const char *name;
+    char name[12];
     enum fmt f;
-} fmt_names[] = {{"azure", F_AZURE},   {"csv", F_CSV},       {"servegen", F_SERVEGEN},
-                 {"openb", F_OPENB},   {"pai-task", F_PAI},  {"helios", F_HELIOS},
-                 {"acme", F_HELIOS},   {"jobs-csv", F_JOBS}};
+} fmt_names[] = {{"azure", F_AZURE}, {"csv", F_CSV},      {"servegen", F_SERVEGEN},
+                 {"openb", F_OPENB}, {"pai-task", F_PAI}, {"helios", F_HELIOS},
+                 {"acme", F_HELIOS}, {"jobs-csv", F_JOBS}};
 
 static bool is_jobs(enum fmt f)
 {
@@ -136,9 +136,8 @@ static struct job_source *open_jobs(const struct cli_opts *c, struct trace_err *
 
 static void sparkline(const double *v, size_t n)
 {
-    static const char *const bars[8] = {"\xe2\x96\x81", "\xe2\x96\x82", "\xe2\x96\x83",
-                                        "\xe2\x96\x84", "\xe2\x96\x85", "\xe2\x96\x86",
-                                        "\xe2\x96\x87", "\xe2\x96\x88"};
+    static const char bars[8][4] = {"\xe2\x96\x81", "\xe2\x96\x82", "\xe2\x96\x83", "\xe2\x96\x84",
+                                    "\xe2\x96\x85", "\xe2\x96\x86", "\xe2\x96\x87", "\xe2\x96\x88"};
     double mx = 0;
     for (size_t i = 0; i < n; i++)
         mx = v[i] > mx ? v[i] : mx;
@@ -195,10 +194,9 @@ static int inspect_arrivals(const struct cli_opts *c)
         double days = (double)nwin / 144.0;
         for (size_t h = 0; h < 24; h++)
             hours[h] /= days;
-        printf("servegen: %zu client files, %zu windows of 600 s = %.2f days\n", nfiles,
-               nwin, days);
-        printf("mean rate: %.1f req/s, expected requests: %.4g\n", tot / (double)nwin,
-               tot * 600.0);
+        printf("servegen: %zu client files, %zu windows of 600 s = %.2f days\n", nfiles, nwin,
+               days);
+        printf("mean rate: %.1f req/s, expected requests: %.4g\n", tot / (double)nwin, tot * 600.0);
         print_hours(hours);
         free(r);
         return 0;

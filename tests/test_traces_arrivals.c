@@ -120,7 +120,8 @@ Test(traces_arrivals, scale_thin_superpose_offset_clip_loop)
     cr_assert_not_null(s, "%s", e.msg);
     cr_assert_eq(drain_all(s, &d, &e), 1, "%s", e.msg);
     cr_assert_eq(d.n, 2 * 19366);
-    cr_assert_eq(d.first, SIM_DAY + SIM_HOUR + (sim_time)((18 * 3600 + 15 * 60 + 46) * SIM_SEC + 680590));
+    cr_assert_eq(d.first,
+                 SIM_DAY + SIM_HOUR + (sim_time)((18 * 3600 + 15 * 60 + 46) * SIM_SEC + 680590));
     cr_assert(d.sorted);
     arrival_source_destroy(s);
 
@@ -349,7 +350,8 @@ Test(traces_arrivals, bad_files_named)
     cr_assert_null(arrivals_azure_create("tests/data/no-such-file.csv", NULL, &e));
     cr_assert_str_eq(e.msg, "tests/data/no-such-file.csv: cannot open: No such file or directory");
     cr_assert_null(arrivals_servegen_dir_create("tests/data/no-such-dir", NULL, &e));
-    cr_assert_str_eq(e.msg, "tests/data/no-such-dir: cannot open folder: No such file or directory");
+    cr_assert_str_eq(e.msg,
+                     "tests/data/no-such-dir: cannot open folder: No such file or directory");
 }
 
 Test(traces_arrivals, skip_bad_rows_counts_them)
@@ -424,8 +426,7 @@ Test(traces_arrivals, random_bytes_never_crash)
             }
             struct drain d;
             int rc = drain_all(srcs[k], &d, &e);
-            cr_assert(rc == 1 || (rc < 0 && strncmp(e.msg, path, strlen(path)) == 0), "%s",
-                      e.msg);
+            cr_assert(rc == 1 || (rc < 0 && strncmp(e.msg, path, strlen(path)) == 0), "%s", e.msg);
             arrival_source_destroy(srcs[k]);
         }
         unlink(path);

@@ -18,9 +18,10 @@ Test(traces_cli, convert_azure_round_trip)
     int fd = mkstemp(out);
     cr_assert(fd >= 0);
     close(fd);
-    const char *argv[] = {"traces", "convert",
-                          "traces/data/azure-llm-2023/AzureLLMInferenceTrace_conv.csv",
-                          "--format", "azure", "-o", out};
+    const char *argv[] = {
+        "traces",   "convert", "traces/data/azure-llm-2023/AzureLLMInferenceTrace_conv.csv",
+        "--format", "azure",   "-o",
+        out};
     cr_assert_eq(run(7, argv), 0);
     struct trace_err e;
     struct arrival_csv_map m = {"time_s", TFIELD_SEC, "in_tokens", "out_tokens"};
@@ -50,7 +51,7 @@ Test(traces_cli, convert_helios_round_trip_keeps_outcomes)
     char out[] = "/tmp/tidesim-conv-XXXXXX";
     int fd = mkstemp(out);
     close(fd);
-    const char *argv[] = {"traces", "convert", "tests/data/helios_cluster_log.csv", "-o", out,
+    const char *argv[] = {"traces",   "convert", "tests/data/helios_cluster_log.csv", "-o", out,
                           "--format", "helios"};
     cr_assert_eq(run(7, argv), 0);
     struct trace_err e;

@@ -1,4 +1,5 @@
-/* test_traces_jobs.c — training job log adapters: openb sample, hand-made Helios/PAI/generic fixtures. */
+/* test_traces_jobs.c — training job log adapters: openb sample, hand-made Helios/PAI/generic
+ * fixtures. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>

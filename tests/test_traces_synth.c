@@ -87,8 +87,8 @@ Test(traces_synth, burstiness_cv)
               (unsigned long long)n);
 
     /* Diurnal cosine profile: thinning compensation keeps CV near the target on average. */
-    struct rate_profile c = {.shape = RATE_COSINE, .peak_rps = 4.0, .trough_ratio = 0.5,
-                             .peak_hour = 20};
+    struct rate_profile c = {
+        .shape = RATE_COSINE, .peak_rps = 4.0, .trough_ratio = 0.5, .peak_hour = 20};
     s = synth_arrivals_create_cv(&c, 2.0, 2 * SIM_DAY, 3, 4);
     cv = gap_cv(s, &n);
     arrival_source_destroy(s);

@@ -38,7 +38,7 @@ struct araw_ops {
 };
 
 struct araw {
-    const struct araw_ops *ops;
+    struct araw_ops ops; /* copied in: no relocated tables in the library */
     struct astats *st;
     sim_time skip_before; /* trace time before which nothing is kept (a hint for generators) */
 };
@@ -204,8 +204,6 @@ static void acsv_destroy(struct araw *raw)
     free(r);
 }
 
-static const struct araw_ops acsv_ops = {acsv_next, acsv_rewind, acsv_destroy};
-
 static struct araw *acsv_create(const char *path, const struct arrival_csv_map *m,
                                 const struct trace_time_opts *o, struct trace_err *err)
 {
@@ -215,7 +213,7 @@ static struct araw *acsv_create(const char *path, const struct arrival_csv_map *
         snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
         return NULL;
     }
-    r->base.ops = &acsv_ops;
+    r->base.ops = (struct araw_ops){acsv_next, acsv_rewind, acsv_destroy};
     r->cs = csvstream_open(path, &co, err);
     if (!r->cs)
         goto fail;
@@ -351,8 +349,6 @@ static void asg_destroy(struct araw *raw)
     free(r);
 }
 
-static const struct araw_ops asg_ops = {asg_next, asg_rewind, asg_destroy};
-
 static struct araw *asg_create(const char *path, const struct trace_time_opts *o,
                                struct trace_err *err)
 {
@@ -362,7 +358,7 @@ static struct araw *asg_create(const char *path, const struct trace_time_opts *o
         snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
         return NULL;
     }
-    r->base.ops = &asg_ops;
+    r->base.ops = (struct araw_ops){asg_next, asg_rewind, asg_destroy};
     if (rng_init(&r->rng, o->seed, o->stream_id) < 0) {
         snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
         goto fail;
@@ -407,10 +403,9 @@ static int acnt_row(struct acnt *r, struct trace_err *e)
     if (tfield_i64(csvstream_field(r->cs, (size_t)r->cc), &n) < 0 || n < 0)
         return csvstream_field_error(r->cs, e, (size_t)r->cc, "a non-negative integer count");
     if (r->last.have && us >= r->last.us && us < r->last.us + r->interval)
-        return csvstream_error(r->cs, e,
-                               "column '%s': interval at '%.40s' overlaps the previous one",
-                               csvstream_colname(r->cs, (size_t)r->ct),
-                               csvstream_field(r->cs, (size_t)r->ct));
+        return csvstream_error(
+            r->cs, e, "column '%s': interval at '%.40s' overlaps the previous one",
+            csvstream_colname(r->cs, (size_t)r->ct), csvstream_field(r->cs, (size_t)r->ct));
     if (check_monotonic(&r->last, r->cs, r->ct, us, e) < 0)
         return -EINVAL;
     if (!r->origin_set) {
@@ -464,12 +459,11 @@ static void acnt_destroy(struct araw *raw)
     free(r);
 }
 
-static const struct araw_ops acnt_ops = {acnt_next, acnt_rewind, acnt_destroy};
-
 /* ---- the public source: loop, scale, offset, clip over a raw reader ---- */
 
 struct tsrc {
     struct arrival_source base;
+    struct arrival_source_ops ops; /* base.ops points here */
     struct araw *raw;
     struct trace_time_opts o;
     struct astats st;
@@ -490,7 +484,7 @@ static int tsrc_fetch(struct tsrc *s, struct arrival *a, struct trace_err *err)
     for (;;) {
         s->raw->skip_before =
             s->o.scale <= 1.0 ? s->o.clip_start - s->o.offset - s->shift : INT64_MIN;
-        int rc = s->raw->ops->next(s->raw, a, err);
+        int rc = s->raw->ops.next(s->raw, a, err);
         if (rc == 0) {
             s->pass_n++;
             if (a->t > s->max_raw)
@@ -513,7 +507,7 @@ static int tsrc_fetch(struct tsrc *s, struct arrival *a, struct trace_err *err)
             return 1;
         s->shift += period;
         s->pass_n = 0;
-        rc = s->raw->ops->rewind(s->raw, err);
+        rc = s->raw->ops.rewind(s->raw, err);
         if (rc < 0)
             return rc;
     }
@@ -597,14 +591,12 @@ static void tsrc_destroy(struct arrival_source *src)
 {
     struct tsrc *s = (struct tsrc *)src;
     if (s->raw)
-        s->raw->ops->destroy(s->raw);
+        s->raw->ops.destroy(s->raw);
     if (s->rng_live)
         rng_release(&s->rng);
     free(s->extra);
     free(s);
 }
-
-static const struct arrival_source_ops tsrc_ops = {tsrc_next, tsrc_destroy};
 
 /* Check the options and allocate the wrapper (raw attached by the caller). */
 static struct tsrc *tsrc_new(const char *path, const struct trace_time_opts *o,
@@ -632,7 +624,8 @@ static struct tsrc *tsrc_new(const char *path, const struct trace_time_opts *o,
         return NULL;
     }
     s->rng_live = true;
-    s->base.ops = &tsrc_ops;
+    s->ops = (struct arrival_source_ops){tsrc_next, tsrc_destroy};
+    s->base.ops = &s->ops;
     s->o = *o;
     s->o.scale = k;
     s->st.skip_bad = o->skip_bad;
@@ -661,8 +654,7 @@ static struct arrival_source *tsrc_attach(struct tsrc *s, struct araw *raw)
 }
 
 struct arrival_source *arrivals_csv_create(const char *path, const struct arrival_csv_map *m,
-                                           const struct trace_time_opts *o,
-                                           struct trace_err *err)
+                                           const struct trace_time_opts *o, struct trace_err *err)
 {
     struct tsrc *s = tsrc_new(path, o, err);
     if (!s)
@@ -683,8 +675,7 @@ struct arrival_source *arrivals_azure_create(const char *path, const struct trac
     return arrivals_csv_create(path, &m, o, err);
 }
 
-struct arrival_source *arrivals_servegen_create(const char *path,
-                                                const struct trace_time_opts *o,
+struct arrival_source *arrivals_servegen_create(const char *path, const struct trace_time_opts *o,
                                                 struct trace_err *err)
 {
     struct tsrc *s = tsrc_new(path, o, err);
@@ -706,7 +697,7 @@ struct arrival_source *arrivals_counts_create(const char *path, const struct arr
         snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
         return tsrc_attach(s, NULL);
     }
-    r->base.ops = &acnt_ops;
+    r->base.ops = (struct araw_ops){acnt_next, acnt_rewind, acnt_destroy};
     r->unit = m->unit;
     r->tz = s->o.tz_s;
     r->interval = m->interval > 0 ? m->interval : 60 * SIM_SEC;
@@ -738,6 +729,7 @@ fail:
 
 struct amerge {
     struct arrival_source base;
+    struct arrival_source_ops ops; /* base.ops points here */
     struct arrival_source **srcs;
     struct arrival *head;
     size_t *heap;
@@ -806,8 +798,6 @@ static void merge_destroy(struct arrival_source *src)
     free(m);
 }
 
-static const struct arrival_source_ops merge_ops = {merge_next, merge_destroy};
-
 struct arrival_source *arrivals_merge_create(struct arrival_source **srcs, size_t n)
 {
     struct amerge *m = calloc(1, sizeof(*m));
@@ -828,7 +818,8 @@ struct arrival_source *arrivals_merge_create(struct arrival_source **srcs, size_
         }
         return NULL;
     }
-    m->base.ops = &merge_ops;
+    m->ops = (struct arrival_source_ops){merge_next, merge_destroy};
+    m->base.ops = &m->ops;
     memcpy(m->srcs, srcs, n * sizeof(*srcs));
     m->n = n;
     return &m->base;
@@ -838,10 +829,10 @@ uint64_t arrivals_skipped(const struct arrival_source *src)
 {
     if (!src)
         return 0;
-    if (src->ops == &tsrc_ops)
+    if (src->ops->next == tsrc_next)
         return ((const struct tsrc *)src)->st.skipped;
     uint64_t n = 0;
-    if (src->ops == &merge_ops) {
+    if (src->ops->next == merge_next) {
         const struct amerge *m = (const struct amerge *)src;
         for (size_t i = 0; i < m->n; i++)
             n += arrivals_skipped(m->srcs[i]);
@@ -853,10 +844,10 @@ uint64_t arrivals_rows(const struct arrival_source *src)
 {
     if (!src)
         return 0;
-    if (src->ops == &tsrc_ops)
+    if (src->ops->next == tsrc_next)
         return ((const struct tsrc *)src)->st.rows;
     uint64_t n = 0;
-    if (src->ops == &merge_ops) {
+    if (src->ops->next == merge_next) {
         const struct amerge *m = (const struct amerge *)src;
         for (size_t i = 0; i < m->n; i++)
             n += arrivals_rows(m->srcs[i]);
@@ -866,11 +857,11 @@ uint64_t arrivals_rows(const struct arrival_source *src)
 
 const char *arrivals_first_skip(const struct arrival_source *src)
 {
-    if (src && src->ops == &tsrc_ops) {
+    if (src && src->ops->next == tsrc_next) {
         const struct tsrc *s = (const struct tsrc *)src;
         return s->st.skipped ? s->st.first.msg : "";
     }
-    if (src && src->ops == &merge_ops) {
+    if (src && src->ops->next == merge_next) {
         const struct amerge *m = (const struct amerge *)src;
         for (size_t i = 0; i < m->n; i++) {
             const char *f = arrivals_first_skip(m->srcs[i]);

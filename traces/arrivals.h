@@ -39,15 +39,15 @@
 #include "traces/tfield.h"
 
 struct trace_time_opts {
-    int32_t tz_s;                   /* zone of wall-clock stamps without one, s east of UTC */
-    const char *origin;             /* trace time mapped to t = 0; NULL = default (see above) */
-    sim_time offset;                /* µs added after loop and scale */
-    double scale;                   /* rate ×k; 0 ⇒ 1 */
-    bool loop;                      /* replay until clip_end */
-    sim_time loop_period;           /* µs; 0 = span rounded up to whole days */
-    sim_time clip_start, clip_end;  /* keep [start, end); end 0 = no end */
-    uint64_t seed, stream_id;       /* draws for scaling and synthesis */
-    bool skip_bad;                  /* skip malformed rows instead of failing */
+    int32_t tz_s;                  /* zone of wall-clock stamps without one, s east of UTC */
+    const char *origin;            /* trace time mapped to t = 0; NULL = default (see above) */
+    sim_time offset;               /* µs added after loop and scale */
+    double scale;                  /* rate ×k; 0 ⇒ 1 */
+    bool loop;                     /* replay until clip_end */
+    sim_time loop_period;          /* µs; 0 = span rounded up to whole days */
+    sim_time clip_start, clip_end; /* keep [start, end); end 0 = no end */
+    uint64_t seed, stream_id;      /* draws for scaling and synthesis */
+    bool skip_bad;                 /* skip malformed rows instead of failing */
 };
 
 /* Defaults: UTC, default origin, no offset, ×1, no loop, no clip, fail on bad rows. */
@@ -63,7 +63,7 @@ struct arrival_csv_map {
 
 /* Column mapping of a per-interval count CSV ("minute,requests"). */
 struct arrival_counts_map {
-    const char *time_col;  /* interval start */
+    const char *time_col; /* interval start */
     enum tfield_unit unit;
     const char *count_col; /* requests in the interval (non-negative integer) */
     sim_time interval;     /* µs; 0 ⇒ 60 s */
@@ -76,14 +76,14 @@ struct arrival_counts_map {
  * from arrival_source_next().
  */
 
-/* Azure LLM inference trace 2023: TIMESTAMP (wall clock, 100 ns digits),ContextTokens,GeneratedTokens. */
+/* Azure LLM inference trace 2023: TIMESTAMP (wall clock, 100 ns
+ * digits),ContextTokens,GeneratedTokens. */
 struct arrival_source *arrivals_azure_create(const char *path, const struct trace_time_opts *o,
                                              struct trace_err *err);
 
 /* Any per-request CSV with a header, through a column mapping. */
 struct arrival_source *arrivals_csv_create(const char *path, const struct arrival_csv_map *m,
-                                           const struct trace_time_opts *o,
-                                           struct trace_err *err);
+                                           const struct trace_time_opts *o, struct trace_err *err);
 
 /*
  * One ServeGen client file (headerless `timestamp,rate,cv,pattern,shape,scale`,
@@ -95,8 +95,7 @@ struct arrival_source *arrivals_csv_create(const char *path, const struct arriva
  * m-small sample: its hourly minimum is at 05:00 and maximum at 20:00 with no
  * shift, matching the ServeGen README's "span(72000, 75600) = 20:00-21:00").
  */
-struct arrival_source *arrivals_servegen_create(const char *path,
-                                                const struct trace_time_opts *o,
+struct arrival_source *arrivals_servegen_create(const char *path, const struct trace_time_opts *o,
                                                 struct trace_err *err);
 
 /*

@@ -105,8 +105,7 @@ static void on_field(void *s, size_t len, void *data)
     }
     if (len > CSVSTREAM_MAX_FIELD) {
         set_cb_error(cs, -EINVAL, "%s:%lld: field %zu is longer than %u bytes", cs->path,
-                     (long long)cs->part_line, cs->nflds - cs->part_first + 1,
-                     CSVSTREAM_MAX_FIELD);
+                     (long long)cs->part_line, cs->nflds - cs->part_first + 1, CSVSTREAM_MAX_FIELD);
         return;
     }
     if (cs->nflds - cs->part_first >= CSVSTREAM_MAX_FIELDS) {
@@ -145,8 +144,7 @@ static void on_record(int c, void *data)
     cs->in_rec = false;
     if (!cs->cb_err) {
         if (grow((void **)&cs->recs, &cs->rcap, cs->nrec + 1, sizeof(*cs->recs)) < 0) {
-            set_cb_error(cs, -ENOMEM, "%s:%lld: out of memory", cs->path,
-                         (long long)cs->part_line);
+            set_cb_error(cs, -ENOMEM, "%s:%lld: out of memory", cs->path, (long long)cs->part_line);
         } else {
             cs->recs[cs->nrec].first = cs->part_first;
             cs->recs[cs->nrec].n = cs->nflds - cs->part_first;
@@ -210,8 +208,7 @@ static int fill(struct csvstream *cs, struct trace_err *err)
     size_t n = fread(cs->blk, 1, CSVSTREAM_BLOCK, cs->f);
     if (n == 0) {
         if (ferror(cs->f)) {
-            snprintf(m.msg, sizeof(m.msg), "%s:%lld: read error", cs->path,
-                     (long long)cs->line);
+            snprintf(m.msg, sizeof(m.msg), "%s:%lld: read error", cs->path, (long long)cs->line);
             return finish(cs, -EIO, &m, err);
         }
         int64_t start = cs->in_rec ? cs->part_line : cs->line;
@@ -287,8 +284,7 @@ static int read_header(struct csvstream *cs, struct trace_err *err)
     if (rc < 0)
         return rc;
     if (rc == 1) {
-        snprintf(err->msg, sizeof(err->msg), "%s: empty file (expected a header line)",
-                 cs->path);
+        snprintf(err->msg, sizeof(err->msg), "%s: empty file (expected a header line)", cs->path);
         return -EINVAL;
     }
     return 0;
@@ -377,8 +373,7 @@ struct csvstream *csvstream_open(const char *path, const struct csvstream_opts *
     struct stat st;
     if (fstat(fileno(cs->f), &st) == 0) {
         if (S_ISDIR(st.st_mode)) {
-            snprintf(err->msg, sizeof(err->msg), "%s: is a directory, expected a CSV file",
-                     path);
+            snprintf(err->msg, sizeof(err->msg), "%s: is a directory, expected a CSV file", path);
             csvstream_destroy(cs);
             return NULL;
         }
@@ -412,8 +407,7 @@ int csvstream_rewind(struct csvstream *cs, struct trace_err *err)
 {
     char d = (char)csv_get_delim(&cs->p);
     if (fseek(cs->f, 0, SEEK_SET) != 0) {
-        snprintf(err->msg, sizeof(err->msg), "%s: cannot rewind: %s", cs->path,
-                 strerror(errno));
+        snprintf(err->msg, sizeof(err->msg), "%s: cannot rewind: %s", cs->path, strerror(errno));
         return -EIO;
     }
     clearerr(cs->f);
@@ -531,15 +525,15 @@ int csvstream_field_error(const struct csvstream *cs, struct trace_err *err, siz
         snprintf(cname, sizeof(cname), "%s", cs->cols[col]);
     else
         snprintf(cname, sizeof(cname), "#%zu", col + 1);
-    snprintf(err->msg, sizeof(err->msg), "%s:%lld: column '%s': expected %s, got '%s'",
-             cs->path, (long long)csvstream_line(cs), cname, expected, q);
+    snprintf(err->msg, sizeof(err->msg), "%s:%lld: column '%s': expected %s, got '%s'", cs->path,
+             (long long)csvstream_line(cs), cname, expected, q);
     return -EINVAL;
 }
 
 int csvstream_error(const struct csvstream *cs, struct trace_err *err, const char *fmt, ...)
 {
-    int n = snprintf(err->msg, sizeof(err->msg), "%s:%lld: ", cs->path,
-                     (long long)csvstream_line(cs));
+    int n =
+        snprintf(err->msg, sizeof(err->msg), "%s:%lld: ", cs->path, (long long)csvstream_line(cs));
     if (n < 0 || (size_t)n >= sizeof(err->msg))
         return -EINVAL;
     va_list ap;

@@ -35,9 +35,9 @@ void job_csv_map_generic(struct job_csv_map *m)
 bool jobs_mig_profile_known(const char *name)
 {
     /* NVIDIA MIG user guide, supported profiles of A100-40GB, A100-80GB and H100-80GB. */
-    static const char *const known[] = {
-        "1g.5gb",  "1g.10gb", "1g.20gb", "2g.10gb", "2g.20gb",    "3g.20gb",    "3g.40gb",
-        "4g.20gb", "4g.40gb", "7g.40gb", "7g.80gb", "1g.5gb+me", "1g.10gb+me", "1g.20gb+me"};
+    static const char known[][12] = {"1g.5gb",  "1g.10gb",   "1g.20gb",    "2g.10gb",   "2g.20gb",
+                                     "3g.20gb", "3g.40gb",   "4g.20gb",    "4g.40gb",   "7g.40gb",
+                                     "7g.80gb", "1g.5gb+me", "1g.10gb+me", "1g.20gb+me"};
     for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
         if (strcmp(name, known[i]) == 0)
             return true;
@@ -72,6 +72,7 @@ struct jent {
 
 struct jsrc {
     struct job_source base;
+    struct job_source_ops ops; /* base.ops points here (no relocated tables) */
     enum jkind kind;
     struct csvstream *cs;
     struct job_trace_opts o;
@@ -336,8 +337,8 @@ static int row_csv(struct jsrc *s, struct job_spec *j, struct trace_err *e)
     snprintf(j->queue, sizeof(j->queue), "%s", fld(s, s->c_queue));
     set_submit(s, j, sub);
     j->work = dur > 0 ? dur : 1;
-    j->id = s->c_id >= 0 && tfield_i64(fld(s, s->c_id), &iv) == 0 && iv >= 0 ? (uint64_t)iv
-                                                                             : s->rowno;
+    j->id =
+        s->c_id >= 0 && tfield_i64(fld(s, s->c_id), &iv) == 0 && iv >= 0 ? (uint64_t)iv : s->rowno;
     return 0;
 }
 
@@ -489,8 +490,6 @@ static void jsrc_destroy(struct job_source *src)
     free(s);
 }
 
-static const struct job_source_ops jsrc_ops = {jsrc_next, jsrc_destroy};
-
 static int col(struct jsrc *s, const char *name, bool required, struct trace_err *err)
 {
     if (!name)
@@ -510,13 +509,14 @@ static struct jsrc *jsrc_open(const char *path, enum jkind kind, const char *col
         snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
         return NULL;
     }
-    s->base.ops = &jsrc_ops;
+    s->ops = (struct job_source_ops){jsrc_next, jsrc_destroy};
+    s->base.ops = &s->ops;
     s->kind = kind;
     if (o)
         s->o = *o;
     if (s->o.reorder_window > 10000000) {
-        snprintf(err->msg, sizeof(err->msg), "%s: reorder window %zu is too large (max 1e7)",
-                 path, s->o.reorder_window);
+        snprintf(err->msg, sizeof(err->msg), "%s: reorder window %zu is too large (max 1e7)", path,
+                 s->o.reorder_window);
         free(s);
         return NULL;
     }
@@ -548,8 +548,10 @@ static struct job_source *jsrc_finish(struct jsrc *s, bool ok, int unit, struct 
     s->submit_unit = (enum tfield_unit)unit;
     if (s->o.origin && *s->o.origin) {
         if (tfield_time(s->o.origin, s->submit_unit, s->o.tz_s, &s->origin) < 0) {
-            snprintf(err->msg, sizeof(err->msg), "origin: expected a time like the submit "
-                     "column, got '%.60s'", s->o.origin);
+            snprintf(err->msg, sizeof(err->msg),
+                     "origin: expected a time like the submit "
+                     "column, got '%.60s'",
+                     s->o.origin);
             jsrc_destroy(&s->base);
             return NULL;
         }
@@ -648,13 +650,13 @@ struct job_source *jobs_csv_create(const char *path, const struct job_csv_map *m
 void jobs_stats(const struct job_source *src, struct job_stats *st)
 {
     memset(st, 0, sizeof(*st));
-    if (src && src->ops == &jsrc_ops)
+    if (src && src->ops->next == jsrc_next)
         *st = ((const struct jsrc *)src)->st;
 }
 
 const char *jobs_first_skip(const struct job_source *src)
 {
-    if (src && src->ops == &jsrc_ops) {
+    if (src && src->ops->next == jsrc_next) {
         const struct jsrc *s = (const struct jsrc *)src;
         return s->st.skipped ? s->first.msg : "";
     }

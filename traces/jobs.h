@@ -58,11 +58,11 @@ struct job_csv_map {
     const char *id_col;
     const char *submit_col; /* required */
     enum tfield_unit submit_unit;
-    const char *duration_col; /* required */
+    const char *duration_col;       /* required */
     enum tfield_unit duration_unit; /* numeric units only */
-    const char *gpus_col;     /* whole GPUs; one of gpus/fraction/mig is required */
-    const char *fraction_col; /* fraction of one GPU, (0, 1] */
-    const char *mig_col;      /* MIG profile name, e.g. 3g.40gb */
+    const char *gpus_col;           /* whole GPUs; one of gpus/fraction/mig is required */
+    const char *fraction_col;       /* fraction of one GPU, (0, 1] */
+    const char *mig_col;            /* MIG profile name, e.g. 3g.40gb */
     const char *priority_col;
     const char *queue_col;
     const char *params_col;  /* model size, billions of parameters */

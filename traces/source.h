@@ -62,8 +62,8 @@ struct job_spec {
     double gpu_fraction;  /* 1.0 for whole GPUs; (0, 1) for fractional pods */
     char mig_profile[16]; /* "" unless the job asks for a MIG slice, e.g. "3g.40gb" */
     int32_t priority;
-    char queue[32];       /* "" = default queue */
-    double params_b;      /* model size, billions of parameters; 0 = unknown */
+    char queue[32];  /* "" = default queue */
+    double params_b; /* model size, billions of parameters; 0 = unknown */
     enum job_log_outcome outcome;
 };
 

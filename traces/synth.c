@@ -63,6 +63,7 @@ double rate_profile_max(const struct rate_profile *p)
 
 struct synth_arrivals {
     struct arrival_source base;
+    struct arrival_source_ops ops; /* base.ops points here (no relocated tables) */
     struct rate_profile prof;
     struct rng rng;
     double bound; /* thinning bound, req/s */
@@ -104,11 +105,6 @@ static void synth_arrivals_destroy(struct arrival_source *src)
     free(s);
 }
 
-static const struct arrival_source_ops synth_arrivals_ops = {
-    .next = synth_arrivals_next,
-    .destroy = synth_arrivals_destroy,
-};
-
 struct arrival_source *synth_arrivals_create(const struct rate_profile *p, sim_time end,
                                              uint64_t seed, uint64_t stream_id)
 {
@@ -119,7 +115,8 @@ struct arrival_source *synth_arrivals_create(const struct rate_profile *p, sim_t
         free(s);
         return NULL;
     }
-    s->base.ops = &synth_arrivals_ops;
+    s->ops = (struct arrival_source_ops){synth_arrivals_next, synth_arrivals_destroy};
+    s->base.ops = &s->ops;
     s->prof = *p;
     s->bound = rate_profile_max(p);
     s->end = end;
@@ -132,6 +129,7 @@ struct arrival_source *synth_arrivals_create(const struct rate_profile *p, sim_t
 
 struct synth_jobs {
     struct job_source base;
+    struct job_source_ops ops; /* base.ops points here (no relocated tables) */
     struct job_mix mix;
     struct rng rng;
     double cum[8]; /* cumulative normalised weights */
@@ -176,11 +174,6 @@ static void synth_jobs_destroy(struct job_source *src)
     free(s);
 }
 
-static const struct job_source_ops synth_jobs_ops = {
-    .next = synth_jobs_next,
-    .destroy = synth_jobs_destroy,
-};
-
 struct job_source *synth_jobs_create(const struct job_mix *m, sim_time end, uint64_t seed,
                                      uint64_t stream_id)
 {
@@ -191,7 +184,8 @@ struct job_source *synth_jobs_create(const struct job_mix *m, sim_time end, uint
         free(s);
         return NULL;
     }
-    s->base.ops = &synth_jobs_ops;
+    s->ops = (struct job_source_ops){synth_jobs_next, synth_jobs_destroy};
+    s->base.ops = &s->ops;
     s->mix = *m;
     if (s->mix.nsizes > 8)
         s->mix.nsizes = 8;
@@ -246,9 +240,8 @@ struct arrival_source *synth_arrivals_create_cv(const struct rate_profile *p, do
  * linearly between points placed at h:00, i.e. the curve leads the data by ~30 min.
  */
 static const double servegen_hourly[24] = {
-    985.4,  838.0,  861.3,  794.3,  838.6,  775.2,  803.8,  1003.7,
-    1192.5, 1238.4, 1321.2, 1284.2, 1244.8, 1260.4, 1245.2, 1229.1,
-    1281.2, 1266.6, 1183.2, 1443.1, 1709.4, 1646.4, 1491.1, 1248.4,
+    985.4,  838.0,  861.3,  794.3,  838.6,  775.2,  803.8,  1003.7, 1192.5, 1238.4, 1321.2, 1284.2,
+    1244.8, 1260.4, 1245.2, 1229.1, 1281.2, 1266.6, 1183.2, 1443.1, 1709.4, 1646.4, 1491.1, 1248.4,
 };
 
 /*
@@ -287,7 +280,7 @@ void rate_profile_servegen(struct rate_profile *p, double mean_rps, bool weekly)
  * Hu et al., NSDI 2024): avg_run_time_gpu, med_run_time_gpu (s), avg_gpu_num, max_gpu.
  */
 static const struct acme_row {
-    const char *name;
+    char name[8];
     double avg_run_s, med_run_s, avg_gpus, max_gpus;
 } acme_rows[] = {
     {"Seren", 1414.335, 122.0, 5.68, 1024.0},   {"Kalos", 1259.689, 124.0, 26.77, 1024.0},

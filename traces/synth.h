@@ -44,12 +44,12 @@ struct arrival_source *synth_arrivals_create(const struct rate_profile *p, sim_t
                                              uint64_t seed, uint64_t stream_id);
 
 struct job_mix {
-    double per_hour;        /* mean submissions per hour (Poisson) */
-    double median_s;        /* lognormal duration: median, s */
-    double sigma;           /* lognormal duration: sigma of log */
-    double max_s;           /* durations are capped here (0 = no cap), s */
-    uint32_t sizes[8];      /* GPU counts, e.g. 1, 2, 4, 8 */
-    double weights[8];      /* their relative weights */
+    double per_hour;   /* mean submissions per hour (Poisson) */
+    double median_s;   /* lognormal duration: median, s */
+    double sigma;      /* lognormal duration: sigma of log */
+    double max_s;      /* durations are capped here (0 = no cap), s */
+    uint32_t sizes[8]; /* GPU counts, e.g. 1, 2, 4, 8 */
+    double weights[8]; /* their relative weights */
     unsigned nsizes;
 };
 

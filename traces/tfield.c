@@ -186,7 +186,7 @@ int tfield_time(const char *s, enum tfield_unit unit, int32_t tz_s, int64_t *us)
 int tfield_unit_parse(const char *s, enum tfield_unit *unit)
 {
     static const struct {
-        const char *name;
+        char name[12];
         enum tfield_unit u;
     } names[] = {{"s", TFIELD_SEC},     {"sec", TFIELD_SEC},       {"seconds", TFIELD_SEC},
                  {"ms", TFIELD_MS},     {"us", TFIELD_US},         {"\xc2\xb5s", TFIELD_US},

@@ -39,7 +39,8 @@ int tfield_tz(const char *s, int32_t *tz_s);
 /* A time field in `unit` to µs (numeric units: relative to the unit's zero). */
 int tfield_time(const char *s, enum tfield_unit unit, int32_t tz_s, int64_t *us);
 
-/* "s", "ms", "us", "wall" (also "sec", "seconds", "µs", "datetime") to a unit; -EINVAL if unknown. */
+/* "s", "ms", "us", "wall" (also "sec", "seconds", "µs", "datetime") to a unit; -EINVAL if unknown.
+ */
 int tfield_unit_parse(const char *s, enum tfield_unit *unit);
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (Hinnant's days_from_civil). */
