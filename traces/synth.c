@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_randist.h>
+
 #include "sim/rng.h"
 
 static double weekly_factor(const struct rate_profile *p, sim_time t)
@@ -73,11 +75,14 @@ double rate_profile_max(const struct rate_profile *p)
 
 struct synth_arrivals {
     struct arrival_source base;
+    struct arrival_source_ops ops; /* base.ops points here (no relocated tables) */
     struct rate_profile prof;
     struct rng rng;
     double t_us;         /* candidate clock, µs (double: gaps are sub-µs at high rates) */
     sim_time end;
     bool thin;           /* false for constant profiles: one cell, every candidate kept */
+    double gshape;       /* Gamma candidate gaps with this shape; 0 = exponential (Poisson) */
+    double gbound;       /* Gamma path: one thinning bound for the whole profile, req/s */
     sim_time cell_start, cell_end;
     double r0, r1, bound; /* rate at the cell's ends and their max, req/s */
 };
@@ -96,11 +101,37 @@ static void enter_cell(struct synth_arrivals *s, sim_time start)
     s->bound = s->r0 > s->r1 ? s->r0 : s->r1;
 }
 
+/*
+ * Bursty arrivals: a Gamma renewal process is not memoryless, so cells cannot
+ * restart it; candidates come at the profile's global maximum and are thinned
+ * against the exact rate (one rate evaluation per candidate).
+ */
+static int next_gamma(struct synth_arrivals *s, struct arrival *out)
+{
+    if (!(s->gbound > 0))
+        return 1;
+    double mean_gap_us = 1e6 / s->gbound;
+    for (;;) {
+        s->t_us += gsl_ran_gamma(s->rng.g, s->gshape, mean_gap_us / s->gshape);
+        sim_time t = (sim_time)s->t_us;
+        if (t >= s->end)
+            return 1;
+        if (s->thin && rng_uniform_pos(&s->rng) * s->gbound > rate_profile_at(&s->prof, t))
+            continue;
+        out->t = t;
+        out->in_tokens = 0;
+        out->out_tokens = 0;
+        return 0;
+    }
+}
+
 static int synth_arrivals_next(struct arrival_source *src, struct arrival *out,
                                struct trace_err *err)
 {
     struct synth_arrivals *s = (struct synth_arrivals *)src;
     (void)err;
+    if (s->gshape > 0)
+        return next_gamma(s, out);
     for (;;) {
         if (s->cell_start >= s->end)
             return 1;
@@ -138,11 +169,6 @@ static void synth_arrivals_destroy(struct arrival_source *src)
     free(s);
 }
 
-static const struct arrival_source_ops synth_arrivals_ops = {
-    .next = synth_arrivals_next,
-    .destroy = synth_arrivals_destroy,
-};
-
 struct arrival_source *synth_arrivals_create(const struct rate_profile *p, sim_time end,
                                              uint64_t seed, uint64_t stream_id)
 {
@@ -153,7 +179,8 @@ struct arrival_source *synth_arrivals_create(const struct rate_profile *p, sim_t
         free(s);
         return NULL;
     }
-    s->base.ops = &synth_arrivals_ops;
+    s->ops = (struct arrival_source_ops){synth_arrivals_next, synth_arrivals_destroy};
+    s->base.ops = &s->ops;
     s->prof = *p;
     s->end = end;
     s->thin = p->shape != RATE_CONSTANT;
@@ -166,6 +193,7 @@ struct arrival_source *synth_arrivals_create(const struct rate_profile *p, sim_t
 
 struct synth_jobs {
     struct job_source base;
+    struct job_source_ops ops; /* base.ops points here (no relocated tables) */
     struct job_mix mix;
     struct rng rng;
     double cum[8]; /* cumulative normalised weights */
@@ -218,11 +246,6 @@ static void synth_jobs_destroy(struct job_source *src)
     free(s);
 }
 
-static const struct job_source_ops synth_jobs_ops = {
-    .next = synth_jobs_next,
-    .destroy = synth_jobs_destroy,
-};
-
 struct job_source *synth_jobs_create(const struct job_mix *m, sim_time end, uint64_t seed,
                                      uint64_t stream_id)
 {
@@ -233,7 +256,8 @@ struct job_source *synth_jobs_create(const struct job_mix *m, sim_time end, uint
         free(s);
         return NULL;
     }
-    s->base.ops = &synth_jobs_ops;
+    s->ops = (struct job_source_ops){synth_jobs_next, synth_jobs_destroy};
+    s->base.ops = &s->ops;
     s->mix = *m;
     if (s->mix.nsizes > 8)
         s->mix.nsizes = 8;
@@ -247,4 +271,135 @@ struct job_source *synth_jobs_create(const struct job_mix *m, sim_time end, uint
     s->end = end;
     s->next_id = 1;
     return &s->base;
+}
+
+double rate_profile_mean(const struct rate_profile *p)
+{
+    double sum = 0;
+    int n = 0;
+    for (sim_time t = 0; t < 7 * SIM_DAY; t += SIM_MIN, n++)
+        sum += rate_profile_at(p, t);
+    return sum / n;
+}
+
+struct arrival_source *synth_arrivals_create_cv(const struct rate_profile *p, double cv,
+                                                sim_time end, uint64_t seed, uint64_t stream_id)
+{
+    struct arrival_source *src = synth_arrivals_create(p, end, seed, stream_id);
+    if (!src || cv <= 0 || cv == 1.0)
+        return src;
+    struct synth_arrivals *s = (struct synth_arrivals *)src;
+    s->gbound = rate_profile_max(p);
+    double pbar = s->thin && s->gbound > 0 ? rate_profile_mean(p) / s->gbound : 1.0;
+    if (!(pbar > 0))
+        pbar = 1.0;
+    double c2 = (cv * cv - 1.0 + pbar) / pbar;
+    if (c2 < 0.01)
+        c2 = 0.01;
+    s->gshape = 1.0 / c2;
+    return src;
+}
+
+/*
+ * Hourly means (req/s) of the ServeGen language m-small sample (Alibaba ServeGen,
+ * github.com/alibaba/ServeGen @f891d118, data/language/m-small, Apache-2.0): the `rate`
+ * column of all 43 chunk-*-trace.csv files summed per 600 s window, then averaged over the
+ * six windows starting in [h:00, h+1:00) on all 14 days. Timestamps are seconds from local
+ * midnight. Command:
+ *   cat traces/data/servegen/language_m-small/chunk-N-trace.csv (all N) | awk -F, '{s[$1]+=$2}
+ *     END{for(t in s){h=int((t%86400)/3600); hs[h]+=s[t]; hn[h]++} for(h=0;h<24;h++)
+ *     printf "%.1f, ", hs[h]/hn[h]}'
+ * Trough 775.2 at 05:00, peak 1709.4 at 20:00, mean 1174.4. RATE_HOURLY interpolates
+ * linearly between points placed at h:00, i.e. the curve leads the data by ~30 min.
+ */
+static const double servegen_hourly[24] = {
+    985.4,  838.0,  861.3,  794.3,  838.6,  775.2,  803.8,  1003.7, 1192.5, 1238.4, 1321.2, 1284.2,
+    1244.8, 1260.4, 1245.2, 1229.1, 1281.2, 1266.6, 1183.2, 1443.1, 1709.4, 1646.4, 1491.1, 1248.4,
+};
+
+/*
+ * Day-of-trace factors of the same sample: summed rate per day d divided by the 14-day mean,
+ * averaged over days d and d + 7 (the sample has two weeks; its first weekday is not
+ * documented, so day 0 is the trace's first day, not a Monday).
+ */
+static const double servegen_weekly[7] = {0.939, 1.009, 1.061, 1.096, 0.934, 1.008, 0.953};
+
+const double *synth_hourly_servegen(void)
+{
+    return servegen_hourly;
+}
+
+const double *synth_weekly_servegen(void)
+{
+    return servegen_weekly;
+}
+
+void rate_profile_servegen(struct rate_profile *p, double mean_rps, bool weekly)
+{
+    double sum = 0;
+    memset(p, 0, sizeof(*p));
+    p->shape = RATE_HOURLY;
+    for (size_t i = 0; i < 24; i++)
+        sum += servegen_hourly[i];
+    for (size_t i = 0; i < 24; i++)
+        p->hourly[i] = servegen_hourly[i] * mean_rps * 24.0 / sum;
+    for (size_t d = 0; d < 7; d++)
+        p->weekly[d] = weekly ? servegen_weekly[d] : 1.0;
+    p->peak_rps = rate_profile_max(p);
+}
+
+/*
+ * GPU-job statistics per cluster from AcmeTrace data/cluster_summary.csv (@6d6ac9cd, CC-BY-4.0;
+ * Hu et al., NSDI 2024): avg_run_time_gpu, med_run_time_gpu (s), avg_gpu_num, max_gpu.
+ */
+static const struct acme_row {
+    char name[8];
+    double avg_run_s, med_run_s, avg_gpus, max_gpus;
+} acme_rows[] = {
+    {"Seren", 1414.335, 122.0, 5.68, 1024.0},   {"Kalos", 1259.689, 124.0, 26.77, 1024.0},
+    {"Philly", 18006.055, 874.0, 1.928, 128.0}, {"Helios", 6651.681, 206.0, 3.716, 2048.0},
+    {"PAI", 4787.109, 480.667, 0.683, 8.0},
+};
+
+static double mix_mean(const uint32_t *sizes, unsigned n, double r, double *w)
+{
+    double num = 0, den = 0, x = 1;
+    for (unsigned i = 0; i < n; i++, x *= r) {
+        w[i] = x;
+        num += sizes[i] * x;
+        den += x;
+    }
+    return num / den;
+}
+
+int job_mix_from_summary(struct job_mix *m, const char *cluster, double per_hour)
+{
+    const struct acme_row *row = NULL;
+    for (size_t i = 0; i < sizeof(acme_rows) / sizeof(acme_rows[0]); i++)
+        if (strcmp(acme_rows[i].name, cluster) == 0)
+            row = &acme_rows[i];
+    if (!row)
+        return -EINVAL;
+    memset(m, 0, sizeof(*m));
+    m->per_hour = per_hour;
+    m->median_s = row->med_run_s;
+    m->sigma = sqrt(2.0 * log(row->avg_run_s / row->med_run_s));
+    for (uint32_t g = 1; m->nsizes < 8 && g <= row->max_gpus; g *= 2)
+        m->sizes[m->nsizes++] = g;
+    double target = row->avg_gpus < 1.0 ? 1.0 : row->avg_gpus;
+    double lo = 0, hi = 64;
+    if (target <= 1.0) {
+        for (unsigned i = 0; i < m->nsizes; i++)
+            m->weights[i] = i == 0;
+        return 0;
+    }
+    for (int it = 0; it < 200; it++) {
+        double mid = 0.5 * (lo + hi);
+        if (mix_mean(m->sizes, m->nsizes, mid, m->weights) < target)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    mix_mean(m->sizes, m->nsizes, 0.5 * (lo + hi), m->weights);
+    return 0;
 }

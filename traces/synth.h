@@ -13,6 +13,7 @@
 #ifndef TIDESIM_SYNTH_H
 #define TIDESIM_SYNTH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "traces/source.h"
@@ -56,5 +57,45 @@ struct job_mix {
 /* m->backlog jobs at t = 0, then Poisson submissions in [0, end). NULL on allocation failure. */
 struct job_source *synth_jobs_create(const struct job_mix *m, sim_time end, uint64_t seed,
                                      uint64_t stream_id);
+
+/*
+ * Bursty diurnal arrivals: like synth_arrivals_create(), but the candidate
+ * process is a Gamma renewal process instead of Poisson, so gaps have a
+ * coefficient of variation `cv` (cv <= 0 or cv == 1: exactly
+ * synth_arrivals_create()). Thinning a renewal process with keep probability
+ * p turns gap CV² c² into p·c² + 1 − p, so the candidate CV is raised to
+ * c² = (cv² − 1 + p̄)/p̄ with p̄ = mean rate / peak rate (floored at 0.01: a
+ * CV below 1 cannot survive heavy thinning). The mean rate follows the
+ * profile exactly; the gap CV is cv on average over the day.
+ * Returns NULL on allocation failure.
+ */
+struct arrival_source *synth_arrivals_create_cv(const struct rate_profile *p, double cv,
+                                                sim_time end, uint64_t seed, uint64_t stream_id);
+
+/* Mean rate (req/s) of a profile over one week (1-minute steps). */
+double rate_profile_mean(const struct rate_profile *p);
+
+/*
+ * Fill *p with the default diurnal shape (RATE_HOURLY) derived from the
+ * ServeGen m-small sample, scaled so the daily mean is `mean_rps`; weekly
+ * factors are all 1 unless `weekly` is set (then synth_weekly_servegen()).
+ */
+void rate_profile_servegen(struct rate_profile *p, double mean_rps, bool weekly);
+
+/* The 24 hourly means (req/s) of the ServeGen m-small sample (see synth.c). */
+const double *synth_hourly_servegen(void);
+
+/* The 7 day-of-trace factors (mean 1) of the ServeGen m-small sample (see synth.c). */
+const double *synth_weekly_servegen(void);
+
+/*
+ * Job mix calibrated on a cluster of the Acme summary (traces/data/acme/cluster_summary.csv):
+ * "Seren", "Kalos", "Philly", "Helios" or "PAI". Durations: lognormal with the cluster's median
+ * GPU-job run time and sigma = sqrt(2 ln(mean/median)) so its mean matches too; GPU counts:
+ * powers of two 1..128 (capped at the cluster's max) with weights r^i, r solved so the mean
+ * GPU count matches avg_gpu_num (PAI, mean 0.683, uses 1 GPU). per_hour is the caller's.
+ * Returns 0, or -EINVAL for an unknown cluster name.
+ */
+int job_mix_from_summary(struct job_mix *m, const char *cluster, double per_hour);
 
 #endif

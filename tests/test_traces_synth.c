@@ -1,0 +1,119 @@
+/* test_traces_synth.c — synthetic generators: ServeGen profile, burstiness, Acme job mixes. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <math.h>
+
+#include "traces/synth.h"
+
+Test(traces_synth, servegen_profile_shape)
+{
+    const double *h = synth_hourly_servegen();
+    size_t lo = 0, hi = 0;
+    double sum = 0;
+    for (size_t i = 0; i < 24; i++) {
+        lo = h[i] < h[lo] ? i : lo;
+        hi = h[i] > h[hi] ? i : hi;
+        sum += h[i];
+    }
+    cr_assert_eq(lo, 5);
+    cr_assert_eq(hi, 20);
+    /* The 14-day mean of the summed rate is 1174.4 req/s (awk over the 43 files). */
+    cr_assert(fabs(sum / 24.0 - 1174.4) < 0.2, "mean %f", sum / 24.0);
+    struct rate_profile p;
+    rate_profile_servegen(&p, 100.0, false);
+    cr_assert(fabs(rate_profile_mean(&p) - 100.0) < 1e-6);
+    double w = 0;
+    for (size_t d = 0; d < 7; d++)
+        w += synth_weekly_servegen()[d];
+    cr_assert(fabs(w - 7.0) < 0.01);
+}
+
+Test(traces_synth, empirical_hourly_rate_matches_profile)
+{
+    struct rate_profile p;
+    rate_profile_servegen(&p, 2.0, false);
+    const sim_time days = 28;
+    struct arrival_source *s = synth_arrivals_create(&p, days * SIM_DAY, 42, 7);
+    cr_assert_not_null(s);
+    uint64_t cnt[24] = {0};
+    struct arrival a;
+    struct trace_err e;
+    while (arrival_source_next(s, &a, &e) == 0)
+        cnt[(a.t % SIM_DAY) / SIM_HOUR]++;
+    arrival_source_destroy(s);
+    size_t lo = 0, hi = 0;
+    for (size_t h = 0; h < 24; h++) {
+        /* Linear interpolation between h:00 points: the hour's mean is their average. */
+        double expect = 0.5 * (p.hourly[h] + p.hourly[(h + 1) % 24]) * 3600.0 * (double)days;
+        cr_assert(fabs((double)cnt[h] - expect) < 5 * sqrt(expect), "hour %zu: %llu vs %f", h,
+                  (unsigned long long)cnt[h], expect);
+        lo = cnt[h] < cnt[lo] ? h : lo;
+        hi = cnt[h] > cnt[hi] ? h : hi;
+    }
+    cr_assert_eq(lo, 5);
+    cr_assert_eq(hi, 20);
+}
+
+static double gap_cv(struct arrival_source *s, uint64_t *n)
+{
+    struct arrival a;
+    struct trace_err e;
+    double sum = 0, sum2 = 0;
+    sim_time last = -1;
+    *n = 0;
+    while (arrival_source_next(s, &a, &e) == 0) {
+        if (last >= 0) {
+            double g = (double)(a.t - last);
+            sum += g;
+            sum2 += g * g;
+        }
+        last = a.t;
+        (*n)++;
+    }
+    double m = sum / (double)(*n - 1);
+    return sqrt(sum2 / (double)(*n - 1) - m * m) / m;
+}
+
+Test(traces_synth, burstiness_cv)
+{
+    struct rate_profile p = {.shape = RATE_CONSTANT, .peak_rps = 50.0};
+    uint64_t n;
+    struct arrival_source *s = synth_arrivals_create_cv(&p, 2.0, 4000 * SIM_SEC, 1, 2);
+    double cv = gap_cv(s, &n);
+    arrival_source_destroy(s);
+    /* Gamma renewal, shape 1/4: CV 2; 200,000 gaps expected. */
+    cr_assert(fabs(cv - 2.0) < 0.1, "cv %f", cv);
+    cr_assert(fabs((double)n - 200000.0) < 5 * 2.0 * sqrt(200000.0), "n %llu",
+              (unsigned long long)n);
+
+    /* Diurnal cosine profile: thinning compensation keeps CV near the target on average. */
+    struct rate_profile c = {
+        .shape = RATE_COSINE, .peak_rps = 4.0, .trough_ratio = 0.5, .peak_hour = 20};
+    s = synth_arrivals_create_cv(&c, 2.0, 2 * SIM_DAY, 3, 4);
+    cv = gap_cv(s, &n);
+    arrival_source_destroy(s);
+    cr_assert(fabs(cv - 2.0) < 0.3, "cv %f", cv);
+    /* Mean rate 3.0 req/s over 2 days = 518,400 arrivals. */
+    cr_assert(fabs((double)n - 518400.0) < 5 * 2.0 * sqrt(518400.0), "n %llu",
+              (unsigned long long)n);
+}
+
+Test(traces_synth, job_mix_from_acme_summary)
+{
+    struct job_mix m;
+    cr_assert_eq(job_mix_from_summary(&m, "Helios", 10.0), 0);
+    /* sigma = sqrt(2 ln(6651.681 / 206)) = 2.63622 (python3 math.sqrt(2*math.log(...))). */
+    cr_assert(fabs(m.sigma - 2.63622) < 1e-4);
+    cr_assert_float_eq(m.median_s, 206.0, 0);
+    cr_assert_eq(m.nsizes, 8);
+    double num = 0, den = 0;
+    for (unsigned i = 0; i < m.nsizes; i++) {
+        num += m.sizes[i] * m.weights[i];
+        den += m.weights[i];
+    }
+    cr_assert(fabs(num / den - 3.716) < 1e-6, "mean gpus %f", num / den);
+    cr_assert_eq(job_mix_from_summary(&m, "PAI", 1.0), 0);
+    cr_assert_eq(m.nsizes, 4); /* max 8 GPUs: 1, 2, 4, 8 */
+    cr_assert_float_eq(m.weights[0], 1.0, 0);
+    cr_assert_eq(job_mix_from_summary(&m, "Nope", 1.0), -EINVAL);
+}
