@@ -18,13 +18,12 @@ memo = $(eval $1 := $$(shell $2))$($1)
 PKG_CFLAGS = $(call memo,PKG_CFLAGS,pkg-config --cflags $(PKGS))
 PKG_LIBS   = $(call memo,PKG_LIBS,pkg-config --libs $(PKGS))
 CRIT_FLAGS = $(call memo,CRIT_FLAGS,pkg-config --cflags --libs criterion)
-HDF5_LIBDIR = $(call memo,HDF5_LIBDIR,pkg-config --variable=libdir hdf5)
 
 WARN    := -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS  ?= $(OPT) -g
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(if $(WERROR),-Werror) \
 	     -I. $(PKG_CFLAGS) -MMD -MP $(CFLAGS)
-LDLIBS_ALL = -L$(HDF5_LIBDIR) -lhdf5_hl $(PKG_LIBS) -lcsv -lm -lpthread
+LDLIBS_ALL = $(PKG_LIBS) -lcsv -lm -lpthread
 
 GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 VERSION    := 0.1.0

@@ -241,8 +241,8 @@ int h5_series_open(struct h5_series *s, hid_t grp, const char *const names[],
     }
     hsize_t ch[1] = {s->chunk};
     for (size_t c = 0; c < ncols; c++) {
-        s->dsets[c] = create_extendible(grp, names[c], H5T_NATIVE_DOUBLE, 1, ch, 0,
-                                        units ? units[c] : NULL);
+        s->dsets[c] =
+            create_extendible(grp, names[c], H5T_NATIVE_DOUBLE, 1, ch, 0, units ? units[c] : NULL);
         if (s->dsets[c] < 0) {
             s->ncols = c;
             h5_series_close(s);
@@ -257,8 +257,7 @@ static int series_flush(struct h5_series *s)
     if (s->nbuf == 0)
         return 0;
     for (size_t c = 0; c < s->ncols; c++)
-        if (append_rows(s->dsets[c], H5T_NATIVE_DOUBLE, s->buf + c * s->chunk, s->rows, s->nbuf,
-                        0))
+        if (append_rows(s->dsets[c], H5T_NATIVE_DOUBLE, s->buf + c * s->chunk, s->rows, s->nbuf, 0))
             return -EIO;
     s->rows += s->nbuf;
     s->nbuf = 0;
@@ -398,7 +397,8 @@ int h5_read_f64(hid_t grp, const char *name, double **out, size_t *n)
     int rc = -EIO;
     if (cnt >= 0) {
         double *v = malloc(((size_t)cnt ? (size_t)cnt : 1) * sizeof(*v));
-        if (v && (cnt == 0 || H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0)) {
+        if (v &&
+            (cnt == 0 || H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0)) {
             *out = v;
             *n = (size_t)cnt;
             rc = 0;

@@ -35,7 +35,8 @@ int h5file_commit(struct h5file *f, const char *as);
 /* Close and delete the temporary file. */
 void h5file_abort(struct h5file *f);
 
-/* Create group `path` (intermediate groups too) under parent. Returns the id or a negative value. */
+/* Create group `path` (intermediate groups too) under parent. Returns the id or a negative value.
+ */
 hid_t h5_group_create(hid_t parent, const char *path);
 
 int h5_attr_double(hid_t obj, const char *name, double v);
@@ -56,9 +57,9 @@ int h5_write_f64_2d(hid_t grp, const char *name, const double *v, size_t rows, s
  */
 struct h5_series {
     size_t ncols, chunk, nbuf;
-    uint64_t rows;     /* rows written to the file */
+    uint64_t rows; /* rows written to the file */
     hid_t *dsets;
-    double *buf;       /* column-major: buf[col * chunk + row] */
+    double *buf; /* column-major: buf[col * chunk + row] */
 };
 
 int h5_series_open(struct h5_series *s, hid_t grp, const char *const names[],

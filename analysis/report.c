@@ -100,7 +100,8 @@ int report_write(FILE *out, const char *path, char *err, size_t errlen)
             attr(sum, "slo_share") * 100);
 
     fprintf(out, "\ntraining\n");
-    fprintf(out, "  jobs: %.0f submitted, %.0f completed, %.0f running, %.0f queued, %.0f rejected\n",
+    fprintf(out,
+            "  jobs: %.0f submitted, %.0f completed, %.0f running, %.0f queued, %.0f rejected\n",
             attr(sum, "jobs_submitted"), attr(sum, "jobs_completed"), attr(sum, "jobs_running"),
             attr(sum, "jobs_queued"), attr(sum, "jobs_rejected"));
     fprintf(out, "  GPU-hours of training work done: %.1f\n", attr(sum, "training_gpu_hours"));

@@ -148,8 +148,7 @@ static int bench_large(double days)
     double rps = req / t;
     printf("large (512 GPUs, %.0f days): %.1f s wall, %.2f M events/s, %.2f M requests/s "
            "(%.0f requests, %u jobs), peak RSS %.1f MB\n",
-           days, t, (double)s.eng.processed / t / 1e6, rps / 1e6, req, s.tr.njobs,
-           peak_rss_mb());
+           days, t, (double)s.eng.processed / t / 1e6, rps / 1e6, req, s.tr.njobs, peak_rss_mb());
     /* The target scales mainly with requests (per-request work) and GPUs × intervals (sampling). */
     double target_req = 6.5e9;
     double per_gpu_interval = 0; /* sampling cost is folded into the measured rate */

@@ -17,9 +17,15 @@ if grep -nE '(^|[^A-Za-z0-9_])(rand|atoi|atof|sprintf|strcpy|strtok|gsl_rng_env_
     status=1
 fi
 
-# No writable global data in library objects: nm symbol classes D/d (data), B/b (bss),
-# G/g and S/s (small data/bss) mean writable storage with static duration.
-writable=$(nm -A "$lib" | awk '$(NF-1) ~ /^[DdBbGgSs]$/ {print}')
+# No writable global data in library objects: any symbol in a writable data
+# section (.data, .bss and friends; .data.rel.ro is read-only after relocation
+# and allowed, it holds const tables of function pointers).
+writable=$(objdump -t "$lib" | awk '
+    /^[0-9a-f]+ / {
+        for (i = 2; i <= NF; i++) if ($i ~ /^\./) { sec = $i; break }
+        if (sec ~ /^\.(data|bss|tbss|tdata)/ && sec !~ /^\.data\.rel\.ro/ && $NF !~ /^\./)
+            print sec, $NF
+    }')
 if [ -n "$writable" ]; then
     echo "lint: writable global data in $lib:" >&2
     echo "$writable" >&2

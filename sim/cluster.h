@@ -23,9 +23,9 @@ enum gpu_use { GPU_FREE, GPU_INFER, GPU_TRAIN };
 struct gpu {
     uint32_t node;
     enum gpu_use use;
-    int64_t owner;          /* replica or job id, -1 when free */
-    double busy;            /* current busy fraction of the card, 0..1 */
-    sim_time last;          /* time of the last accounting */
+    int64_t owner;                    /* replica or job id, -1 when free */
+    double busy;                      /* current busy fraction of the card, 0..1 */
+    sim_time last;                    /* time of the last accounting */
     double alloc_us, busy_us;         /* since t = 0 */
     double int_alloc_us, int_busy_us; /* since the start of the current sample interval */
     double infer_us, train_us;        /* allocated time by use, since t = 0 */

@@ -24,10 +24,10 @@ typedef void (*engine_progress_fn)(void *ctx, const struct engine *e);
 struct engine {
     struct evq q;
     sim_time now;
-    uint64_t processed;                      /* events handled */
-    const volatile sig_atomic_t *interrupt;  /* stop when *interrupt != 0 (may be NULL) */
-    bool interrupted;                        /* set when a run stopped on *interrupt */
-    bool stop;                               /* a handler asks the run to stop (error) */
+    uint64_t processed;                     /* events handled */
+    const volatile sig_atomic_t *interrupt; /* stop when *interrupt != 0 (may be NULL) */
+    bool interrupted;                       /* set when a run stopped on *interrupt */
+    bool stop;                              /* a handler asks the run to stop (error) */
     engine_progress_fn progress;
     void *progress_ctx;
 };

@@ -17,6 +17,7 @@
 
 #include "analysis/report.h"
 #include "sim/cli_mig.h"
+#include "sim/cli_traces.h"
 #include "sim/output.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
@@ -38,6 +39,7 @@ static void usage_main(FILE *f)
           "  validate SCENARIO                             check a scenario without running it\n"
           "  report FILE                                   print a results file's report\n"
           "  mig profiles GPU | mig validate GPU LAYOUT    MIG profile table, layout check\n"
+          "  traces inspect FILE | traces convert IN ...   look into a trace, convert it\n"
           "\n"
           "'tidesim <command> --help' tells more. Version " TIDESIM_VERSION " (" TIDESIM_GIT ").\n",
           f);
@@ -185,8 +187,8 @@ static int cmd_run(int argc, char **argv)
         char at[32];
         fmt_simtime(at, sizeof(at), s.end);
         fprintf(stderr,
-                "tidesim: interrupted at simulated %s; partial results in %s (complete = 0)\n",
-                at, written);
+                "tidesim: interrupted at simulated %s; partial results in %s (complete = 0)\n", at,
+                written);
     } else if (!quiet) {
         fprintf(stderr, "tidesim: wrote %s (%llu events)\n", written,
                 (unsigned long long)s.eng.processed);
@@ -260,6 +262,8 @@ int main(int argc, char **argv)
         return cmd_report(argc - 1, argv + 1);
     if (!strcmp(cmd, "mig"))
         return cli_mig(argc - 1, argv + 1);
+    if (!strcmp(cmd, "traces"))
+        return cli_traces(argc - 1, argv + 1);
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         usage_main(stdout);
         return 0;

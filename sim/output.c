@@ -19,18 +19,18 @@
 #define TIDESIM_GIT "unknown"
 #endif
 
-static const char *const ts_names[] = {"time_s",        "util_allocated", "util_busy",
+static const char *const ts_names[] = {"time_s",         "util_allocated", "util_busy",
                                        "gpus_inference", "gpus_training",  "jobs_running",
                                        "jobs_queued"};
 static const char *const ts_units[] = {"s", "1", "1", "GPUs", "GPUs", "jobs", "jobs"};
 #define TS_COLS (sizeof(ts_names) / sizeof(ts_names[0]))
 
-static const char *const svc_names[] = {
-    "time_s",  "arrived",  "rate_rps", "served", "dropped", "queue_len",  "replicas",
-    "mean_ms", "p50_ms",   "p95_ms",   "p99_ms", "max_ms",  "slo_share"};
-static const char *const svc_units[] = {"s",  "requests", "req/s", "requests", "requests",
-                                        "requests", "replicas", "ms", "ms", "ms", "ms", "ms",
-                                        "1"};
+static const char *const svc_names[] = {"time_s",    "arrived",  "rate_rps", "served", "dropped",
+                                        "queue_len", "replicas", "mean_ms",  "p50_ms", "p95_ms",
+                                        "p99_ms",    "max_ms",   "slo_share"};
+static const char *const svc_units[] = {"s",        "requests", "req/s", "requests", "requests",
+                                        "requests", "replicas", "ms",    "ms",       "ms",
+                                        "ms",       "ms",       "1"};
 #define SVC_COLS (sizeof(svc_names) / sizeof(svc_names[0]))
 
 static const char *const hist_names[] = {"interval", "bucket", "count"};
@@ -98,8 +98,8 @@ static void output_free(struct sim_output *o)
     free(o);
 }
 
-int sim_output_open(struct sim_output **out, const char *path, const struct scenario *sc,
-                    char *err, size_t errlen)
+int sim_output_open(struct sim_output **out, const char *path, const struct scenario *sc, char *err,
+                    size_t errlen)
 {
     struct sim_output *o = calloc(1, sizeof(*o));
     *out = NULL;
@@ -110,8 +110,8 @@ int sim_output_open(struct sim_output **out, const char *path, const struct scen
     iso_now(o->wall_start, sizeof(o->wall_start));
     int rc = h5file_create(&o->f, path);
     if (rc) {
-        snprintf(err, errlen, "%s: cannot create the results file (is the folder there and writable?)",
-                 path);
+        snprintf(err, errlen,
+                 "%s: cannot create the results file (is the folder there and writable?)", path);
         free(o);
         return rc;
     }

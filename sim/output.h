@@ -22,8 +22,8 @@ struct sim_output;
 #define RESULTS_SCHEMA_VERSION 1
 
 /* Create the temporary file for path. Returns 0, or a negative code with err filled. */
-int sim_output_open(struct sim_output **out, const char *path, const struct scenario *sc,
-                    char *err, size_t errlen);
+int sim_output_open(struct sim_output **out, const char *path, const struct scenario *sc, char *err,
+                    size_t errlen);
 
 /* Append the interval [t0, t1) just closed (called by the sampler). */
 int sim_output_interval(struct sim_output *o, const struct sim *s, sim_time t0, sim_time t1);

@@ -38,8 +38,8 @@ static int parse_tz(const char *s, int *out)
     return 0;
 }
 
-static int get_u32(const struct conf_doc *d, const struct conf_node *m, const char *key,
-                   bool req, int64_t min, int64_t max, uint32_t *out, struct conf_err *err)
+static int get_u32(const struct conf_doc *d, const struct conf_node *m, const char *key, bool req,
+                   int64_t min, int64_t max, uint32_t *out, struct conf_err *err)
 {
     int64_t v = *out;
     int rc = conf_int(d, m, key, req, min, max, &v, err);
@@ -62,8 +62,7 @@ static int get_numbers(const struct conf_doc *d, const struct conf_node *m, cons
         char *end;
         errno = 0;
         double v = it->kind == CONF_SCALAR ? strtod(it->value, &end) : -1;
-        if (it->kind != CONF_SCALAR || errno || end == it->value || *end || !(v >= 0) ||
-            v > 1e12)
+        if (it->kind != CONF_SCALAR || errno || end == it->value || *end || !(v >= 0) || v > 1e12)
             return conf_errf(err, d, it, key, "expected a non-negative number, got '%.40s'",
                              it->kind == CONF_SCALAR ? it->value : "(not a scalar)");
         out[i] = v;
@@ -75,8 +74,8 @@ static int load_arrivals(const struct conf_doc *d, const struct conf_node *svc,
                          struct service_cfg *c, struct conf_err *err)
 {
     static const char *const akeys[] = {"synthetic", NULL};
-    static const char *const skeys[] = {"shape", "peak_rps", "rate_rps", "trough_ratio",
-                                        "peak_hour", "hourly", "weekly", NULL};
+    static const char *const skeys[] = {"shape",     "peak_rps", "rate_rps", "trough_ratio",
+                                        "peak_hour", "hourly",   "weekly",   NULL};
     const struct conf_node *a = conf_get(svc, "arrivals");
     int rc;
 
@@ -117,11 +116,11 @@ static int load_arrivals(const struct conf_doc *d, const struct conf_node *svc,
     return get_numbers(d, s, "weekly", 7, p->weekly, err);
 }
 
-static int load_service(const struct conf_doc *d, const struct conf_node *n,
-                        struct service_cfg *c, struct conf_err *err)
+static int load_service(const struct conf_doc *d, const struct conf_node *n, struct service_cfg *c,
+                        struct conf_err *err)
 {
-    static const char *const keys[] = {"name",    "latency",  "batching", "slo", "replicas",
-                                       "arrivals", "max_queue", NULL};
+    static const char *const keys[] = {"name",     "latency",  "batching",  "slo",
+                                       "replicas", "arrivals", "max_queue", NULL};
     static const char *const lkeys[] = {"a_ms", "b_ms", "dist", "cv", NULL};
     static const char *const bkeys[] = {"max_batch", "max_wait", NULL};
     static const char *const skeys[] = {"p99_ms", "target_ms", "quantile", NULL};
@@ -133,7 +132,8 @@ static int load_service(const struct conf_doc *d, const struct conf_node *n,
     if ((rc = conf_string(d, n, "name", true, &c->name, err)))
         return rc;
 
-    /* BERT-large on a full A100, fitted from MLPerf v2.0 (models.md §4.2): a = 1.16 ms, b = 0.28 ms. */
+    /* BERT-large on a full A100, fitted from MLPerf v2.0 (models.md §4.2): a = 1.16 ms, b = 0.28
+     * ms. */
     c->a_ms = 1.16;
     c->b_ms = 0.28;
     c->cv = 0.1;
@@ -328,8 +328,8 @@ static int load_training(struct scenario *sc, const struct conf_node *root, stru
     uint32_t total = scenario_gpus(sc);
     for (unsigned i = 0; i < m->nsizes; i++)
         if (m->sizes[i] > total)
-            return conf_errf(err, d, g, "gpus",
-                             "a %u-GPU job can never fit a %u-GPU cluster", m->sizes[i], total);
+            return conf_errf(err, d, g, "gpus", "a %u-GPU job can never fit a %u-GPU cluster",
+                             m->sizes[i], total);
     return 0;
 }
 
@@ -356,9 +356,9 @@ static int load_policy(struct scenario *sc, const struct conf_node *root, struct
 
 static int load_root(struct scenario *sc, struct conf_err *err)
 {
-    static const char *const keys[] = {"name",     "seed",     "duration", "sample_interval",
-                                       "timezone", "cluster",  "services", "training",
-                                       "policy",   "output",   NULL};
+    static const char *const keys[] = {"name",     "seed",    "duration", "sample_interval",
+                                       "timezone", "cluster", "services", "training",
+                                       "policy",   "output",  NULL};
     static const char *const ckeys[] = {"gpu", "nodes", "gpus_per_node", "sharing", NULL};
     static const char *const okeys[] = {"per_gpu_timeseries", NULL};
     const struct conf_doc *d = &sc->doc;
@@ -381,8 +381,7 @@ static int load_root(struct scenario *sc, struct conf_err *err)
     if ((rc = conf_duration(d, root, "duration", true, SIM_SEC, &sc->duration, err)))
         return rc;
     sc->sample_interval = 60 * SIM_SEC;
-    if ((rc = conf_duration(d, root, "sample_interval", false, SIM_SEC, &sc->sample_interval,
-                            err)))
+    if ((rc = conf_duration(d, root, "sample_interval", false, SIM_SEC, &sc->sample_interval, err)))
         return rc;
     const char *tz = "UTC";
     if ((rc = conf_string(d, root, "timezone", false, &tz, err)))

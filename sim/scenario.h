@@ -30,25 +30,25 @@ struct service_cfg {
     /* Batch latency a + b·batch on a full GPU (models.md §4.2), times a jitter of mean 1. */
     double a_ms, b_ms;
     enum svc_dist dist;
-    double cv;              /* lognormal jitter coefficient of variation */
-    uint32_t max_batch;     /* dynamic batching: largest batch */
-    sim_time max_wait;      /* dynamic batching: longest wait of the oldest request */
-    sim_time slo;           /* latency target, µs */
-    double slo_quantile;    /* e.g. 0.99: the SLO holds if that quantile <= slo */
-    uint32_t replicas;      /* replicas the policy starts with (0 = policy decides) */
+    double cv;           /* lognormal jitter coefficient of variation */
+    uint32_t max_batch;  /* dynamic batching: largest batch */
+    sim_time max_wait;   /* dynamic batching: longest wait of the oldest request */
+    sim_time slo;        /* latency target, µs */
+    double slo_quantile; /* e.g. 0.99: the SLO holds if that quantile <= slo */
+    uint32_t replicas;   /* replicas the policy starts with (0 = policy decides) */
     uint32_t min_replicas, max_replicas;
-    uint64_t max_queue;     /* waiting requests beyond this are dropped */
+    uint64_t max_queue; /* waiting requests beyond this are dropped */
     struct rate_profile arrivals;
 };
 
 struct training_cfg {
-    bool synthetic;         /* jobs from the synthetic generator */
+    bool synthetic; /* jobs from the synthetic generator */
     struct job_mix mix;
-    uint32_t backlog;       /* jobs already queued at t = 0 (drawn from the same mix) */
+    uint32_t backlog; /* jobs already queued at t = 0 (drawn from the same mix) */
 };
 
 struct policy_cfg {
-    const char *name;       /* CLI name: dedicated, ... */
+    const char *name; /* CLI name: dedicated, ... */
     uint32_t inference_gpus;
 };
 
@@ -58,9 +58,9 @@ struct scenario {
     uint64_t seed;
     sim_time duration;
     sim_time sample_interval;
-    int tz_offset_min;      /* minutes east of UTC of the local time used for t = 0 */
+    int tz_offset_min; /* minutes east of UTC of the local time used for t = 0 */
 
-    const char *gpu;        /* GPU model name, e.g. a100-sxm4-80gb */
+    const char *gpu;             /* GPU model name, e.g. a100-sxm4-80gb */
     const struct gpu_spec *spec; /* its specification (models/gpu.h) */
     uint32_t nodes, gpus_per_node;
     enum sharing_mode sharing;
@@ -73,7 +73,7 @@ struct scenario {
 
     bool per_gpu_timeseries; /* write /gpus/..._by_interval matrices */
 
-    struct conf_doc doc;     /* owns the strings above and the file text */
+    struct conf_doc doc; /* owns the strings above and the file text */
 };
 
 /* Load and validate. On failure returns a negative code, err filled, sc released. */

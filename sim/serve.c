@@ -190,8 +190,8 @@ static void kick(struct service *s, sim_time now)
         if (s->len == 0)
             break;
         sim_time oldest = ring_at(s, 0);
-        sim_time due = oldest > SIM_TIME_MAX - s->cfg->max_wait ? SIM_TIME_MAX
-                                                                 : oldest + s->cfg->max_wait;
+        sim_time due =
+            oldest > SIM_TIME_MAX - s->cfg->max_wait ? SIM_TIME_MAX : oldest + s->cfg->max_wait;
         if (s->len >= mb && ring_at(s, mb - 1) < due)
             due = ring_at(s, mb - 1);
         if (due > now) {
@@ -237,8 +237,7 @@ static void on_batch_done(void *ctx, uint64_t arg)
 }
 
 int service_init(struct service *s, uint32_t index, const struct service_cfg *cfg,
-                 struct engine *eng, struct cluster *cl, struct arrival_source *src,
-                 uint64_t seed)
+                 struct engine *eng, struct cluster *cl, struct arrival_source *src, uint64_t seed)
 {
     char name[160];
     memset(s, 0, sizeof(*s));

@@ -32,9 +32,9 @@
 
 struct replica {
     uint32_t gpu;
-    double speed;           /* fraction of a full GPU */
+    double speed; /* fraction of a full GPU */
     bool busy;
-    bool draining;          /* removed when its batch completes */
+    bool draining; /* removed when its batch completes */
     uint32_t batch_n;
     sim_time batch_end;
     sim_time *batch_arrivals; /* max_batch entries */
@@ -44,7 +44,7 @@ struct replica {
 struct service_stats {
     uint64_t arrived, served, dropped, within_slo;
     uint64_t batches;
-    double wait_us;         /* sum over served requests of (batch start − arrival) */
+    double wait_us; /* sum over served requests of (batch start − arrival) */
 };
 
 struct service {
@@ -54,21 +54,21 @@ struct service {
     struct cluster *cl;
     struct arrival_source *src; /* owned */
     bool src_done;
-    int src_error;              /* negative code once the source failed */
+    int src_error; /* negative code once the source failed */
     struct trace_err src_err;
-    struct rng rng;             /* service-time jitter */
+    struct rng rng; /* service-time jitter */
     double jitter_sigma, jitter_mu;
 
     /* Drawn, not yet started requests: ring[(head + i) & mask], i < len, sorted. */
     sim_time *ring;
     uint64_t mask, head, len;
-    uint64_t narrived;          /* entries from head with time <= last pull (the queue) */
+    uint64_t narrived; /* entries from head with time <= last pull (the queue) */
 
     struct replica *reps;
     uint32_t nreps, cap_reps;
-    uint32_t *idle;             /* stack of idle replica indices */
+    uint32_t *idle; /* stack of idle replica indices */
     uint32_t nidle;
-    uint32_t in_service;        /* requests in running batches */
+    uint32_t in_service; /* requests in running batches */
 
     struct evq_handle wake;
     sim_time wake_at;
@@ -83,8 +83,7 @@ struct service {
  * Returns 0 or -ENOMEM.
  */
 int service_init(struct service *s, uint32_t index, const struct service_cfg *cfg,
-                 struct engine *eng, struct cluster *cl, struct arrival_source *src,
-                 uint64_t seed);
+                 struct engine *eng, struct cluster *cl, struct arrival_source *src, uint64_t seed);
 void service_release(struct service *s);
 
 /* Add a replica on card gpu (already allocated to it) at speed (fraction of a GPU). */

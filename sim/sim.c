@@ -113,14 +113,13 @@ int sim_init(struct sim *s, const struct scenario *sc, uint64_t seed, struct sim
     s->tr.cb_ctx = s;
 
     if ((rc = s->pol->init(s, &s->pol_state))) {
-        snprintf(s->err, sizeof(s->err), "policy '%s' could not start (error %d)",
-                 s->pol->name, rc);
+        snprintf(s->err, sizeof(s->err), "policy '%s' could not start (error %d)", s->pol->name,
+                 rc);
         goto fail_msg;
     }
     if ((rc = trainer_begin(&s->tr)))
         goto fail;
-    rc = engine_at(&s->eng,
-                   sc->sample_interval < sc->duration ? sc->sample_interval : sc->duration,
+    rc = engine_at(&s->eng, sc->sample_interval < sc->duration ? sc->sample_interval : sc->duration,
                    on_sample, s, 0, &s->sample_ev);
     if (rc)
         goto fail;

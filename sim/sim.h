@@ -36,14 +36,14 @@ struct sim {
     void *pol_state;
 
     struct evq_handle sample_ev;
-    uint64_t nsamples;          /* intervals closed */
-    sim_time last_sample;       /* end of the last closed interval */
-    struct sim_output *out;     /* NULL: keep results in memory only */
+    uint64_t nsamples;      /* intervals closed */
+    sim_time last_sample;   /* end of the last closed interval */
+    struct sim_output *out; /* NULL: keep results in memory only */
     int out_error;
 
-    sim_time end;               /* time reached (duration, or less when interrupted) */
+    sim_time end; /* time reached (duration, or less when interrupted) */
     bool interrupted;
-    char err[512];              /* message of the error that stopped the run */
+    char err[512]; /* message of the error that stopped the run */
 };
 
 /*

@@ -87,8 +87,7 @@ static void on_finish_ev(void *ctx, uint64_t arg)
         t->on_finish(t->cb_ctx, id);
 }
 
-int trainer_init(struct trainer *t, struct engine *eng, struct cluster *cl,
-                 struct job_source *src)
+int trainer_init(struct trainer *t, struct engine *eng, struct cluster *cl, struct job_source *src)
 {
     memset(t, 0, sizeof(*t));
     t->eng = eng;

@@ -26,12 +26,12 @@ enum job_state { JOB_QUEUED, JOB_RUNNING, JOB_DONE, JOB_REJECTED };
 struct job {
     struct job_spec spec;
     enum job_state state;
-    sim_time start;     /* first start, -1 if never started */
-    sim_time end;       /* completion, -1 if not done */
-    double done_us;     /* work done so far, µs at full speed */
-    double rate;        /* current speed, fraction of full speed */
-    sim_time since;     /* time done_us was last brought up to date */
-    uint32_t *gpus;     /* cards while running (spec.gpus entries) */
+    sim_time start; /* first start, -1 if never started */
+    sim_time end;   /* completion, -1 if not done */
+    double done_us; /* work done so far, µs at full speed */
+    double rate;    /* current speed, fraction of full speed */
+    sim_time since; /* time done_us was last brought up to date */
+    uint32_t *gpus; /* cards while running (spec.gpus entries) */
     struct evq_handle fin;
     uint32_t preemptions;
 };
@@ -46,21 +46,20 @@ struct trainer {
     bool src_done;
     int src_error;
     struct trace_err src_err;
-    struct job_spec next;   /* drawn, not yet submitted */
+    struct job_spec next; /* drawn, not yet submitted */
     struct evq_handle next_ev;
 
     struct job *jobs;
     uint32_t njobs, cap;
     uint32_t queued, running, done, rejected;
-    double gpu_us_done;     /* GPU-µs of work of completed jobs */
+    double gpu_us_done; /* GPU-µs of work of completed jobs */
 
     trainer_cb on_submit, on_finish;
     void *cb_ctx;
 };
 
 /* Takes ownership of src (may be NULL). Returns 0 or -ENOMEM. */
-int trainer_init(struct trainer *t, struct engine *eng, struct cluster *cl,
-                 struct job_source *src);
+int trainer_init(struct trainer *t, struct engine *eng, struct cluster *cl, struct job_source *src);
 void trainer_release(struct trainer *t);
 
 /* Schedule the first submission. Call once callbacks are set. */

@@ -18,8 +18,7 @@ static inline void simtest_build(struct scenario *sc, struct sim *s, const char 
     cr_assert_eq(rc, 0, "sim_init failed: %s", s->err);
 }
 
-static inline void simtest_run(struct scenario *sc, struct sim *s, const char *yaml,
-                               uint64_t seed)
+static inline void simtest_run(struct scenario *sc, struct sim *s, const char *yaml, uint64_t seed)
 {
     simtest_build(sc, s, yaml, seed);
     int rc = sim_run(s, NULL);

@@ -127,8 +127,7 @@ Test(serve, queue_limit_drops_and_conserves)
     cr_expect_eq(s.tot.served, 3);
     cr_expect_eq(s.in_service, 1);
     cr_expect_eq(service_waiting(&s), 7);
-    cr_expect_eq(s.tot.arrived,
-                 s.tot.served + s.tot.dropped + s.in_service + service_waiting(&s));
+    cr_expect_eq(s.tot.arrived, s.tot.served + s.tot.dropped + s.in_service + service_waiting(&s));
     service_release(&s);
     cluster_release(&cl);
     engine_release(&e);

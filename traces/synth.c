@@ -78,11 +78,11 @@ struct synth_arrivals {
     struct arrival_source_ops ops; /* base.ops points here (no relocated tables) */
     struct rate_profile prof;
     struct rng rng;
-    double t_us;         /* candidate clock, µs (double: gaps are sub-µs at high rates) */
+    double t_us; /* candidate clock, µs (double: gaps are sub-µs at high rates) */
     sim_time end;
-    bool thin;           /* false for constant profiles: one cell, every candidate kept */
-    double gshape;       /* Gamma candidate gaps with this shape; 0 = exponential (Poisson) */
-    double gbound;       /* Gamma path: one thinning bound for the whole profile, req/s */
+    bool thin;     /* false for constant profiles: one cell, every candidate kept */
+    double gshape; /* Gamma candidate gaps with this shape; 0 = exponential (Poisson) */
+    double gbound; /* Gamma path: one thinning bound for the whole profile, req/s */
     sim_time cell_start, cell_end;
     double r0, r1, bound; /* rate at the cell's ends and their max, req/s */
 };

@@ -51,7 +51,7 @@ struct job_mix {
     uint32_t sizes[8]; /* GPU counts, e.g. 1, 2, 4, 8 */
     double weights[8]; /* their relative weights */
     unsigned nsizes;
-    uint32_t backlog;       /* jobs submitted at t = 0, before the Poisson stream */
+    uint32_t backlog; /* jobs submitted at t = 0, before the Poisson stream */
 };
 
 /* m->backlog jobs at t = 0, then Poisson submissions in [0, end). NULL on allocation failure. */

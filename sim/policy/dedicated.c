@@ -16,7 +16,7 @@
 struct dedicated {
     uint32_t *fifo; /* job indices; head .. tail */
     uint32_t head, tail, cap;
-    uint32_t pool;  /* cards left for training */
+    uint32_t pool; /* cards left for training */
     uint32_t *gang;
 };
 
