@@ -11,6 +11,8 @@
 
 #include "analysis/h5io.h"
 #include "sim/sim.h"
+#include "traces/arrivals.h"
+#include "traces/jobs.h"
 
 #ifndef TIDESIM_VERSION
 #define TIDESIM_VERSION "dev"
@@ -282,7 +284,7 @@ static int write_jobs(struct sim_output *o, const struct sim *s, hid_t summary)
 {
     const struct trainer *tr = &s->tr;
     size_t n = tr->njobs, m = n ? n : 1;
-    double *col = malloc(m * sizeof(*col) * 11);
+    double *col = malloc(m * sizeof(*col) * 12);
     double *qd = malloc(m * sizeof(*qd)), *jct = malloc(m * sizeof(*jct));
     int rc = 0;
     if (!col || !qd || !jct) {
@@ -293,9 +295,10 @@ static int write_jobs(struct sim_output *o, const struct sim *s, hid_t summary)
     }
     double *id = col, *submit = col + m, *start = col + 2 * m, *end = col + 3 * m,
            *gpus = col + 4 * m, *work = col + 5 * m, *done = col + 6 * m, *state = col + 7 * m,
-           *delay = col + 8 * m, *jc = col + 9 * m, *pre = col + 10 * m;
+           *delay = col + 8 * m, *jc = col + 9 * m, *pre = col + 10 * m, *outc = col + 11 * m;
     size_t nq = 0, nj = 0;
-    double gpu_h = 0;
+    double gpu_h = 0, gpu_h_failed = 0;
+    int64_t n_failed = 0, n_cancelled = 0, n_service = 0;
     for (size_t i = 0; i < n; i++) {
         const struct job *j = &tr->jobs[i];
         id[i] = (double)j->spec.id;
@@ -309,7 +312,14 @@ static int write_jobs(struct sim_output *o, const struct sim *s, hid_t summary)
         delay[i] = j->start >= 0 ? start[i] - submit[i] : NAN;
         jc[i] = j->end >= 0 ? end[i] - submit[i] : NAN;
         pre[i] = j->preemptions;
-        gpu_h += done[i] * j->spec.gpus / 3600.0;
+        outc[i] = (double)j->spec.outcome;
+        if (j->spec.outcome == JOB_LOG_COMPLETED || j->spec.outcome == JOB_LOG_SERVICE)
+            gpu_h += done[i] * j->spec.gpus / 3600.0;
+        else
+            gpu_h_failed += done[i] * j->spec.gpus / 3600.0;
+        n_failed += j->spec.outcome == JOB_LOG_FAILED;
+        n_cancelled += j->spec.outcome == JOB_LOG_CANCELLED;
+        n_service += j->spec.outcome == JOB_LOG_SERVICE;
         if (j->start >= 0)
             qd[nq++] = delay[i];
         if (j->end >= 0)
@@ -331,7 +341,9 @@ static int write_jobs(struct sim_output *o, const struct sim *s, hid_t summary)
     rc |= h5_write_f64(g, "queue_delay_s", delay, n, "s");
     rc |= h5_write_f64(g, "completion_s", jc, n, "s");
     rc |= h5_write_f64(g, "preemptions", pre, n, "1");
+    rc |= h5_write_f64(g, "log_outcome", outc, n, "0=completed 1=failed 2=cancelled 3=service");
     rc |= h5_attr_str(g, "state_legend", "0=queued 1=running 2=done 3=rejected");
+    rc |= h5_attr_str(g, "log_outcome_legend", "0=completed 1=failed 2=cancelled 3=service");
     H5Gclose(g);
 
     qsort(qd, nq, sizeof(*qd), cmp_double);
@@ -347,6 +359,16 @@ static int write_jobs(struct sim_output *o, const struct sim *s, hid_t summary)
     rc |= h5_attr_int(summary, "jobs_queued", tr->queued);
     rc |= h5_attr_int(summary, "jobs_rejected", tr->rejected);
     rc |= h5_attr_double(summary, "training_gpu_hours", gpu_h);
+    rc |= h5_attr_double(summary, "training_gpu_hours_failed_in_log", gpu_h_failed);
+    rc |= h5_attr_int(summary, "jobs_failed_in_log", n_failed);
+    rc |= h5_attr_int(summary, "jobs_cancelled_in_log", n_cancelled);
+    rc |= h5_attr_int(summary, "jobs_services_in_log", n_service);
+    rc |= h5_attr_int(summary, "job_log_services_skipped", (int64_t)tr->services_skipped);
+    struct job_stats st = {0};
+    if (tr->src)
+        jobs_stats(tr->src, &st);
+    rc |= h5_attr_int(summary, "job_log_rows_skipped", (int64_t)st.skipped);
+    rc |= h5_attr_int(summary, "job_log_rows_filtered", (int64_t)(st.cpu_only + st.never_ran));
     rc |= h5_attr_double(summary, "queue_delay_mean_s", nq ? sq / (double)nq : NAN);
     rc |= h5_attr_double(summary, "queue_delay_p50_s", quantile_sorted(qd, nq, 0.5));
     rc |= h5_attr_double(summary, "queue_delay_p95_s", quantile_sorted(qd, nq, 0.95));
@@ -398,6 +420,8 @@ static int write_service(struct svc_out *so, const struct service *sv, double *s
     rc |= h5_attr_int(so->grp, "waiting", (int64_t)service_waiting(sv));
     rc |= h5_attr_int(so->grp, "in_service", sv->in_service);
     rc |= h5_attr_int(so->grp, "batches", (int64_t)sv->tot.batches);
+    rc |= h5_attr_int(so->grp, "trace_rows_skipped",
+                      sv->src ? (int64_t)arrivals_skipped(sv->src) : 0);
     rc |= h5_attr_double(so->grp, "mean_ms", hist_mean(h) / 1e3);
     rc |= h5_attr_double(so->grp, "p50_ms", hist_quantile(h, 0.5) / 1e3);
     rc |= h5_attr_double(so->grp, "p95_ms", hist_quantile(h, 0.95) / 1e3);

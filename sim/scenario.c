@@ -7,11 +7,151 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const sharing_names[] = {"exclusive", "mig", "timeslice", "mps", NULL};
 static const char *const dist_names[] = {"deterministic", "exponential", "lognormal", NULL};
-static const char *const shape_names[] = {"constant", "cosine", "hourly", NULL};
+static const char *const shape_names[] = {"constant", "cosine", "hourly", "servegen", NULL};
+#define SHAPE_SERVEGEN 3
+static int get_u32(const struct conf_doc *d, const struct conf_node *m, const char *key, bool req,
+                   int64_t min, int64_t max, uint32_t *out, struct conf_err *err);
+
 static const char *const policy_names[] = {"dedicated", NULL};
+static const char *const arrfmt_names[] = {"azure", "servegen", "csv", "counts", NULL};
+static const char *const jobfmt_names[] = {"openb", "pai", "helios", "csv", NULL};
+static const char *const badrow_names[] = {"fail", "skip", NULL};
+
+/*
+ * Resolve a trace path against the scenario file's folder (absolute paths are
+ * kept) and check that it can be read. Returns a malloc'd path, or NULL with
+ * err filled.
+ */
+static char *resolve_path(const struct conf_doc *d, const struct conf_node *m, const char *key,
+                          struct conf_err *err)
+{
+    const char *p = NULL;
+    if (conf_string(d, m, key, true, &p, err))
+        return NULL;
+    const char *slash = strrchr(d->path, '/');
+    size_t dir = p[0] == '/' || !slash ? 0 : (size_t)(slash - d->path) + 1;
+    size_t n = dir + strlen(p) + 1;
+    char *full = malloc(n);
+    if (!full) {
+        conf_errf(err, d, conf_get(m, key), key, "out of memory");
+        return NULL;
+    }
+    memcpy(full, d->path, dir);
+    memcpy(full + dir, p, strlen(p) + 1);
+    if (access(full, R_OK) != 0) {
+        conf_errf(err, d, conf_get(m, key), key, "cannot read '%s': %s", full, strerror(errno));
+        free(full);
+        return NULL;
+    }
+    return full;
+}
+
+static int get_unit(const struct conf_doc *d, const struct conf_node *m, const char *key,
+                    enum tfield_unit *out, struct conf_err *err)
+{
+    const char *u = NULL;
+    int rc = conf_string(d, m, key, false, &u, err);
+    if (rc || !u)
+        return rc;
+    if (tfield_unit_parse(u, out))
+        return conf_errf(err, d, conf_get(m, key), key,
+                         "expected a time unit (s, ms, us or wall), got '%.40s'", u);
+    return 0;
+}
+
+static int get_bad_row(const struct conf_doc *d, const struct conf_node *m, bool *skip,
+                       struct conf_err *err)
+{
+    int which = 0, rc = conf_enum(d, m, "on_bad_row", false, badrow_names, &which, err);
+    *skip = which == 1;
+    return rc;
+}
+
+static int load_arrival_trace(const struct conf_doc *d, const struct conf_node *t,
+                              struct arrival_trace_cfg *c, struct conf_err *err)
+{
+    static const char *const keys[] = {
+        "path",       "format",       "time_column", "time_unit",  "in_column",
+        "out_column", "count_column", "interval",    "origin",     "offset",
+        "scale",      "loop",         "loop_period", "on_bad_row", NULL};
+    int rc, fmt = ARRFMT_AZURE;
+    if ((rc = conf_check_keys(d, t, "trace", keys, err)) ||
+        (rc = conf_enum(d, t, "format", true, arrfmt_names, &fmt, err)))
+        return rc;
+    c->format = (enum arrival_format)fmt;
+    c->scale = 1.0;
+    c->loop = false;
+    if ((rc = conf_string(d, t, "origin", false, &c->origin, err)) ||
+        (rc = conf_duration(d, t, "offset", false, 0, &c->offset, err)) ||
+        (rc = conf_double(d, t, "scale", false, 1e-9, 1e6, &c->scale, err)) ||
+        (rc = conf_bool(d, t, "loop", false, &c->loop, err)) ||
+        (rc = conf_duration(d, t, "loop_period", false, 0, &c->loop_period, err)) ||
+        (rc = get_bad_row(d, t, &c->skip_bad, err)))
+        return rc;
+    if (c->format == ARRFMT_CSV) {
+        c->csv.unit = TFIELD_SEC;
+        if ((rc = conf_string(d, t, "time_column", true, &c->csv.time_col, err)) ||
+            (rc = get_unit(d, t, "time_unit", &c->csv.unit, err)) ||
+            (rc = conf_string(d, t, "in_column", false, &c->csv.in_col, err)) ||
+            (rc = conf_string(d, t, "out_column", false, &c->csv.out_col, err)))
+            return rc;
+    } else if (c->format == ARRFMT_COUNTS) {
+        c->counts.unit = TFIELD_SEC;
+        c->counts.interval = 60 * SIM_SEC;
+        if ((rc = conf_string(d, t, "time_column", true, &c->counts.time_col, err)) ||
+            (rc = get_unit(d, t, "time_unit", &c->counts.unit, err)) ||
+            (rc = conf_string(d, t, "count_column", true, &c->counts.count_col, err)) ||
+            (rc = conf_duration(d, t, "interval", false, SIM_SEC, &c->counts.interval, err)))
+            return rc;
+    }
+    c->path = resolve_path(d, t, "path", err);
+    return c->path ? 0 : -EINVAL;
+}
+
+static int load_job_trace(const struct conf_doc *d, const struct conf_node *t,
+                          struct job_trace_cfg *c, struct conf_err *err)
+{
+    static const char *const keys[] = {
+        "path",           "format",          "origin",           "offset",
+        "reorder_window", "on_bad_row",      "include_services", "id_column",
+        "submit_column",  "submit_unit",     "duration_column",  "duration_unit",
+        "gpus_column",    "fraction_column", "mig_column",       "priority_column",
+        "queue_column",   "params_column",   "outcome_column",   NULL};
+    int rc, fmt = JOBFMT_OPENB;
+    if ((rc = conf_check_keys(d, t, "trace", keys, err)) ||
+        (rc = conf_enum(d, t, "format", true, jobfmt_names, &fmt, err)))
+        return rc;
+    c->format = (enum job_format)fmt;
+    if ((rc = conf_string(d, t, "origin", false, &c->origin, err)) ||
+        (rc = conf_duration(d, t, "offset", false, 0, &c->offset, err)) ||
+        (rc = get_u32(d, t, "reorder_window", false, 0, 1000000, &c->reorder_window, err)) ||
+        (rc = get_bad_row(d, t, &c->skip_bad, err)) ||
+        (rc = conf_bool(d, t, "include_services", false, &c->include_services, err)))
+        return rc;
+    if (c->format == JOBFMT_CSV) {
+        job_csv_map_generic(&c->csv);
+        struct job_csv_map *m = &c->csv;
+        if ((rc = conf_string(d, t, "id_column", false, &m->id_col, err)) ||
+            (rc = conf_string(d, t, "submit_column", false, &m->submit_col, err)) ||
+            (rc = get_unit(d, t, "submit_unit", &m->submit_unit, err)) ||
+            (rc = conf_string(d, t, "duration_column", false, &m->duration_col, err)) ||
+            (rc = get_unit(d, t, "duration_unit", &m->duration_unit, err)) ||
+            (rc = conf_string(d, t, "gpus_column", false, &m->gpus_col, err)) ||
+            (rc = conf_string(d, t, "fraction_column", false, &m->fraction_col, err)) ||
+            (rc = conf_string(d, t, "mig_column", false, &m->mig_col, err)) ||
+            (rc = conf_string(d, t, "priority_column", false, &m->priority_col, err)) ||
+            (rc = conf_string(d, t, "queue_column", false, &m->queue_col, err)) ||
+            (rc = conf_string(d, t, "params_column", false, &m->params_col, err)) ||
+            (rc = conf_string(d, t, "outcome_column", false, &m->outcome_col, err)))
+            return rc;
+    }
+    c->path = resolve_path(d, t, "path", err);
+    return c->path ? 0 : -EINVAL;
+}
 
 const char *sharing_mode_name(enum sharing_mode m)
 {
@@ -73,28 +213,47 @@ static int get_numbers(const struct conf_doc *d, const struct conf_node *m, cons
 static int load_arrivals(const struct conf_doc *d, const struct conf_node *svc,
                          struct service_cfg *c, struct conf_err *err)
 {
-    static const char *const akeys[] = {"synthetic", NULL};
-    static const char *const skeys[] = {"shape",     "peak_rps", "rate_rps", "trough_ratio",
-                                        "peak_hour", "hourly",   "weekly",   NULL};
+    static const char *const akeys[] = {"synthetic", "trace", NULL};
+    static const char *const skeys[] = {"shape",        "peak_rps",  "rate_rps", "mean_rps",
+                                        "trough_ratio", "peak_hour", "hourly",   "weekly",
+                                        "cv",           NULL};
     const struct conf_node *a = conf_get(svc, "arrivals");
     int rc;
 
     if (!a)
-        return conf_errf(err, d, svc, "arrivals", "missing (expected a mapping with 'synthetic')");
+        return conf_errf(err, d, svc, "arrivals",
+                         "missing (expected a mapping with 'synthetic' or 'trace')");
     if ((rc = conf_check_keys(d, a, "arrivals", akeys, err)))
         return rc;
-    const struct conf_node *s = conf_get(a, "synthetic");
+    const struct conf_node *s = conf_get(a, "synthetic"), *t = conf_get(a, "trace");
+    if (s && t)
+        return conf_errf(err, d, t, "trace", "expected either 'synthetic' or 'trace', not both");
+    if (t) {
+        c->from_trace = true;
+        return load_arrival_trace(d, t, &c->trace, err);
+    }
     if (!s)
-        return conf_errf(err, d, a, "synthetic", "missing (expected a mapping)");
+        return conf_errf(err, d, a, "synthetic", "missing (expected 'synthetic' or 'trace')");
     if ((rc = conf_check_keys(d, s, "synthetic", skeys, err)))
         return rc;
 
     struct rate_profile *p = &c->arrivals;
+    c->burst_cv = 1.0;
+    if ((rc = conf_double(d, s, "cv", false, 0.05, 20, &c->burst_cv, err)))
+        return rc;
     int shape = conf_get(s, "hourly") ? RATE_HOURLY : RATE_COSINE;
     if (conf_get(s, "rate_rps") && !conf_get(s, "shape"))
         shape = RATE_CONSTANT;
     if ((rc = conf_enum(d, s, "shape", false, shape_names, &shape, err)))
         return rc;
+    if (shape == SHAPE_SERVEGEN) {
+        /* The ServeGen m-small hourly shape (traces/synth.c), scaled to a daily mean. */
+        double mean = 0;
+        if ((rc = conf_double(d, s, "mean_rps", true, 0, 1e9, &mean, err)))
+            return rc;
+        rate_profile_servegen(p, mean, false);
+        return get_numbers(d, s, "weekly", 7, p->weekly, err);
+    }
     p->shape = (enum rate_shape)shape;
     p->trough_ratio = 0.15;
     p->peak_hour = 20;
@@ -264,8 +423,9 @@ static int load_gpu_mix(const struct conf_doc *d, const struct conf_node *g, str
 static int load_training(struct scenario *sc, const struct conf_node *root, struct conf_err *err)
 {
     static const char *const tkeys[] = {"jobs", "backlog", NULL};
-    static const char *const jkeys[] = {"synthetic", NULL};
-    static const char *const skeys[] = {"per_hour", "duration", "gpus", "max_duration", NULL};
+    static const char *const jkeys[] = {"synthetic", "trace", NULL};
+    static const char *const skeys[] = {"per_hour",     "duration",  "gpus",
+                                        "max_duration", "calibrate", NULL};
     static const char *const dkeys[] = {"lognormal", NULL};
     static const char *const lkeys[] = {"median", "sigma", NULL};
     const struct conf_doc *d = &sc->doc;
@@ -280,12 +440,19 @@ static int load_training(struct scenario *sc, const struct conf_node *root, stru
         return rc;
     const struct conf_node *j = conf_get(tr, "jobs");
     if (!j)
-        return conf_errf(err, d, tr, "jobs", "missing (expected a mapping with 'synthetic')");
+        return conf_errf(err, d, tr, "jobs",
+                         "missing (expected a mapping with 'synthetic' or 'trace')");
     if ((rc = conf_check_keys(d, j, "jobs", jkeys, err)))
         return rc;
-    const struct conf_node *s = conf_get(j, "synthetic");
+    const struct conf_node *s = conf_get(j, "synthetic"), *jt = conf_get(j, "trace");
+    if (s && jt)
+        return conf_errf(err, d, jt, "trace", "expected either 'synthetic' or 'trace', not both");
+    if (jt) {
+        t->from_trace = true;
+        return load_job_trace(d, jt, &t->trace, err);
+    }
     if (!s)
-        return conf_errf(err, d, j, "synthetic", "missing (expected a mapping)");
+        return conf_errf(err, d, j, "synthetic", "missing (expected 'synthetic' or 'trace')");
     if ((rc = conf_check_keys(d, s, "synthetic", skeys, err)))
         return rc;
 
@@ -304,6 +471,12 @@ static int load_training(struct scenario *sc, const struct conf_node *root, stru
     }
     if ((rc = conf_double(d, s, "per_hour", false, 0, 1e7, &m->per_hour, err)))
         return rc;
+    const char *cal = NULL;
+    if ((rc = conf_string(d, s, "calibrate", false, &cal, err)))
+        return rc;
+    if (cal && job_mix_from_summary(m, cal, m->per_hour))
+        return conf_errf(err, d, conf_get(s, "calibrate"), "calibrate",
+                         "expected one of: Seren, Kalos, Philly, Helios, PAI, got '%.40s'", cal);
     sim_time maxd = 0;
     if ((rc = conf_duration(d, s, "max_duration", false, SIM_SEC, &maxd, err)))
         return rc;
@@ -469,6 +642,10 @@ int scenario_load_string(struct scenario *sc, const char *name, const char *text
 
 void scenario_release(struct scenario *sc)
 {
+    for (size_t i = 0; sc->services && i < sc->nservices; i++)
+        free(sc->services[i].trace.path);
+    free(sc->training.trace.path);
+    sc->training.trace.path = NULL;
     free(sc->services);
     sc->services = NULL;
     sc->nservices = 0;

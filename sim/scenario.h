@@ -18,11 +18,41 @@
 
 #include "sim/conf.h"
 #include "sim/simtime.h"
+#include "traces/arrivals.h"
+#include "traces/jobs.h"
 #include "traces/synth.h"
 
 struct gpu_spec;
 
 enum sharing_mode { SHARE_EXCLUSIVE, SHARE_MIG, SHARE_TIMESLICE, SHARE_MPS };
+enum arrival_format { ARRFMT_AZURE, ARRFMT_SERVEGEN, ARRFMT_CSV, ARRFMT_COUNTS };
+enum job_format { JOBFMT_OPENB, JOBFMT_PAI, JOBFMT_HELIOS, JOBFMT_CSV };
+
+/* An inference trace to replay (traces/arrivals.h); path resolved against the scenario's folder. */
+struct arrival_trace_cfg {
+    char *path; /* owned */
+    enum arrival_format format;
+    struct arrival_csv_map csv;       /* ARRFMT_CSV */
+    struct arrival_counts_map counts; /* ARRFMT_COUNTS */
+    const char *origin;               /* trace time mapped to t = 0 (NULL = default) */
+    sim_time offset;
+    double scale;         /* rate ×k */
+    bool loop;            /* replay the trace until the run ends */
+    sim_time loop_period; /* 0 = its span rounded up to whole days */
+    bool skip_bad;        /* on_bad_row: skip */
+};
+
+/* A training job log to replay (traces/jobs.h). */
+struct job_trace_cfg {
+    char *path; /* owned */
+    enum job_format format;
+    struct job_csv_map csv; /* JOBFMT_CSV */
+    const char *origin;
+    sim_time offset;
+    uint32_t reorder_window;
+    bool skip_bad;
+    bool include_services; /* replay openb LS pods (long-running services) as jobs too */
+};
 enum svc_dist { DIST_DETERMINISTIC, DIST_EXPONENTIAL, DIST_LOGNORMAL };
 
 struct service_cfg {
@@ -38,11 +68,16 @@ struct service_cfg {
     uint32_t replicas;   /* replicas the policy starts with (0 = policy decides) */
     uint32_t min_replicas, max_replicas;
     uint64_t max_queue; /* waiting requests beyond this are dropped */
+    bool from_trace;    /* arrivals from `trace` instead of the synthetic profile */
     struct rate_profile arrivals;
+    double burst_cv; /* synthetic: CV of inter-arrival gaps (1 = Poisson) */
+    struct arrival_trace_cfg trace;
 };
 
 struct training_cfg {
-    bool synthetic; /* jobs from the synthetic generator */
+    bool synthetic;  /* jobs from the synthetic generator */
+    bool from_trace; /* jobs from a log */
+    struct job_trace_cfg trace;
     struct job_mix mix;
     uint32_t backlog; /* jobs already queued at t = 0 (drawn from the same mix) */
 };

@@ -150,8 +150,8 @@ static void start_batch(struct service *s, uint32_t ri, uint32_t n, sim_time now
     s->narrived -= n;
     s->in_service += n;
 
-    double ms = (s->cfg->a_ms + s->cfg->b_ms * (double)n) * jitter(s) / r->speed;
-    sim_time st = sim_time_from_sec(ms / 1e3);
+    double us = (s->cfg->a_ms + s->cfg->b_ms * (double)n) * 1e3 * jitter(s) / r->speed;
+    sim_time st = us < 1e15 ? (sim_time)(us + 0.5) : (sim_time)1e15; /* µs, rounded */
     if (st < 1)
         st = 1;
     r->busy = true;
@@ -201,7 +201,7 @@ static void kick(struct service *s, sim_time now)
         uint32_t n = (uint32_t)(s->narrived < mb ? s->narrived : mb);
         start_batch(s, s->idle[--s->nidle], n, now);
     }
-    if (evq_is_pending(&s->eng->q, s->wake))
+    if (s->wake.slot && evq_is_pending(&s->eng->q, s->wake))
         engine_cancel(s->eng, &s->wake);
 }
 

@@ -58,6 +58,78 @@ static void on_sample(void *ctx, uint64_t arg)
         engine_at(&s->eng, next, on_sample, s, 0, &s->sample_ev);
 }
 
+/* Open a service's arrival trace; on failure s->err names the file and the problem. */
+static int open_arrival_trace(struct sim *s, const struct service_cfg *c, uint64_t stream,
+                              struct arrival_source **out)
+{
+    const struct arrival_trace_cfg *t = &c->trace;
+    struct trace_time_opts o;
+    struct trace_err err = {{0}};
+    trace_time_opts_init(&o);
+    o.tz_s = s->sc->tz_offset_min * 60;
+    o.origin = t->origin;
+    o.offset = t->offset;
+    o.scale = t->scale;
+    o.loop = t->loop;
+    o.loop_period = t->loop_period;
+    o.clip_end = s->sc->duration;
+    o.seed = s->seed;
+    o.stream_id = stream;
+    o.skip_bad = t->skip_bad;
+    switch (t->format) {
+    case ARRFMT_AZURE:
+        *out = arrivals_azure_create(t->path, &o, &err);
+        break;
+    case ARRFMT_SERVEGEN:
+        *out = arrivals_servegen_dir_create(t->path, &o, &err);
+        break;
+    case ARRFMT_CSV:
+        *out = arrivals_csv_create(t->path, &t->csv, &o, &err);
+        break;
+    case ARRFMT_COUNTS:
+    default:
+        *out = arrivals_counts_create(t->path, &t->counts, &o, &err);
+        break;
+    }
+    if (*out)
+        return 0;
+    snprintf(s->err, sizeof(s->err), "%s", err.msg[0] ? err.msg : "cannot open the trace");
+    return -EINVAL;
+}
+
+static int open_job_trace(struct sim *s, struct job_source **out)
+{
+    const struct job_trace_cfg *t = &s->sc->training.trace;
+    struct job_trace_opts o;
+    struct trace_err err = {{0}};
+    job_trace_opts_init(&o);
+    o.tz_s = s->sc->tz_offset_min * 60;
+    o.origin = t->origin;
+    o.offset = t->offset;
+    o.clip_end = s->sc->duration;
+    o.reorder_window = t->reorder_window;
+    o.skip_bad = t->skip_bad;
+    switch (t->format) {
+    case JOBFMT_OPENB:
+        *out = jobs_openb_create(t->path, &o, &err);
+        break;
+    case JOBFMT_PAI:
+        *out = jobs_pai_task_create(t->path, &o, &err);
+        break;
+    case JOBFMT_HELIOS:
+        *out = jobs_helios_create(t->path, &o, &err);
+        break;
+    case JOBFMT_CSV:
+    default:
+        *out = jobs_csv_create(t->path, &t->csv, &o, &err);
+        break;
+    }
+    if (*out)
+        return 0;
+    snprintf(s->err, sizeof(s->err), "%s", err.msg[0] ? err.msg : "cannot open the job log");
+    return -EINVAL;
+}
+
 static int build_services(struct sim *s)
 {
     const struct scenario *sc = s->sc;
@@ -68,10 +140,17 @@ static int build_services(struct sim *s)
     for (uint32_t i = 0; i < sc->nservices; i++) {
         const struct service_cfg *c = &sc->services[i];
         snprintf(name, sizeof(name), "service/%s/arrivals", c->name);
-        struct arrival_source *src =
-            synth_arrivals_create(&c->arrivals, sc->duration, s->seed, rng_stream_id(name));
-        if (!src)
-            return -ENOMEM;
+        struct arrival_source *src;
+        if (c->from_trace) {
+            int rc = open_arrival_trace(s, c, rng_stream_id(name), &src);
+            if (rc)
+                return rc;
+        } else {
+            src = synth_arrivals_create_cv(&c->arrivals, c->burst_cv, sc->duration, s->seed,
+                                           rng_stream_id(name));
+            if (!src)
+                return -ENOMEM;
+        }
         int rc = service_init(&s->svcs[i], i, c, &s->eng, &s->cl, src, s->seed);
         if (rc)
             return rc;
@@ -92,12 +171,16 @@ int sim_init(struct sim *s, const struct scenario *sc, uint64_t seed, struct sim
         snprintf(s->err, sizeof(s->err), "unknown policy '%s'", sc->policy.name);
         return -EINVAL;
     }
-    if ((rc = engine_init(&s->eng)) || (rc = cluster_init(&s->cl, sc->nodes, sc->gpus_per_node)) ||
-        (rc = build_services(s)))
+    if ((rc = engine_init(&s->eng)) || (rc = cluster_init(&s->cl, sc->nodes, sc->gpus_per_node)))
         goto fail;
+    if ((rc = build_services(s)))
+        goto fail_src;
 
     struct job_source *jobs = NULL;
-    if (sc->training.synthetic) {
+    if (sc->training.from_trace) {
+        if ((rc = open_job_trace(s, &jobs)))
+            goto fail_msg;
+    } else if (sc->training.synthetic) {
         struct job_mix mix = sc->training.mix;
         mix.backlog = sc->training.backlog;
         jobs = synth_jobs_create(&mix, sc->duration, seed, rng_stream_id("training/jobs"));
@@ -108,6 +191,7 @@ int sim_init(struct sim *s, const struct scenario *sc, uint64_t seed, struct sim
     }
     if ((rc = trainer_init(&s->tr, &s->eng, &s->cl, jobs)))
         goto fail;
+    s->tr.skip_services = sc->training.from_trace && !sc->training.trace.include_services;
     s->tr.on_submit = on_job_submit;
     s->tr.on_finish = on_job_finish;
     s->tr.cb_ctx = s;
@@ -124,6 +208,9 @@ int sim_init(struct sim *s, const struct scenario *sc, uint64_t seed, struct sim
     if (rc)
         goto fail;
     return 0;
+fail_src:
+    if (rc != -ENOMEM && s->err[0])
+        goto fail_msg;
 fail:
     snprintf(s->err, sizeof(s->err), "cannot build the run: %s",
              rc == -ENOMEM ? "out of memory" : "invalid setup");

@@ -30,6 +30,18 @@ static void schedule_next(struct trainer *t)
         fail(t, rc);
         return;
     }
+    while (t->skip_services && t->next.outcome == JOB_LOG_SERVICE) {
+        t->services_skipped++;
+        rc = job_source_next(t->src, &t->next, &t->src_err);
+        if (rc == 1) {
+            t->src_done = true;
+            return;
+        }
+        if (rc < 0) {
+            fail(t, rc);
+            return;
+        }
+    }
     sim_time at = t->next.submit < t->eng->now ? t->eng->now : t->next.submit;
     if (engine_at(t->eng, at, on_submit_ev, t, 0, &t->next_ev))
         fail(t, -ENOMEM);

@@ -54,6 +54,8 @@ struct trainer {
     uint32_t queued, running, done, rejected;
     double gpu_us_done; /* GPU-µs of work of completed jobs */
 
+    bool skip_services;        /* drop JOB_LOG_SERVICE records (long-running pods) */
+    uint64_t services_skipped; /* records dropped for that */
     trainer_cb on_submit, on_finish;
     void *cb_ctx;
 };
