@@ -1,24 +1,136 @@
-/* cluster.c — card allocation and time accounting. */
+/* cluster.c — cards, tenants, sharing speeds and per-state time accounting. */
 #include "sim/cluster.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-int cluster_init(struct cluster *c, uint32_t nodes, uint32_t per_node)
+const char *use_state_name(enum use_state s)
 {
+    static const char *const names[USE_NSTATES] = {"training",      "inference", "checkpoint",
+                                                   "restore",       "recompute", "overhead",
+                                                   "reconfiguring", "idle"};
+    return s < USE_NSTATES ? names[s] : "?";
+}
+
+void cluster_account(struct card *g, sim_time now)
+{
+    double dt = (double)(now - g->last);
+    if (dt > 0) {
+        for (int k = 0; k < USE_NSTATES; k++) {
+            double x = g->rate[k] * dt;
+            g->acc[k] += x;
+            g->iacc[k] += x;
+        }
+        g->alloc_us += g->alloc_rate * dt;
+        g->ialloc_us += g->alloc_rate * dt;
+    }
+    g->last = now;
+}
+
+double card_busy_us(const struct card *g, bool interval)
+{
+    const double *a = interval ? g->iacc : g->acc;
+    double b = 0;
+    for (int k = 0; k < USE_NSTATES; k++)
+        if (k != USE_IDLE && k != USE_RECONFIG)
+            b += a[k];
+    return b;
+}
+
+double card_useful_us(const struct card *g, bool interval)
+{
+    const double *a = interval ? g->iacc : g->acc;
+    return a[USE_USEFUL] + a[USE_INFER];
+}
+
+static int grow_tenants(struct cluster *c)
+{
+    uint32_t cap = c->cap_tenants ? 2 * c->cap_tenants : 256;
+    struct tenant *t = realloc(c->tenants, cap * sizeof(*t));
+    if (!t)
+        return -ENOMEM;
+    memset(t + c->cap_tenants, 0, (cap - c->cap_tenants) * sizeof(*t));
+    c->tenants = t;
+    c->cap_tenants = cap;
+    return 0;
+}
+
+static int tenant_alloc(struct cluster *c, uint32_t *id)
+{
+    if (c->free_tenant) {
+        *id = c->free_tenant - 1;
+        c->free_tenant = c->tenants[*id].next_free;
+    } else {
+        if (c->ntenants == c->cap_tenants && grow_tenants(c))
+            return -ENOMEM;
+        *id = c->ntenants++;
+    }
+    struct tenant *t = &c->tenants[*id];
+    uint32_t gen = t->gen + 1;
+    memset(t, 0, sizeof(*t));
+    t->gen = gen;
+    t->used = true;
+    c->live_tenants++;
+    return 0;
+}
+
+static void tenant_free(struct cluster *c, uint32_t id)
+{
+    c->tenants[id].used = false;
+    c->tenants[id].next_free = c->free_tenant;
+    c->free_tenant = id + 1;
+    c->live_tenants--;
+}
+
+int cluster_init(struct cluster *c, uint32_t nodes, uint32_t per_node, const struct gpu_spec *spec,
+                 enum share_mode mode, uint32_t slots, const struct share_knobs *knobs,
+                 const struct mig_knobs *mig, const char *layout, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof(*c));
     c->nodes = nodes;
     c->per_node = per_node;
     c->ngpus = nodes * per_node;
-    c->free = c->ngpus;
-    c->gpus = calloc(c->ngpus, sizeof(*c->gpus));
+    c->free_cards = c->ngpus;
+    c->mode = mode;
+    c->spec = spec;
+    c->mem_gib = spec ? spec->memory_gb : 80;
+    if (knobs)
+        c->knobs = *knobs;
+    else
+        share_knobs_init(&c->knobs);
+    if (mig)
+        c->mig = *mig;
+    c->slots = mode == SHARE_EXCLUSIVE ? 1 : mode == SHARE_MIG ? MIG_MAX_INSTANCES : slots;
+    if (c->slots == 0)
+        c->slots = 1;
+    uint32_t maxten = c->slots > MIG_MAX_INSTANCES ? c->slots : MIG_MAX_INSTANCES;
+    c->cards = calloc(c->ngpus, sizeof(*c->cards));
     c->node_free = calloc(nodes, sizeof(*c->node_free));
-    if (!c->gpus || !c->node_free) {
+    c->scratch = calloc(maxten + 1, sizeof(*c->scratch));
+    c->speeds = calloc(maxten + 1, sizeof(*c->speeds));
+    c->changed = calloc(maxten + 1, sizeof(*c->changed));
+    if (!c->cards || !c->node_free || !c->scratch || !c->speeds || !c->changed) {
         cluster_release(c);
         return -ENOMEM;
     }
+    struct mig_layout l;
+    memset(&l, 0, sizeof(l));
+    if (mode == SHARE_MIG && layout && *layout) {
+        int rc = mig_layout_check(spec, layout, &l, err, errlen);
+        if (rc) {
+            cluster_release(c);
+            return -EINVAL;
+        }
+    }
+    l.gpu = spec;
     for (uint32_t i = 0; i < c->ngpus; i++) {
-        c->gpus[i].node = i / per_node;
-        c->gpus[i].owner = -1;
+        struct card *g = &c->cards[i];
+        g->node = i / per_node;
+        g->layout = l;
+        for (int k = 0; k < MIG_MAX_INSTANCES; k++)
+            g->inst_tenant[k] = TENANT_NONE;
     }
     for (uint32_t n = 0; n < nodes; n++)
         c->node_free[n] = per_node;
@@ -27,47 +139,340 @@ int cluster_init(struct cluster *c, uint32_t nodes, uint32_t per_node)
 
 void cluster_release(struct cluster *c)
 {
-    free(c->gpus);
+    if (c->cards)
+        for (uint32_t i = 0; i < c->ngpus; i++)
+            free(c->cards[i].ten);
+    free(c->cards);
     free(c->node_free);
-    c->gpus = NULL;
+    free(c->tenants);
+    free(c->scratch);
+    free(c->speeds);
+    free(c->changed);
+    c->cards = NULL;
     c->node_free = NULL;
+    c->tenants = NULL;
+    c->scratch = NULL;
+    c->speeds = NULL;
+    c->changed = NULL;
 }
 
-int cluster_alloc(struct cluster *c, uint32_t id, sim_time now, enum gpu_use use, int64_t owner)
+void cluster_account_all(struct cluster *c, sim_time now)
 {
-    if (id >= c->ngpus || use == GPU_FREE)
+    for (uint32_t i = 0; i < c->ngpus; i++)
+        cluster_account(&c->cards[i], now);
+}
+
+void cluster_reset_interval(struct cluster *c)
+{
+    for (uint32_t i = 0; i < c->ngpus; i++) {
+        memset(c->cards[i].iacc, 0, sizeof(c->cards[i].iacc));
+        c->cards[i].ialloc_us = 0;
+    }
+}
+
+static double inst_share(const struct card *g, int k)
+{
+    return g->layout.inst[k].profile->compute_slices / 7.0;
+}
+
+/*
+ * Recompute the speeds of the card's tenants and its use rates, after
+ * accounting up to now. Reports tenants whose speed changed.
+ */
+static void replan_card(struct cluster *c, uint32_t gi, sim_time now)
+{
+    struct card *g = &c->cards[gi];
+    cluster_account(g, now);
+    memset(g->rate, 0, sizeof(g->rate));
+    g->alloc_rate = 0;
+    if (g->reconfiguring) {
+        g->rate[USE_RECONFIG] = 1;
+        g->alloc_rate = 1;
+        return;
+    }
+    if (g->nten == 0)
+        return;
+
+    uint32_t nchanged = 0;
+    if (c->mode == SHARE_MIG) {
+        for (int k = 0; k < (int)g->layout.n; k++) {
+            uint32_t tid = g->inst_tenant[k];
+            if (tid == TENANT_NONE)
+                continue;
+            struct tenant *t = &c->tenants[tid];
+            double share = inst_share(g, k);
+            g->alloc_rate += share;
+            t->speed = t->st.active ? t->st.slice_speed : 0;
+            if (t->st.active) {
+                g->rate[t->state] += t->speed;
+                g->rate[USE_OVERHEAD] += share > t->speed ? share - t->speed : 0;
+            } else {
+                g->rate[USE_IDLE] += share;
+            }
+        }
+        return;
+    }
+
+    g->alloc_rate = 1;
+    if (c->mode == SHARE_EXCLUSIVE) {
+        struct tenant *t = &c->tenants[g->ten[0]];
+        t->speed = t->st.active ? 1.0 : 0.0;
+        g->rate[t->st.active ? t->state : USE_IDLE] = 1;
+        return;
+    }
+
+    uint32_t nact = 0;
+    for (uint32_t i = 0; i < g->nten; i++) {
+        c->scratch[i] = c->tenants[g->ten[i]].st;
+        nact += c->scratch[i].active;
+    }
+    if (share_speeds(c->mode, &c->knobs, c->scratch, g->nten, c->speeds) != 0)
+        for (uint32_t i = 0; i < g->nten; i++)
+            c->speeds[i] = 0;
+    double sum = 0, busy = 0;
+    for (uint32_t i = 0; i < g->nten; i++) {
+        struct tenant *t = &c->tenants[g->ten[i]];
+        double s = c->speeds[i];
+        if (t->st.active) {
+            g->rate[t->state] += s;
+            sum += s;
+            double u = t->st.demand < t->st.sm_cap ? t->st.demand : t->st.sm_cap;
+            busy += c->mode == SHARE_MPS ? u : 0;
+        }
+        if (s != t->speed) {
+            t->speed = s;
+            c->changed[nchanged++] = g->ten[i];
+        }
+    }
+    if (c->mode == SHARE_TIMESLICE)
+        busy = nact ? 1.0 : 0.0;
+    if (busy > 1)
+        busy = 1;
+    if (busy < sum)
+        busy = sum;
+    g->rate[USE_OVERHEAD] += busy - sum;
+    g->rate[USE_IDLE] = 1 - busy;
+    if (c->on_speed)
+        for (uint32_t i = 0; i < nchanged; i++)
+            c->on_speed(c->cb_ctx, c->changed[i]);
+}
+
+static int find_instance(const struct cluster *c, const struct card *g, const struct tenant_req *r)
+{
+    const struct mig_profile *want = NULL;
+    if (r->mig_profile && *r->mig_profile) {
+        want = mig_profile_find(c->spec, r->mig_profile);
+        if (!want)
+            return -EINVAL;
+    }
+    int best = -1, too_small = 0;
+    for (int k = 0; k < (int)g->layout.n; k++) {
+        const struct mig_profile *p = g->layout.inst[k].profile;
+        if (g->inst_tenant[k] != TENANT_NONE || (want && p != want))
+            continue;
+        if (!mig_fits_memory(p, r->mem_gib)) {
+            too_small = 1;
+            continue;
+        }
+        if (best < 0 || p->memory_mib < g->layout.inst[best].profile->memory_mib)
+            best = k;
+    }
+    if (best >= 0)
+        return best;
+    return too_small ? -ENOSPC : -EBUSY;
+}
+
+int cluster_can_place(const struct cluster *c, uint32_t gpu, const struct tenant_req *r)
+{
+    if (gpu >= c->ngpus)
         return -EINVAL;
-    struct gpu *g = &c->gpus[id];
-    if (g->use != GPU_FREE)
+    const struct card *g = &c->cards[gpu];
+    if (g->reconfiguring)
         return -EBUSY;
-    cluster_account(g, now);
-    g->use = use;
-    g->owner = owner;
-    g->busy = 0;
-    c->node_free[g->node]--;
-    c->free--;
+    if (c->mode == SHARE_MIG) {
+        int k = find_instance(c, g, r);
+        return k < 0 ? k : 0;
+    }
+    return g->nten < c->slots ? 0 : -EBUSY;
+}
+
+int cluster_place(struct cluster *c, uint32_t gpu, sim_time now, const struct tenant_req *r,
+                  uint32_t *tid)
+{
+    int rc = cluster_can_place(c, gpu, r);
+    if (rc)
+        return rc;
+    struct card *g = &c->cards[gpu];
+    int inst = c->mode == SHARE_MIG ? find_instance(c, g, r) : -1;
+    if (g->nten == g->cap_ten) {
+        uint32_t cap = g->cap_ten ? 2 * g->cap_ten : 2;
+        uint32_t *t = realloc(g->ten, cap * sizeof(*t));
+        if (!t)
+            return -ENOMEM;
+        g->ten = t;
+        g->cap_ten = cap;
+    }
+    uint32_t id;
+    if ((rc = tenant_alloc(c, &id)))
+        return rc;
+    struct tenant *t = &c->tenants[id];
+    t->kind = r->kind;
+    t->gpu = gpu;
+    t->owner = r->owner;
+    t->member = r->member;
+    t->instance = inst;
+    t->state = USE_USEFUL;
+    share_tenant_init(&t->st);
+    t->st.active = false;
+    t->st.mem_gib = r->mem_gib;
+    t->st.sm_cap = c->mode == SHARE_MPS && r->sm_cap > 0 && r->sm_cap <= 1 ? r->sm_cap : 1.0;
+    /* k8s device plugin MPS: each replica gets 1/N of the memory (models.md §3). */
+    t->st.mem_limit_gib = c->mode == SHARE_MPS ? c->mem_gib / c->slots : 0;
+    if (inst >= 0) {
+        t->st.group = inst;
+        t->st.slice_speed = mig_knobs_speed(&c->mig, g->layout.inst[inst].profile);
+        g->inst_tenant[inst] = id;
+    }
+
+    if (c->mode != SHARE_MIG) {
+        /* Memory without isolation: does this allocation overflow the card? */
+        bool killed[SHARE_MPS_MAX_CLIENTS + 1] = {false};
+        for (uint32_t i = 0; i < g->nten; i++)
+            c->scratch[i] = c->tenants[g->ten[i]].st;
+        c->scratch[g->nten] = t->st;
+        share_oom(c->mode, c->scratch, g->nten + 1, c->mem_gib, killed);
+        if (killed[g->nten]) {
+            tenant_free(c, id);
+            return 1;
+        }
+    }
+    if (g->nten == 0) {
+        c->free_cards--;
+        c->node_free[g->node]--;
+    }
+    g->ten[g->nten++] = id;
+    replan_card(c, gpu, now);
+    *tid = id;
+    if (c->on_place)
+        c->on_place(c->cb_ctx, id);
     return 0;
 }
 
-int cluster_free(struct cluster *c, uint32_t id, sim_time now)
+int cluster_remove(struct cluster *c, uint32_t tid, sim_time now)
 {
-    if (id >= c->ngpus)
+    if (tid >= c->ntenants || !c->tenants[tid].used)
         return -EINVAL;
-    struct gpu *g = &c->gpus[id];
-    if (g->use == GPU_FREE)
-        return -EINVAL;
+    struct tenant *t = &c->tenants[tid];
+    struct card *g = &c->cards[t->gpu];
+    uint32_t gpu = t->gpu;
     cluster_account(g, now);
-    g->use = GPU_FREE;
-    g->owner = -1;
-    g->busy = 0;
-    c->node_free[g->node]++;
-    c->free++;
+    for (uint32_t i = 0; i < g->nten; i++)
+        if (g->ten[i] == tid) {
+            memmove(g->ten + i, g->ten + i + 1, (g->nten - i - 1) * sizeof(*g->ten));
+            g->nten--;
+            break;
+        }
+    if (t->instance >= 0)
+        g->inst_tenant[t->instance] = TENANT_NONE;
+    tenant_free(c, tid);
+    if (g->nten == 0) {
+        c->free_cards++;
+        c->node_free[g->node]++;
+    }
+    replan_card(c, gpu, now);
     return 0;
+}
+
+void cluster_set_active(struct cluster *c, uint32_t tid, sim_time now, bool active,
+                        enum use_state state)
+{
+    struct tenant *t = &c->tenants[tid];
+    if (c->mode == SHARE_EXCLUSIVE) {
+        /* Fast path: one tenant, speed 1 while active. */
+        struct card *g = &c->cards[t->gpu];
+        cluster_account(g, now);
+        g->rate[t->st.active ? t->state : USE_IDLE] = 0;
+        t->st.active = active;
+        t->state = state;
+        t->speed = active ? 1.0 : 0.0;
+        g->rate[active ? state : USE_IDLE] = 1;
+        return;
+    }
+    t->st.active = active;
+    t->state = state;
+    replan_card(c, t->gpu, now);
+}
+
+uint32_t cluster_others_active(const struct cluster *c, uint32_t tid)
+{
+    const struct tenant *t = &c->tenants[tid];
+    const struct card *g = &c->cards[t->gpu];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < g->nten; i++)
+        n += g->ten[i] != tid && c->tenants[g->ten[i]].st.active;
+    return n;
+}
+
+uint32_t cluster_fault_victims(const struct cluster *c, uint32_t tid, uint32_t *out)
+{
+    const struct tenant *t = &c->tenants[tid];
+    const struct card *g = &c->cards[t->gpu];
+    bool dies[SHARE_MPS_MAX_CLIENTS + MIG_MAX_INSTANCES] = {false};
+    size_t self = 0;
+    for (uint32_t i = 0; i < g->nten; i++) {
+        c->scratch[i] = c->tenants[g->ten[i]].st;
+        if (g->ten[i] == tid)
+            self = i;
+    }
+    share_fault_victims(c->mode, c->scratch, g->nten, self, dies);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < g->nten; i++)
+        if (dies[i])
+            out[n++] = g->ten[i];
+    return n;
+}
+
+int cluster_relayout_begin(struct cluster *c, uint32_t gpu, sim_time now, const char *layout,
+                           char *err, size_t errlen)
+{
+    if (c->mode != SHARE_MIG)
+        return -ENOTSUP;
+    if (gpu >= c->ngpus)
+        return -EINVAL;
+    struct card *g = &c->cards[gpu];
+    if (g->nten || g->reconfiguring) {
+        snprintf(err, errlen, "GPU %u: re-layout needs an empty card", gpu);
+        return -EBUSY;
+    }
+    struct mig_layout l;
+    memset(&l, 0, sizeof(l));
+    if (layout && *layout && mig_layout_check(c->spec, layout, &l, err, errlen))
+        return -EINVAL;
+    l.gpu = c->spec;
+    g->layout = l;
+    for (int k = 0; k < MIG_MAX_INSTANCES; k++)
+        g->inst_tenant[k] = TENANT_NONE;
+    g->reconfiguring = true;
+    c->free_cards--;
+    c->node_free[g->node]--;
+    replan_card(c, gpu, now);
+    return 0;
+}
+
+void cluster_relayout_done(struct cluster *c, uint32_t gpu, sim_time now)
+{
+    struct card *g = &c->cards[gpu];
+    if (!g->reconfiguring)
+        return;
+    g->reconfiguring = false;
+    c->free_cards++;
+    c->node_free[g->node]++;
+    replan_card(c, gpu, now);
 }
 
 int cluster_find_gang(const struct cluster *c, uint32_t count, uint32_t *out)
 {
-    if (count == 0 || count > c->free)
+    if (count == 0 || count > c->free_cards)
         return -ENOSPC;
     if (count <= c->per_node) {
         uint32_t best = UINT32_MAX, best_free = UINT32_MAX;
@@ -82,7 +487,7 @@ int cluster_find_gang(const struct cluster *c, uint32_t count, uint32_t *out)
             return -ENOSPC;
         uint32_t k = 0;
         for (uint32_t i = best * c->per_node; k < count; i++)
-            if (c->gpus[i].use == GPU_FREE)
+            if (c->cards[i].nten == 0 && !c->cards[i].reconfiguring)
                 out[k++] = i;
         return 0;
     }
@@ -100,18 +505,4 @@ int cluster_find_gang(const struct cluster *c, uint32_t count, uint32_t *out)
             out[k++] = i;
     }
     return 0;
-}
-
-void cluster_account_all(struct cluster *c, sim_time now)
-{
-    for (uint32_t i = 0; i < c->ngpus; i++)
-        cluster_account(&c->gpus[i], now);
-}
-
-void cluster_reset_interval(struct cluster *c)
-{
-    for (uint32_t i = 0; i < c->ngpus; i++) {
-        c->gpus[i].int_alloc_us = 0;
-        c->gpus[i].int_busy_us = 0;
-    }
 }

@@ -1,14 +1,33 @@
 /*
- * cluster.h — the GPUs of the cluster and their time accounting.
+ * cluster.h — the cards of the cluster, their tenants, sharing, and time accounting.
  *
- * A cluster is nodes × gpus_per_node cards, numbered node-major. In exclusive
- * mode a card has at most one tenant: an inference replica or (a member of)
- * a training job. Every card accounts its time lazily: before any change of
- * state, cluster_account() adds the time since the last change to the
- * allocated and busy totals (all time and interval time). Invariants: for
- * every card busy_us <= alloc_us <= elapsed time; a card is busy only when
- * allocated. The cluster refuses impossible actions (allocating a taken card,
- * freeing a free one) with -EBUSY / -EINVAL and leaves its state unchanged.
+ * A cluster is nodes × gpus_per_node cards, numbered node-major, all in one
+ * sharing mode (models/share.h):
+ *   exclusive  one tenant per card (nvidia.com/gpu: 1);
+ *   timeslice  up to `slots` tenants per card (device-plugin replicas);
+ *   mps        up to `slots` clients per card (<= 48);
+ *   mig        the card's layout cut into instances, one tenant per instance.
+ *
+ * A tenant is an inference replica or one member of a training gang. The
+ * cluster owns the tenants (stable ids until removed) and asks the sharing
+ * model how fast each active tenant runs whenever the set of active tenants on
+ * a card changes; tenants whose speed changed are reported through the
+ * on_speed callback so their owner re-plans (SimGrid's "next occurring event").
+ * Exclusive and MIG speeds never change while a tenant runs.
+ *
+ * Time accounting: every card splits its time, lazily, into the use states
+ * below plus "free" (no tenant): useful training + inference + checkpoint +
+ * restore + recompute + overhead + reconfiguring + idle + free = elapsed, for
+ * every card. Useful = useful training + inference. Busy is
+ * everything but idle and free; allocated is the card share handed to tenants
+ * (1 for a card with any tenant, the instances' compute slices / 7 under MIG).
+ * Useful counts delivered work at full-card speed: a time-sliced card running
+ * two tenants is (1 − overhead) useful and `overhead` switch loss; MPS
+ * interference and the SMs MIG leaves unused count as overhead.
+ *
+ * The cluster refuses impossible actions (a full card, a MIG instance too
+ * small for the tenant's memory, re-layout of a card with tenants, an invalid
+ * layout) with a negative code and leaves its state unchanged.
  */
 #ifndef TIDESIM_CLUSTER_H
 #define TIDESIM_CLUSTER_H
@@ -16,74 +35,162 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "models/gpu.h"
+#include "models/mig.h"
+#include "models/share.h"
 #include "sim/simtime.h"
 
-enum gpu_use { GPU_FREE, GPU_INFER, GPU_TRAIN };
-
-struct gpu {
-    uint32_t node;
-    enum gpu_use use;
-    int64_t owner;                    /* replica or job id, -1 when free */
-    double busy;                      /* current busy fraction of the card, 0..1 */
-    sim_time last;                    /* time of the last accounting */
-    double alloc_us, busy_us;         /* since t = 0 */
-    double int_alloc_us, int_busy_us; /* since the start of the current sample interval */
-    double infer_us, train_us;        /* allocated time by use, since t = 0 */
+enum use_state {
+    USE_USEFUL,    /* training work that counts */
+    USE_INFER,     /* serving inference batches (useful) */
+    USE_CKPT,      /* saving a checkpoint */
+    USE_RESTORE,   /* loading a checkpoint, warming up */
+    USE_RECOMPUTE, /* redoing work lost to a preemption or fault */
+    USE_OVERHEAD,  /* context switches, MPS interference, SMs MIG leaves unused */
+    USE_RECONFIG,  /* MIG re-layout: the card serves nothing */
+    USE_IDLE,      /* allocated, not computing */
+    USE_NSTATES
 };
+
+const char *use_state_name(enum use_state s);
+
+enum tenant_kind { TENANT_INFER, TENANT_TRAIN };
+
+#define TENANT_NONE UINT32_MAX
+
+struct tenant {
+    enum tenant_kind kind;
+    uint32_t gpu;
+    uint32_t owner;       /* service index or job index */
+    uint32_t member;      /* replica index or gang member index */
+    int instance;         /* MIG instance on the card, -1 otherwise */
+    enum use_state state; /* what it does while active */
+    struct share_tenant st;
+    double speed; /* current effective speed, fraction of a full card */
+    uint32_t gen; /* bumped when the id is reused */
+    uint32_t next_free;
+    bool used;
+};
+
+struct card {
+    uint32_t node;
+    uint32_t *ten; /* tenant ids on this card, in allocation order */
+    uint32_t nten, cap_ten;
+    struct mig_layout layout;                /* MIG only */
+    uint32_t inst_tenant[MIG_MAX_INSTANCES]; /* tenant on each instance or TENANT_NONE */
+    bool reconfiguring;
+    double rate[USE_NSTATES];            /* current fractions of card time per state */
+    double alloc_rate;                   /* current allocated fraction */
+    sim_time last;                       /* time of the last accounting */
+    double acc[USE_NSTATES], alloc_us;   /* µs since t = 0 */
+    double iacc[USE_NSTATES], ialloc_us; /* µs in the current sample interval */
+};
+
+/* A tenant's speed changed (only under timeslice/MPS sharing). */
+typedef void (*cluster_speed_fn)(void *ctx, uint32_t tenant);
 
 struct cluster {
-    struct gpu *gpus;
+    struct card *cards;
     uint32_t ngpus, nodes, per_node;
-    uint32_t *node_free; /* free cards per node */
-    uint32_t free;       /* free cards in all */
+    uint32_t free_cards; /* cards with no tenant and not reconfiguring */
+    uint32_t *node_free; /* such cards per node */
+    enum share_mode mode;
+    uint32_t slots; /* tenants per card: 1, timeslice/MPS replicas */
+    const struct gpu_spec *spec;
+    struct share_knobs knobs;
+    struct mig_knobs mig;
+    double mem_gib; /* card memory */
+    struct tenant *tenants;
+    uint32_t ntenants, cap_tenants, free_tenant; /* free list, 1-based; 0 = none */
+    uint32_t live_tenants;
+    cluster_speed_fn on_speed; /* a tenant's speed changed (timeslice/MPS) */
+    cluster_speed_fn on_place; /* a tenant was placed (for fault draws) */
+    void *cb_ctx;
+    /* scratch for share_speeds */
+    struct share_tenant *scratch;
+    double *speeds;
+    uint32_t *changed;
 };
 
-/* Returns 0 or -ENOMEM. */
-int cluster_init(struct cluster *c, uint32_t nodes, uint32_t per_node);
+/*
+ * Set up the cards. mode/slots/knobs as above; layout (MIG only) is the text
+ * of every card's initial layout (NULL or "" = no instances). Returns 0,
+ * -ENOMEM, or -EINVAL (invalid layout: err filled).
+ */
+int cluster_init(struct cluster *c, uint32_t nodes, uint32_t per_node, const struct gpu_spec *spec,
+                 enum share_mode mode, uint32_t slots, const struct share_knobs *knobs,
+                 const struct mig_knobs *mig, const char *layout, char *err, size_t errlen);
 void cluster_release(struct cluster *c);
 
 /* Bring card g's accounting up to now. */
-static inline void cluster_account(struct gpu *g, sim_time now)
-{
-    double dt = (double)(now - g->last);
-    if (g->use != GPU_FREE) {
-        g->alloc_us += dt;
-        g->int_alloc_us += dt;
-        if (g->use == GPU_INFER)
-            g->infer_us += dt;
-        else
-            g->train_us += dt;
-        g->busy_us += dt * g->busy;
-        g->int_busy_us += dt * g->busy;
-    }
-    g->last = now;
-}
+void cluster_account(struct card *g, sim_time now);
 
-/* Give card id to owner. -EBUSY if taken (state unchanged). */
-int cluster_alloc(struct cluster *c, uint32_t id, sim_time now, enum gpu_use use, int64_t owner);
+/* Bring every card up to now; start a new interval (zero the interval totals). */
+void cluster_account_all(struct cluster *c, sim_time now);
+void cluster_reset_interval(struct cluster *c);
 
-/* Release card id. -EINVAL if already free (state unchanged). */
-int cluster_free(struct cluster *c, uint32_t id, sim_time now);
-
-/* Set card id's busy fraction from now on. */
-static inline void cluster_set_busy(struct cluster *c, uint32_t id, sim_time now, double busy)
-{
-    struct gpu *g = &c->gpus[id];
-    cluster_account(g, now);
-    g->busy = busy;
-}
+/* What a tenant needs from a card. */
+struct tenant_req {
+    enum tenant_kind kind;
+    uint32_t owner, member;
+    double mem_gib;          /* memory it allocates */
+    double sm_cap;           /* MPS active thread percentage / 100 (1 = uncapped) */
+    const char *mig_profile; /* MIG: instance profile wanted (NULL = any free instance) */
+};
 
 /*
- * Find `count` free cards for a gang: on one node if count <= per_node (the
- * fullest node that fits: best fit, lowest index on ties), else on whole free
- * nodes. Writes the card ids to out[count]. Returns 0, or -ENOSPC (nothing written).
+ * Would card `gpu` take this tenant now? 0 if yes; -EBUSY (no free slot or
+ * instance of that profile, reconfiguring), -ENOSPC (MIG instance memory too
+ * small), -EINVAL (bad card). Nothing changes.
  */
+int cluster_can_place(const struct cluster *c, uint32_t gpu, const struct tenant_req *r);
+
+/*
+ * Place a tenant (idle, not active) and return its id in *tid. Returns 0;
+ * 1 when placed but immediately OOM-killed (time-slicing/MPS memory: no
+ * isolation or over its pinned limit; the tenant is already removed, *tid
+ * untouched); or the refusal of cluster_can_place (nothing changed).
+ */
+int cluster_place(struct cluster *c, uint32_t gpu, sim_time now, const struct tenant_req *r,
+                  uint32_t *tid);
+
+/* Remove a tenant. -EINVAL for a stale id. */
+int cluster_remove(struct cluster *c, uint32_t tid, sim_time now);
+
+/* Mark a tenant active in a state, or idle (active = false); re-plans the card. */
+void cluster_set_active(struct cluster *c, uint32_t tid, sim_time now, bool active,
+                        enum use_state state);
+
+static inline double cluster_tenant_speed(const struct cluster *c, uint32_t tid)
+{
+    return c->tenants[tid].speed;
+}
+
+/* Active tenants on the tenant's card other than itself. */
+uint32_t cluster_others_active(const struct cluster *c, uint32_t tid);
+
+/*
+ * Blast radius of a fatal fault in tenant tid: the ids of the tenants that die
+ * (itself included) into out (room for the card's tenants). Returns the count.
+ */
+uint32_t cluster_fault_victims(const struct cluster *c, uint32_t tid, uint32_t *out);
+
+/*
+ * Begin a MIG re-layout of an empty card: -EBUSY if it has tenants or is
+ * reconfiguring, -EINVAL (err filled) if the layout is invalid, -ENOTSUP if
+ * not in MIG mode. On success the card is out of service (USE_RECONFIG) until
+ * cluster_relayout_done() is called (the caller schedules it after
+ * mig_reconfig_seconds()).
+ */
+int cluster_relayout_begin(struct cluster *c, uint32_t gpu, sim_time now, const char *layout,
+                           char *err, size_t errlen);
+void cluster_relayout_done(struct cluster *c, uint32_t gpu, sim_time now);
+
+/* Cards with no tenant (and not reconfiguring), for whole-card gang placement. */
 int cluster_find_gang(const struct cluster *c, uint32_t count, uint32_t *out);
 
-/* Bring every card's accounting up to now. */
-void cluster_account_all(struct cluster *c, sim_time now);
-
-/* Start a new sample interval: zero every card's interval totals. */
-void cluster_reset_interval(struct cluster *c);
+/* Derived per-card figures (µs since t = 0, or the current interval). */
+double card_busy_us(const struct card *g, bool interval);
+double card_useful_us(const struct card *g, bool interval);
 
 #endif

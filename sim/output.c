@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "analysis/h5io.h"
+#include "models/power.h"
 #include "sim/sim.h"
 #include "traces/arrivals.h"
 #include "traces/jobs.h"
@@ -21,10 +22,18 @@
 #define TIDESIM_GIT "unknown"
 #endif
 
-static const char *const ts_names[] = {"time_s",         "util_allocated", "util_busy",
-                                       "gpus_inference", "gpus_training",  "jobs_running",
-                                       "jobs_queued"};
-static const char *const ts_units[] = {"s", "1", "1", "GPUs", "GPUs", "jobs", "jobs"};
+/* /timeseries columns; the share_* columns are fractions of card time by use (sum + free = 1). */
+static const char *const ts_names[] = {
+    "time_s",           "util_allocated",      "util_busy",
+    "util_useful",      "share_training",      "share_inference",
+    "share_checkpoint", "share_restore",       "share_recompute",
+    "share_overhead",   "share_reconfiguring", "share_idle",
+    "share_free",       "gpus_inference",      "gpus_training",
+    "jobs_running",     "jobs_queued",         "checkpoint_gpu_s",
+    "power_w"};
+static const char *const ts_units[] = {"s",    "1",    "1",    "1",     "1", "1", "1",
+                                       "1",    "1",    "1",    "1",     "1", "1", "GPUs",
+                                       "GPUs", "jobs", "jobs", "GPU*s", "W"};
 #define TS_COLS (sizeof(ts_names) / sizeof(ts_names[0]))
 
 static const char *const svc_names[] = {"time_s",    "arrived",  "rate_rps", "served", "dropped",
@@ -47,7 +56,7 @@ struct sim_output {
     struct h5file f;
     hid_t g_ts, g_gpus, g_svcs;
     struct h5_series ts;
-    struct h5_matrix gpu_alloc, gpu_busy;
+    struct h5_matrix gpu_alloc, gpu_busy, gpu_useful;
     bool per_gpu;
     float *row;
     struct svc_out *svcs;
@@ -83,6 +92,7 @@ static void close_groups(struct sim_output *o)
     h5_series_close(&o->ts);
     h5_matrix_close(&o->gpu_alloc);
     h5_matrix_close(&o->gpu_busy);
+    h5_matrix_close(&o->gpu_useful);
     if (o->g_ts > 0)
         H5Gclose(o->g_ts);
     if (o->g_gpus > 0)
@@ -133,6 +143,8 @@ int sim_output_open(struct sim_output **out, const char *path, const struct scen
         rc = h5_matrix_open(&o->gpu_alloc, o->g_gpus, "allocated_by_interval", ngpus, 64, "1");
         if (!rc)
             rc = h5_matrix_open(&o->gpu_busy, o->g_gpus, "busy_by_interval", ngpus, 64, "1");
+        if (!rc)
+            rc = h5_matrix_open(&o->gpu_useful, o->g_gpus, "useful_by_interval", ngpus, 64, "1");
     }
     for (size_t i = 0; !rc && i < sc->nservices; i++) {
         struct svc_out *so = &o->svcs[i];
@@ -170,35 +182,54 @@ int sim_output_open(struct sim_output **out, const char *path, const struct scen
 int sim_output_interval(struct sim_output *o, const struct sim *s, sim_time t0, sim_time t1)
 {
     const struct cluster *cl = &s->cl;
-    double span = (double)(t1 - t0), alloc = 0, busy = 0;
+    double span = (double)(t1 - t0), alloc = 0, busy = 0, useful = 0, st[USE_NSTATES] = {0};
     double row[TS_COLS > SVC_COLS ? TS_COLS : SVC_COLS];
     uint32_t ninf = 0, ntrain = 0;
     int rc = 0;
 
     for (uint32_t i = 0; i < cl->ngpus; i++) {
-        const struct gpu *g = &cl->gpus[i];
-        alloc += g->int_alloc_us;
-        busy += g->int_busy_us;
-        ninf += g->use == GPU_INFER;
-        ntrain += g->use == GPU_TRAIN;
+        const struct card *g = &cl->cards[i];
+        alloc += g->ialloc_us;
+        busy += card_busy_us(g, true);
+        useful += card_useful_us(g, true);
+        for (int k = 0; k < USE_NSTATES; k++)
+            st[k] += g->iacc[k];
+        bool inf = false, tr = false;
+        for (uint32_t t = 0; t < g->nten; t++) {
+            inf |= cl->tenants[g->ten[t]].kind == TENANT_INFER;
+            tr |= cl->tenants[g->ten[t]].kind == TENANT_TRAIN;
+        }
+        ninf += inf;
+        ntrain += tr;
     }
-    double denom = span > 0 ? span * cl->ngpus : 1;
+    double denom = span > 0 ? span * cl->ngpus : 1, tot = 0;
     row[0] = sim_time_to_sec(t1);
     row[1] = alloc / denom;
     row[2] = busy / denom;
-    row[3] = ninf;
-    row[4] = ntrain;
-    row[5] = s->tr.running;
-    row[6] = s->tr.queued;
+    row[3] = useful / denom;
+    for (int k = 0; k < USE_NSTATES; k++) {
+        row[4 + k] = st[k] / denom;
+        tot += st[k] / denom;
+    }
+    row[12] = tot < 1 ? 1 - tot : 0;
+    row[13] = ninf;
+    row[14] = ntrain;
+    row[15] = s->tr.running;
+    row[16] = s->tr.queued;
+    row[17] = (st[USE_CKPT] + st[USE_RESTORE] + st[USE_RECOMPUTE]) / 1e6;
+    row[18] = cl->ngpus * power_watts(s->sc->spec->idle_w, s->sc->spec->tdp_w, busy / denom);
     rc |= h5_series_append(&o->ts, row);
 
     if (o->per_gpu) {
         for (uint32_t i = 0; i < cl->ngpus; i++)
-            o->row[i] = span > 0 ? (float)(cl->gpus[i].int_alloc_us / span) : 0.0f;
+            o->row[i] = span > 0 ? (float)(cl->cards[i].ialloc_us / span) : 0.0f;
         rc |= h5_matrix_append(&o->gpu_alloc, o->row);
         for (uint32_t i = 0; i < cl->ngpus; i++)
-            o->row[i] = span > 0 ? (float)(cl->gpus[i].int_busy_us / span) : 0.0f;
+            o->row[i] = span > 0 ? (float)(card_busy_us(&cl->cards[i], true) / span) : 0.0f;
         rc |= h5_matrix_append(&o->gpu_busy, o->row);
+        for (uint32_t i = 0; i < cl->ngpus; i++)
+            o->row[i] = span > 0 ? (float)(card_useful_us(&cl->cards[i], true) / span) : 0.0f;
+        rc |= h5_matrix_append(&o->gpu_useful, o->row);
     }
 
     for (uint32_t k = 0; k < s->nsvcs; k++) {
@@ -251,7 +282,7 @@ static int write_meta(struct sim_output *o, const struct sim *s, bool complete)
     rc |= h5_attr_int(g, "replication", 0);
     rc |= h5_attr_str(g, "policy", sc->policy.name);
     rc |= h5_attr_str(g, "gpu", sc->gpu);
-    rc |= h5_attr_str(g, "sharing", sharing_mode_name(sc->sharing));
+    rc |= h5_attr_str(g, "sharing", share_mode_name(sc->sharing));
     rc |= h5_attr_int(g, "complete", complete ? 1 : 0);
     rc |= h5_attr_double(g, "sim_time_reached_s", sim_time_to_sec(s->end));
     rc |= h5_attr_double(g, "duration_s", sim_time_to_sec(sc->duration));
@@ -382,26 +413,39 @@ out:
     return rc ? -EIO : 0;
 }
 
+/* /gpus: per card, seconds by use; they add up to the simulated time. */
 static int write_gpus(struct sim_output *o, const struct sim *s)
 {
     const struct cluster *cl = &s->cl;
     size_t n = cl->ngpus;
-    double *v = malloc(5 * n * sizeof(*v));
+    double *v = malloc((USE_NSTATES + 5) * n * sizeof(*v));
     if (!v)
         return -ENOMEM;
+    double end = (double)s->end;
     for (size_t i = 0; i < n; i++) {
-        v[i] = cl->gpus[i].node;
-        v[n + i] = cl->gpus[i].alloc_us / 1e6;
-        v[2 * n + i] = cl->gpus[i].busy_us / 1e6;
-        v[3 * n + i] = cl->gpus[i].infer_us / 1e6;
-        v[4 * n + i] = cl->gpus[i].train_us / 1e6;
+        const struct card *g = &cl->cards[i];
+        double sum = 0;
+        v[i] = g->node;
+        v[n + i] = g->alloc_us / 1e6;
+        v[2 * n + i] = card_busy_us(g, false) / 1e6;
+        v[3 * n + i] = card_useful_us(g, false) / 1e6;
+        for (int k = 0; k < USE_NSTATES; k++) {
+            v[(5 + (size_t)k) * n + i] = g->acc[k] / 1e6;
+            sum += g->acc[k];
+        }
+        v[4 * n + i] = end > sum ? (end - sum) / 1e6 : 0;
     }
     int rc = 0;
+    char name[48];
     rc |= h5_write_f64(o->g_gpus, "node", v, n, "index");
     rc |= h5_write_f64(o->g_gpus, "allocated_s", v + n, n, "s");
     rc |= h5_write_f64(o->g_gpus, "busy_s", v + 2 * n, n, "s");
-    rc |= h5_write_f64(o->g_gpus, "inference_s", v + 3 * n, n, "s");
-    rc |= h5_write_f64(o->g_gpus, "training_s", v + 4 * n, n, "s");
+    rc |= h5_write_f64(o->g_gpus, "useful_s", v + 3 * n, n, "s");
+    rc |= h5_write_f64(o->g_gpus, "free_s", v + 4 * n, n, "s");
+    for (int k = 0; k < USE_NSTATES; k++) {
+        snprintf(name, sizeof(name), "%s_s", use_state_name((enum use_state)k));
+        rc |= h5_write_f64(o->g_gpus, name, v + (5 + (size_t)k) * n, n, "s");
+    }
     free(v);
     return rc ? -EIO : 0;
 }

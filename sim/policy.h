@@ -19,6 +19,8 @@ struct policy_ops {
     int (*init)(struct sim *s, void **state);
     void (*on_submit)(struct sim *s, void *state, uint32_t job);
     void (*on_finish)(struct sim *s, void *state, uint32_t job);
+    /* A preempted or killed job is queued again (NULL: treated as a new submission). */
+    void (*on_requeue)(struct sim *s, void *state, uint32_t job);
     /* Called every sample interval (may be NULL). */
     void (*on_tick)(struct sim *s, void *state);
     void (*destroy)(void *state);

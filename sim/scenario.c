@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *const sharing_names[] = {"exclusive", "mig", "timeslice", "mps", NULL};
+static const char *const sharing_names[] = {"exclusive", "timeslice", "mps", "mig", NULL};
 static const char *const dist_names[] = {"deterministic", "exponential", "lognormal", NULL};
 static const char *const shape_names[] = {"constant", "cosine", "hourly", "servegen", NULL};
 #define SHAPE_SERVEGEN 3
@@ -153,11 +153,6 @@ static int load_job_trace(const struct conf_doc *d, const struct conf_node *t,
     return c->path ? 0 : -EINVAL;
 }
 
-const char *sharing_mode_name(enum sharing_mode m)
-{
-    return sharing_names[m];
-}
-
 /* "+08:00", "-05:30", "UTC", "Z" → minutes east of UTC. */
 static int parse_tz(const char *s, int *out)
 {
@@ -278,8 +273,10 @@ static int load_arrivals(const struct conf_doc *d, const struct conf_node *svc,
 static int load_service(const struct conf_doc *d, const struct conf_node *n, struct service_cfg *c,
                         struct conf_err *err)
 {
-    static const char *const keys[] = {"name",     "latency",  "batching",  "slo",
-                                       "replicas", "arrivals", "max_queue", NULL};
+    static const char *const keys[] = {"name",        "latency",   "batching",
+                                       "slo",         "replicas",  "arrivals",
+                                       "max_queue",   "memory_gb", "active_thread_percentage",
+                                       "mig_profile", NULL};
     static const char *const lkeys[] = {"a_ms", "b_ms", "dist", "cv", NULL};
     static const char *const bkeys[] = {"max_batch", "max_wait", NULL};
     static const char *const skeys[] = {"p99_ms", "target_ms", "quantile", NULL};
@@ -360,6 +357,14 @@ static int load_service(const struct conf_doc *d, const struct conf_node *n, str
     if ((rc = conf_int(d, n, "max_queue", false, 1, INT64_MAX / 2, &mq, err)))
         return rc;
     c->max_queue = (uint64_t)mq;
+    /* Knob: a BERT-large-class server with its runtime (~10 GiB fits a 1g.10gb slice). */
+    c->mem_gib = 8;
+    double atp = 100;
+    if ((rc = conf_double(d, n, "memory_gb", false, 0, 1024, &c->mem_gib, err)) ||
+        (rc = conf_double(d, n, "active_thread_percentage", false, 1, 100, &atp, err)) ||
+        (rc = conf_string(d, n, "mig_profile", false, &c->mig_profile, err)))
+        return rc;
+    c->sm_cap = atp / 100;
     if (c->max_queue < c->max_batch)
         return conf_errf(err, d, conf_get(n, "max_queue"), "max_queue",
                          "expected at least max_batch (%u)", c->max_batch);
@@ -420,9 +425,50 @@ static int load_gpu_mix(const struct conf_doc *d, const struct conf_node *g, str
     return 0;
 }
 
+/* training.checkpoint: interval (a duration, "young" or "none") and the cost knobs (models/ckpt.h).
+ */
+static int load_checkpoint(const struct conf_doc *d, const struct conf_node *c, struct train_cfg *t,
+                           struct conf_err *err)
+{
+    static const char *const keys[] = {
+        "interval",  "mtbf",       "state_gb_per_gpu", "bytes_per_param", "write_gbps",
+        "read_gbps", "save_fixed", "warmup",           "grace",           NULL};
+    int rc;
+    if (!c)
+        return 0;
+    if ((rc = conf_check_keys(d, c, "checkpoint", keys, err)))
+        return rc;
+    const struct conf_node *iv = conf_get(c, "interval");
+    if (iv && iv->kind == CONF_SCALAR && !strcmp(iv->value, "young")) {
+        t->young = true;
+    } else if (iv && iv->kind == CONF_SCALAR && !strcmp(iv->value, "none")) {
+        t->interval = 0;
+    } else if ((rc = conf_duration(d, c, "interval", false, SIM_SEC, &t->interval, err))) {
+        return rc;
+    }
+    struct ckpt_knobs *k = &t->knobs;
+    sim_time mtbf = sim_time_from_sec(t->mtbf_s), fixed = sim_time_from_sec(k->save_fixed_s),
+             warm = sim_time_from_sec(k->warmup_s), grace = sim_time_from_sec(k->grace_s);
+    if ((rc = conf_duration(d, c, "mtbf", false, SIM_SEC, &mtbf, err)) ||
+        (rc = conf_double(d, c, "state_gb_per_gpu", false, 0, 1e6, &t->state_gb_per_gpu, err)) ||
+        (rc = conf_double(d, c, "bytes_per_param", false, 1, 64, &k->bytes_per_param, err)) ||
+        (rc = conf_double(d, c, "write_gbps", false, 1e-3, 1e4, &k->write_gbps, err)) ||
+        (rc = conf_double(d, c, "read_gbps", false, 1e-3, 1e4, &k->read_gbps, err)) ||
+        (rc = conf_duration(d, c, "save_fixed", false, 0, &fixed, err)) ||
+        (rc = conf_duration(d, c, "warmup", false, 0, &warm, err)) ||
+        (rc = conf_duration(d, c, "grace", false, 0, &grace, err)))
+        return rc;
+    t->mtbf_s = sim_time_to_sec(mtbf);
+    k->save_fixed_s = sim_time_to_sec(fixed);
+    k->warmup_s = sim_time_to_sec(warm);
+    k->grace_s = sim_time_to_sec(grace);
+    return 0;
+}
+
 static int load_training(struct scenario *sc, const struct conf_node *root, struct conf_err *err)
 {
-    static const char *const tkeys[] = {"jobs", "backlog", NULL};
+    static const char *const tkeys[] = {
+        "jobs", "backlog", "checkpoint", "memory_gb_per_gpu", "active_thread_percentage", NULL};
     static const char *const jkeys[] = {"synthetic", "trace", NULL};
     static const char *const skeys[] = {"per_hour",     "duration",  "gpus",
                                         "max_duration", "calibrate", NULL};
@@ -433,11 +479,18 @@ static int load_training(struct scenario *sc, const struct conf_node *root, stru
     const struct conf_node *tr = conf_get(root, "training");
     int rc;
 
+    train_cfg_init(&t->run);
     if (!tr)
         return 0;
+    double atp = 100;
     if ((rc = conf_check_keys(d, tr, "training", tkeys, err)) ||
-        (rc = get_u32(d, tr, "backlog", false, 0, 10000000, &t->backlog, err)))
+        (rc = get_u32(d, tr, "backlog", false, 0, 10000000, &t->backlog, err)) ||
+        (rc = conf_double(d, tr, "memory_gb_per_gpu", false, 0, 1024, &t->run.mem_gib_per_gpu,
+                          err)) ||
+        (rc = conf_double(d, tr, "active_thread_percentage", false, 1, 100, &atp, err)) ||
+        (rc = load_checkpoint(d, conf_get(tr, "checkpoint"), &t->run, err)))
         return rc;
+    t->run.sm_cap = atp / 100;
     const struct conf_node *j = conf_get(tr, "jobs");
     if (!j)
         return conf_errf(err, d, tr, "jobs",
@@ -527,12 +580,86 @@ static int load_policy(struct scenario *sc, const struct conf_node *root, struct
     return 0;
 }
 
+/* cluster.mig / timeSlicing / mps / faults: the sharing knobs (models/share.h, models/mig.h). */
+static int load_sharing(struct scenario *sc, const struct conf_node *c, struct conf_err *err)
+{
+    static const char *const mkeys[] = {"layout", "efficiency", "reconfig", "drain_grace", NULL};
+    static const char *const tkeys[] = {"replicas", "slice", "overhead", NULL};
+    static const char *const pkeys[] = {"replicas", "interference", NULL};
+    static const char *const fkeys[] = {"per_tenant_per_hour", "restart", NULL};
+    const struct conf_doc *d = &sc->doc;
+    const struct conf_node *m = conf_get(c, "mig"), *t = conf_get(c, "timeSlicing"),
+                           *p = conf_get(c, "mps"), *f = conf_get(c, "faults");
+    int rc;
+
+    share_knobs_init(&sc->knobs);
+    sc->slots = 1;
+    sc->restart_delay = 60 * SIM_SEC;
+    if (sc->spec->mig_capable)
+        mig_knobs_init(&sc->mig, sc->spec);
+    if (m && sc->sharing != SHARE_MIG)
+        return conf_errf(err, d, m, "mig", "only with 'sharing: mig'");
+    if (t && sc->sharing != SHARE_TIMESLICE)
+        return conf_errf(err, d, t, "timeSlicing", "only with 'sharing: timeslice'");
+    if (p && sc->sharing != SHARE_MPS)
+        return conf_errf(err, d, p, "mps", "only with 'sharing: mps'");
+    if (sc->sharing == SHARE_MIG) {
+        if (!sc->spec->mig_capable)
+            return conf_errf(err, d, conf_get(c, "sharing"), "sharing", "%s has no MIG profiles",
+                             sc->spec->name);
+        if (!m)
+            return conf_errf(err, d, c, "mig", "missing (expected {layout: ...})");
+        double eff = sc->mig.efficiency;
+        sim_time rec = sim_time_from_sec(sc->mig.reconfig_s);
+        sim_time drain = sim_time_from_sec(sc->mig.drain_grace_s);
+        if ((rc = conf_check_keys(d, m, "mig", mkeys, err)) ||
+            (rc = conf_string(d, m, "layout", true, &sc->mig_layout, err)) ||
+            (rc = conf_double(d, m, "efficiency", false, 0.01, 1.2, &eff, err)) ||
+            (rc = conf_duration(d, m, "reconfig", false, 0, &rec, err)) ||
+            (rc = conf_duration(d, m, "drain_grace", false, 0, &drain, err)))
+            return rc;
+        mig_knobs_set_efficiency(&sc->mig, eff);
+        sc->mig.reconfig_s = sim_time_to_sec(rec);
+        sc->mig.drain_grace_s = sim_time_to_sec(drain);
+        struct mig_layout l;
+        char msg[400];
+        if (mig_layout_check(sc->spec, sc->mig_layout, &l, msg, sizeof(msg)))
+            return conf_errf(err, d, conf_get(m, "layout"), "layout", "%s", msg);
+    }
+    if (sc->sharing == SHARE_TIMESLICE) {
+        sc->slots = 4;
+        sim_time slice = sim_time_from_sec(sc->knobs.ts_slice_s);
+        if (t && ((rc = conf_check_keys(d, t, "timeSlicing", tkeys, err)) ||
+                  (rc = get_u32(d, t, "replicas", false, 1, 64, &sc->slots, err)) ||
+                  (rc = conf_duration(d, t, "slice", false, 1, &slice, err)) ||
+                  (rc = conf_double(d, t, "overhead", false, 0, 0.9, &sc->knobs.ts_overhead, err))))
+            return rc;
+        sc->knobs.ts_slice_s = sim_time_to_sec(slice);
+    }
+    if (sc->sharing == SHARE_MPS) {
+        sc->slots = 4;
+        if (p &&
+            ((rc = conf_check_keys(d, p, "mps", pkeys, err)) ||
+             (rc = get_u32(d, p, "replicas", false, 1, SHARE_MPS_MAX_CLIENTS, &sc->slots, err)) ||
+             (rc = conf_double(d, p, "interference", false, 0, 10, &sc->knobs.mps_interference,
+                               err))))
+            return rc;
+    }
+    if (f && ((rc = conf_check_keys(d, f, "faults", fkeys, err)) ||
+              (rc = conf_double(d, f, "per_tenant_per_hour", false, 0, 1e6,
+                                &sc->knobs.fault_rate_per_h, err)) ||
+              (rc = conf_duration(d, f, "restart", false, 0, &sc->restart_delay, err))))
+        return rc;
+    return 0;
+}
+
 static int load_root(struct scenario *sc, struct conf_err *err)
 {
     static const char *const keys[] = {"name",     "seed",    "duration", "sample_interval",
                                        "timezone", "cluster", "services", "training",
                                        "policy",   "output",  NULL};
-    static const char *const ckeys[] = {"gpu", "nodes", "gpus_per_node", "sharing", NULL};
+    static const char *const ckeys[] = {"gpu",         "nodes", "gpus_per_node", "sharing", "mig",
+                                        "timeSlicing", "mps",   "faults",        NULL};
     static const char *const okeys[] = {"per_gpu_timeseries", NULL};
     const struct conf_doc *d = &sc->doc;
     const struct conf_node *root = d->root;
@@ -583,11 +710,9 @@ static int load_root(struct scenario *sc, struct conf_err *err)
     if ((rc = get_u32(d, c, "gpus_per_node", false, 1, 16, &sc->gpus_per_node, err)) ||
         (rc = conf_enum(d, c, "sharing", false, sharing_names, &sharing, err)))
         return rc;
-    sc->sharing = (enum sharing_mode)sharing;
-    if (sc->sharing != SHARE_EXCLUSIVE)
-        return conf_errf(err, d, conf_get(c, "sharing"), "sharing",
-                         "'%s' is not available yet in this build (expected exclusive)",
-                         sharing_names[sharing]);
+    sc->sharing = (enum share_mode)sharing;
+    if ((rc = load_sharing(sc, c, err)))
+        return rc;
 
     const struct conf_node *o = conf_get(root, "output");
     sc->per_gpu_timeseries = true;

@@ -16,7 +16,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "models/mig.h"
+#include "models/share.h"
 #include "sim/conf.h"
+#include "sim/train.h"
 #include "sim/simtime.h"
 #include "traces/arrivals.h"
 #include "traces/jobs.h"
@@ -24,7 +27,6 @@
 
 struct gpu_spec;
 
-enum sharing_mode { SHARE_EXCLUSIVE, SHARE_MIG, SHARE_TIMESLICE, SHARE_MPS };
 enum arrival_format { ARRFMT_AZURE, ARRFMT_SERVEGEN, ARRFMT_CSV, ARRFMT_COUNTS };
 enum job_format { JOBFMT_OPENB, JOBFMT_PAI, JOBFMT_HELIOS, JOBFMT_CSV };
 
@@ -67,8 +69,11 @@ struct service_cfg {
     double slo_quantile; /* e.g. 0.99: the SLO holds if that quantile <= slo */
     uint32_t replicas;   /* replicas the policy starts with (0 = policy decides) */
     uint32_t min_replicas, max_replicas;
-    uint64_t max_queue; /* waiting requests beyond this are dropped */
-    bool from_trace;    /* arrivals from `trace` instead of the synthetic profile */
+    uint64_t max_queue;      /* waiting requests beyond this are dropped */
+    double mem_gib;          /* memory a replica allocates, GiB */
+    double sm_cap;           /* MPS active thread percentage / 100 */
+    const char *mig_profile; /* MIG instance profile a replica asks for (NULL = any) */
+    bool from_trace;         /* arrivals from `trace` instead of the synthetic profile */
     struct rate_profile arrivals;
     double burst_cv; /* synthetic: CV of inter-arrival gaps (1 = Poisson) */
     struct arrival_trace_cfg trace;
@@ -79,7 +84,8 @@ struct training_cfg {
     bool from_trace; /* jobs from a log */
     struct job_trace_cfg trace;
     struct job_mix mix;
-    uint32_t backlog; /* jobs already queued at t = 0 (drawn from the same mix) */
+    uint32_t backlog;     /* jobs already queued at t = 0 (drawn from the same mix) */
+    struct train_cfg run; /* checkpoints, memory, MPS share of training members */
 };
 
 struct policy_cfg {
@@ -98,7 +104,12 @@ struct scenario {
     const char *gpu;             /* GPU model name, e.g. a100-sxm4-80gb */
     const struct gpu_spec *spec; /* its specification (models/gpu.h) */
     uint32_t nodes, gpus_per_node;
-    enum sharing_mode sharing;
+    enum share_mode sharing;
+    uint32_t slots;           /* tenants per card (timeslice/MPS replicas) */
+    struct share_knobs knobs; /* time-slice, MPS, fault-rate knobs */
+    struct mig_knobs mig;     /* MIG speeds and re-layout time */
+    const char *mig_layout;   /* every card's initial MIG layout */
+    sim_time restart_delay;   /* a replica killed by a fault serves again after this */
 
     struct service_cfg *services;
     size_t nservices;
@@ -124,7 +135,5 @@ static inline uint32_t scenario_gpus(const struct scenario *sc)
 {
     return sc->nodes * sc->gpus_per_node;
 }
-
-const char *sharing_mode_name(enum sharing_mode m);
 
 #endif

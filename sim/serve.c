@@ -150,7 +150,18 @@ static void start_batch(struct service *s, uint32_t ri, uint32_t n, sim_time now
     s->narrived -= n;
     s->in_service += n;
 
-    double us = (s->cfg->a_ms + s->cfg->b_ms * (double)n) * 1e3 * jitter(s) / r->speed;
+    double work = (s->cfg->a_ms + s->cfg->b_ms * (double)n) * 1e3 * jitter(s);
+    cluster_set_active(s->cl, r->tid, now, true, USE_INFER);
+    r->speed = cluster_tenant_speed(s->cl, r->tid);
+    double wait = 0;
+    if (s->cl->mode == SHARE_TIMESLICE) {
+        /* The card is held by another tenant's slice: wait for it (models/share.h). */
+        uint32_t others = cluster_others_active(s->cl, r->tid);
+        wait = share_ts_expected_wait_s(&s->cl->knobs, others) * 1e6;
+    }
+    r->work_left = work;
+    r->since = now + (sim_time)(wait + 0.5);
+    double us = wait + work / (r->speed > 0 ? r->speed : 1e-9);
     sim_time st = us < 1e15 ? (sim_time)(us + 0.5) : (sim_time)1e15; /* µs, rounded */
     if (st < 1)
         st = 1;
@@ -159,7 +170,6 @@ static void start_batch(struct service *s, uint32_t ri, uint32_t n, sim_time now
     r->batch_end = now + st;
     s->tot.batches++;
     s->win.batches++;
-    cluster_set_busy(s->cl, r->gpu, now, 1.0);
     if (engine_at(s->eng, r->batch_end, on_batch_done, s, ri, &r->done))
         fail(s, -ENOMEM, "out of memory in the event queue");
 }
@@ -231,9 +241,64 @@ static void on_batch_done(void *ctx, uint64_t arg)
     s->in_service -= r->batch_n;
     r->batch_n = 0;
     r->busy = false;
-    cluster_set_busy(s->cl, r->gpu, now, 0.0);
+    cluster_set_active(s->cl, r->tid, now, false, USE_INFER);
     s->idle[s->nidle++] = (uint32_t)arg;
     kick(s, now);
+}
+
+void service_on_speed(struct service *s, uint32_t ri)
+{
+    struct replica *r = &s->reps[ri];
+    sim_time now = s->eng->now;
+    if (!r->busy)
+        return;
+    if (now > r->since) {
+        r->work_left -= (double)(now - r->since) * r->speed;
+        if (r->work_left < 0)
+            r->work_left = 0;
+        r->since = now;
+    }
+    r->speed = cluster_tenant_speed(s->cl, r->tid);
+    sim_time start = r->since > now ? r->since : now;
+    double us = r->work_left / (r->speed > 0 ? r->speed : 1e-9);
+    r->batch_end = start + (us < 1e15 ? (sim_time)(us + 0.5) : (sim_time)1e15);
+    engine_cancel(s->eng, &r->done);
+    if (engine_at(s->eng, r->batch_end, on_batch_done, s, ri, &r->done))
+        fail(s, -ENOMEM, "out of memory in the event queue");
+}
+
+void service_replica_down(struct service *s, uint32_t ri)
+{
+    struct replica *r = &s->reps[ri];
+    sim_time now = s->eng->now;
+    if (r->down)
+        return;
+    if (r->busy) {
+        engine_cancel(s->eng, &r->done);
+        s->tot.failed += r->batch_n;
+        s->win.failed += r->batch_n;
+        s->in_service -= r->batch_n;
+        r->batch_n = 0;
+        r->busy = false;
+        cluster_set_active(s->cl, r->tid, now, false, USE_INFER);
+    } else {
+        for (uint32_t i = 0; i < s->nidle; i++)
+            if (s->idle[i] == ri) {
+                s->idle[i] = s->idle[--s->nidle];
+                break;
+            }
+    }
+    r->down = true;
+}
+
+void service_replica_up(struct service *s, uint32_t ri)
+{
+    struct replica *r = &s->reps[ri];
+    if (!r->down)
+        return;
+    r->down = false;
+    s->idle[s->nidle++] = ri;
+    kick(s, s->eng->now);
 }
 
 int service_init(struct service *s, uint32_t index, const struct service_cfg *cfg,
@@ -278,7 +343,7 @@ void service_release(struct service *s)
     s->h_total = s->h_win = NULL;
 }
 
-int service_add_replica(struct service *s, uint32_t gpu, double speed)
+int service_add_replica(struct service *s, uint32_t tid)
 {
     if (s->nreps == s->cap_reps) {
         uint32_t cap = s->cap_reps ? 2 * s->cap_reps : 8;
@@ -294,8 +359,9 @@ int service_add_replica(struct service *s, uint32_t gpu, double speed)
     }
     struct replica *r = &s->reps[s->nreps];
     memset(r, 0, sizeof(*r));
-    r->gpu = gpu;
-    r->speed = speed > 0 ? speed : 1.0;
+    r->tid = tid;
+    r->gpu = s->cl->tenants[tid].gpu;
+    r->speed = 1.0;
     r->batch_arrivals = malloc(s->cfg->max_batch * sizeof(*r->batch_arrivals));
     if (!r->batch_arrivals)
         return -ENOMEM;

@@ -15,7 +15,7 @@
  * (deterministic, exponential or lognormal with a CV), speed the replica's
  * fraction of a full GPU (1 in exclusive mode).
  *
- * Conservation: arrived = served + in_service + waiting + dropped at any time.
+ * Conservation: arrived = served + in_service + waiting + dropped + failed at any time.
  */
 #ifndef TIDESIM_SERVE_H
 #define TIDESIM_SERVE_H
@@ -32,8 +32,12 @@
 
 struct replica {
     uint32_t gpu;
-    double speed; /* fraction of a full GPU */
+    uint32_t tid;     /* its tenant on the card (sim/cluster.h) */
+    double speed;     /* current speed while a batch runs, fraction of a full GPU */
+    double work_left; /* µs of the running batch left at full speed */
+    sim_time since;   /* when work_left was last brought up to date */
     bool busy;
+    bool down;     /* killed by a fault, restarting */
     bool draining; /* removed when its batch completes */
     uint32_t batch_n;
     sim_time batch_end;
@@ -43,6 +47,7 @@ struct replica {
 
 struct service_stats {
     uint64_t arrived, served, dropped, within_slo;
+    uint64_t failed; /* lost in a batch whose replica was killed */
     uint64_t batches;
     double wait_us; /* sum over served requests of (batch start − arrival) */
 };
@@ -86,8 +91,18 @@ int service_init(struct service *s, uint32_t index, const struct service_cfg *cf
                  struct engine *eng, struct cluster *cl, struct arrival_source *src, uint64_t seed);
 void service_release(struct service *s);
 
-/* Add a replica on card gpu (already allocated to it) at speed (fraction of a GPU). */
-int service_add_replica(struct service *s, uint32_t gpu, double speed);
+/* Add a replica running as tenant tid (already placed on its card). Returns 0 or -ENOMEM. */
+int service_add_replica(struct service *s, uint32_t tid);
+
+/* The card changed the replica's speed: re-plan its running batch. */
+void service_on_speed(struct service *s, uint32_t replica);
+
+/*
+ * A fatal fault killed replica ri: its running batch is lost (the requests
+ * count as failed) and it serves nothing until service_replica_up().
+ */
+void service_replica_down(struct service *s, uint32_t replica);
+void service_replica_up(struct service *s, uint32_t replica);
 
 /* Number of replicas (including draining ones). */
 static inline uint32_t service_replicas(const struct service *s)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/power.h"
 #include "sim/output.h"
 #include "traces/synth.h"
 
@@ -19,6 +20,85 @@ static void on_job_finish(void *ctx, uint32_t j)
 {
     struct sim *s = ctx;
     s->pol->on_finish(s, s->pol_state, j);
+}
+
+static void on_job_requeue(void *ctx, uint32_t j)
+{
+    struct sim *s = ctx;
+    if (s->pol->on_requeue)
+        s->pol->on_requeue(s, s->pol_state, j);
+    else
+        s->pol->on_submit(s, s->pol_state, j);
+}
+
+/* A card changed a tenant's speed: tell its owner. */
+static void on_tenant_speed(void *ctx, uint32_t tid)
+{
+    struct sim *s = ctx;
+    const struct tenant *t = &s->cl.tenants[tid];
+    if (t->kind == TENANT_INFER)
+        service_on_speed(&s->svcs[t->owner], t->member);
+    else
+        trainer_on_speed(&s->tr, t->owner);
+}
+
+static void on_fault(void *ctx, uint64_t arg);
+
+/* Draw the time of a tenant's next fatal fault (none when the rate is 0). */
+static void on_tenant_placed(void *ctx, uint32_t tid)
+{
+    struct sim *s = ctx;
+    double rate = s->cl.knobs.fault_rate_per_h;
+    if (!(rate > 0))
+        return;
+    double dt = rng_exponential(&s->fault_rng, 3600.0 / rate);
+    uint64_t arg = (uint64_t)tid | (uint64_t)s->cl.tenants[tid].gen << 32;
+    engine_at(&s->eng, s->eng.now + sim_time_from_sec(dt), on_fault, s, arg, NULL);
+}
+
+static void on_replica_up(void *ctx, uint64_t arg)
+{
+    struct sim *s = ctx;
+    service_replica_up(&s->svcs[arg >> 32], (uint32_t)arg);
+}
+
+/*
+ * A fatal fault in a tenant: the sharing mode decides who dies (MIG: its
+ * instance; MPS and time-slicing: the whole card). Training members are
+ * killed (restart from the last checkpoint); replicas restart after the
+ * restart delay and draw their next fault then.
+ */
+static void on_fault(void *ctx, uint64_t arg)
+{
+    struct sim *s = ctx;
+    uint32_t tid = (uint32_t)arg, gen = (uint32_t)(arg >> 32);
+    if (tid >= s->cl.ntenants || !s->cl.tenants[tid].used || s->cl.tenants[tid].gen != gen)
+        return; /* the tenant left before its fault */
+    sim_inject_fault(s, tid);
+}
+
+int sim_inject_fault(struct sim *s, uint32_t tid)
+{
+    if (tid >= s->cl.ntenants || !s->cl.tenants[tid].used)
+        return -EINVAL;
+    uint32_t victims[SHARE_MPS_MAX_CLIENTS + MIG_MAX_INSTANCES];
+    struct tenant vt[SHARE_MPS_MAX_CLIENTS + MIG_MAX_INSTANCES];
+    uint32_t n = cluster_fault_victims(&s->cl, tid, victims);
+    for (uint32_t i = 0; i < n; i++)
+        vt[i] = s->cl.tenants[victims[i]];
+    s->faults++;
+    s->fault_victims += n;
+    for (uint32_t i = 0; i < n; i++) {
+        if (vt[i].kind == TENANT_TRAIN) {
+            trainer_kill(&s->tr, vt[i].owner);
+        } else {
+            service_replica_down(&s->svcs[vt[i].owner], vt[i].member);
+            engine_at(&s->eng, s->eng.now + s->sc->restart_delay, on_replica_up, s,
+                      (uint64_t)vt[i].owner << 32 | vt[i].member, NULL);
+                        on_tenant_placed(s, victims[i]); /* its next fault, after the restart */
+        }
+    }
+    return (int)n;
 }
 
 /* Close the metrics interval [last_sample, now). */
@@ -171,8 +251,18 @@ int sim_init(struct sim *s, const struct scenario *sc, uint64_t seed, struct sim
         snprintf(s->err, sizeof(s->err), "unknown policy '%s'", sc->policy.name);
         return -EINVAL;
     }
-    if ((rc = engine_init(&s->eng)) || (rc = cluster_init(&s->cl, sc->nodes, sc->gpus_per_node)))
+    if ((rc = engine_init(&s->eng)) ||
+        (rc = rng_init(&s->fault_rng, seed, rng_stream_id("faults"))))
         goto fail;
+    rc = cluster_init(&s->cl, sc->nodes, sc->gpus_per_node, sc->spec, sc->sharing, sc->slots,
+                      &sc->knobs, &sc->mig, sc->mig_layout, s->err, sizeof(s->err));
+    if (rc == -EINVAL)
+        goto fail_msg;
+    if (rc)
+        goto fail;
+    s->cl.on_speed = on_tenant_speed;
+    s->cl.on_place = on_tenant_placed;
+    s->cl.cb_ctx = s;
     if ((rc = build_services(s)))
         goto fail_src;
 
@@ -189,11 +279,12 @@ int sim_init(struct sim *s, const struct scenario *sc, uint64_t seed, struct sim
             goto fail;
         }
     }
-    if ((rc = trainer_init(&s->tr, &s->eng, &s->cl, jobs)))
+    if ((rc = trainer_init(&s->tr, &s->eng, &s->cl, jobs, &sc->training.run)))
         goto fail;
     s->tr.skip_services = sc->training.from_trace && !sc->training.trace.include_services;
     s->tr.on_submit = on_job_submit;
     s->tr.on_finish = on_job_finish;
+    s->tr.on_requeue = on_job_requeue;
     s->tr.cb_ctx = s;
 
     if ((rc = s->pol->init(s, &s->pol_state))) {
@@ -223,12 +314,24 @@ int sim_place_replica(struct sim *s, uint32_t svc, uint32_t gpu)
 {
     if (svc >= s->nsvcs)
         return -EINVAL;
-    int rc = cluster_alloc(&s->cl, gpu, s->eng.now, GPU_INFER, svc);
+    const struct service_cfg *c = s->svcs[svc].cfg;
+    struct tenant_req req = {
+        .kind = TENANT_INFER,
+        .owner = svc,
+        .member = s->svcs[svc].nreps,
+        .mem_gib = c->mem_gib,
+        .sm_cap = c->sm_cap,
+        .mig_profile = c->mig_profile,
+    };
+    uint32_t tid;
+    int rc = cluster_place(&s->cl, gpu, s->eng.now, &req, &tid);
+    if (rc == 1)
+        s->oom_kills++;
     if (rc)
         return rc;
-    rc = service_add_replica(&s->svcs[svc], gpu, 1.0);
+    rc = service_add_replica(&s->svcs[svc], tid);
     if (rc)
-        cluster_free(&s->cl, gpu, s->eng.now);
+        cluster_remove(&s->cl, tid, s->eng.now);
     return rc;
 }
 
@@ -278,20 +381,40 @@ void sim_release(struct sim *s)
     trainer_release(&s->tr);
     cluster_release(&s->cl);
     engine_release(&s->eng);
+    rng_release(&s->fault_rng);
+}
+
+static double sum_cards(const struct sim *s, int which)
+{
+    double a = 0;
+    for (uint32_t i = 0; i < s->cl.ngpus; i++) {
+        const struct card *g = &s->cl.cards[i];
+        a += which == 0   ? g->alloc_us
+             : which == 1 ? card_busy_us(g, false)
+                          : card_useful_us(g, false);
+    }
+    return s->end > 0 ? a / ((double)s->cl.ngpus * (double)s->end) : 0;
 }
 
 double sim_util_allocated(const struct sim *s)
 {
-    double a = 0;
-    for (uint32_t i = 0; i < s->cl.ngpus; i++)
-        a += s->cl.gpus[i].alloc_us;
-    return s->end > 0 ? a / ((double)s->cl.ngpus * (double)s->end) : 0;
+    return sum_cards(s, 0);
 }
 
 double sim_util_busy(const struct sim *s)
 {
-    double b = 0;
-    for (uint32_t i = 0; i < s->cl.ngpus; i++)
-        b += s->cl.gpus[i].busy_us;
-    return s->end > 0 ? b / ((double)s->cl.ngpus * (double)s->end) : 0;
+    return sum_cards(s, 1);
+}
+
+double sim_util_useful(const struct sim *s)
+{
+    return sum_cards(s, 2);
+}
+
+double sim_energy_kwh(const struct sim *s)
+{
+    double busy_s = sum_cards(s, 1) * s->cl.ngpus * sim_time_to_sec(s->end);
+    double gpu_s = (double)s->cl.ngpus * sim_time_to_sec(s->end);
+    const struct gpu_spec *g = s->sc->spec;
+    return power_kwh(g->idle_w, gpu_s) + power_kwh(g->tdp_w - g->idle_w, busy_s);
 }

@@ -18,6 +18,7 @@
 #include "sim/cluster.h"
 #include "sim/engine.h"
 #include "sim/policy.h"
+#include "sim/rng.h"
 #include "sim/scenario.h"
 #include "sim/serve.h"
 #include "sim/train.h"
@@ -34,6 +35,10 @@ struct sim {
     struct trainer tr;
     const struct policy_ops *pol;
     void *pol_state;
+
+    struct rng fault_rng; /* fatal-fault draws */
+    uint64_t faults, fault_victims;
+    uint64_t oom_kills;
 
     struct evq_handle sample_ev;
     uint64_t nsamples;      /* intervals closed */
@@ -60,11 +65,27 @@ int sim_run(struct sim *s, const volatile sig_atomic_t *interrupt);
 
 void sim_release(struct sim *s);
 
-/* Cluster API for policies: put a replica of service svc on free card gpu. 0 or -EBUSY/-EINVAL. */
+/*
+ * Cluster API for policies: put a replica of service svc on card gpu (a free
+ * slot or MIG instance of the service's profile). Returns 0; 1 when the
+ * replica was OOM-killed at its first allocation (time-slicing/MPS memory);
+ * or the cluster's refusal (-EBUSY, -ENOSPC, -EINVAL) with nothing changed.
+ */
 int sim_place_replica(struct sim *s, uint32_t svc, uint32_t gpu);
 
-/* Cluster-wide utilisation over [0, end]: allocated and busy GPU-time / (GPUs × end). */
+/*
+ * Test and what-if hook: a fatal fault in tenant tid now (as if drawn from the
+ * fault rate). The sharing mode decides who dies. Returns the number of
+ * tenants that died, or -EINVAL for a stale id.
+ */
+int sim_inject_fault(struct sim *s, uint32_t tid);
+
+/* Cluster-wide utilisation over [0, end]: allocated, busy and useful GPU-time / (GPUs × end). */
 double sim_util_allocated(const struct sim *s);
 double sim_util_busy(const struct sim *s);
+double sim_util_useful(const struct sim *s);
+
+/* Energy of the whole run, kWh: idle + (TDP − idle) × busy per card (models/power.h). */
+double sim_energy_kwh(const struct sim *s);
 
 #endif

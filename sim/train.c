@@ -1,4 +1,4 @@
-/* train.c — training job lifecycle with rate-based progress. */
+/* train.c — training jobs: rate-based progress, checkpoints, preemption, restart. */
 #include "sim/train.h"
 
 #include <errno.h>
@@ -7,7 +7,22 @@
 #include <string.h>
 
 static void on_submit_ev(void *ctx, uint64_t arg);
-static void on_finish_ev(void *ctx, uint64_t arg);
+static void on_job_ev(void *ctx, uint64_t arg);
+
+void train_cfg_init(struct train_cfg *c)
+{
+    memset(c, 0, sizeof(*c));
+    /* Check-N-Run's default interval (models.md §5). */
+    c->interval = 30 * SIM_MIN;
+    c->mtbf_s = 8 * 3600;
+    /* DESIGN.md scenario sketch: 20 GB of checkpoint state per GPU when the model size is unknown.
+     */
+    c->state_gb_per_gpu = 20;
+    ckpt_knobs_init(&c->knobs);
+    /* Knob: memory a training member allocates (half an 80 GB card). */
+    c->mem_gib_per_gpu = 40;
+    c->sm_cap = 1.0;
+}
 
 static void fail(struct trainer *t, int rc)
 {
@@ -16,12 +31,25 @@ static void fail(struct trainer *t, int rc)
     t->eng->stop = true;
 }
 
+static int pull_next(struct trainer *t)
+{
+    int rc;
+    do {
+        rc = job_source_next(t->src, &t->next, &t->src_err);
+        if (rc == 0 && t->skip_services && t->next.outcome == JOB_LOG_SERVICE)
+            t->services_skipped++;
+        else
+            break;
+    } while (1);
+    return rc;
+}
+
 /* Draw the next job from the source and schedule its submission. */
 static void schedule_next(struct trainer *t)
 {
     if (!t->src || t->src_done)
         return;
-    int rc = job_source_next(t->src, &t->next, &t->src_err);
+    int rc = pull_next(t);
     if (rc == 1) {
         t->src_done = true;
         return;
@@ -30,21 +58,23 @@ static void schedule_next(struct trainer *t)
         fail(t, rc);
         return;
     }
-    while (t->skip_services && t->next.outcome == JOB_LOG_SERVICE) {
-        t->services_skipped++;
-        rc = job_source_next(t->src, &t->next, &t->src_err);
-        if (rc == 1) {
-            t->src_done = true;
-            return;
-        }
-        if (rc < 0) {
-            fail(t, rc);
-            return;
-        }
-    }
     sim_time at = t->next.submit < t->eng->now ? t->eng->now : t->next.submit;
     if (engine_at(t->eng, at, on_submit_ev, t, 0, &t->next_ev))
         fail(t, -ENOMEM);
+}
+
+/* Checkpoint costs of a job, from its model size or the per-GPU state knob. */
+static void job_costs(const struct trainer *t, struct job *j)
+{
+    const struct train_cfg *c = &t->cfg;
+    double bytes = j->spec.params_b > 0 ? ckpt_state_bytes(&c->knobs, j->spec.params_b * 1e9)
+                                        : c->state_gb_per_gpu * 1e9 * j->spec.gpus;
+    j->save_s = ckpt_save_s(&c->knobs, bytes);
+    j->restore_s = ckpt_restore_s(&c->knobs, bytes);
+    if (c->young)
+        j->interval_s = ckpt_young_interval(j->save_s, c->mtbf_s);
+    else
+        j->interval_s = sim_time_to_sec(c->interval);
 }
 
 static void on_submit_ev(void *ctx, uint64_t arg)
@@ -68,44 +98,214 @@ static void on_submit_ev(void *ctx, uint64_t arg)
     j->state = JOB_QUEUED;
     j->start = -1;
     j->end = -1;
-    j->gpus = calloc(j->spec.gpus ? j->spec.gpus : 1, sizeof(*j->gpus));
-    if (!j->gpus) {
+    j->queued_since = t->eng->now;
+    uint32_t n = j->spec.gpus ? j->spec.gpus : 1;
+    j->gpus = calloc(n, sizeof(*j->gpus));
+    j->tids = calloc(n, sizeof(*j->tids));
+    if (!j->gpus || !j->tids) {
         fail(t, -ENOMEM);
         return;
     }
+    job_costs(t, j);
     t->queued++;
     schedule_next(t);
     if (t->on_submit)
         t->on_submit(t->cb_ctx, id);
 }
 
-static void on_finish_ev(void *ctx, uint64_t arg)
+/* Progress up to now at the current rate (RUN phase only). */
+static void advance(struct trainer *t, struct job *j)
 {
-    struct trainer *t = ctx;
-    uint32_t id = (uint32_t)arg;
-    struct job *j = &t->jobs[id];
     sim_time now = t->eng->now;
-
-    j->done_us = (double)j->spec.work;
+    if (j->phase != PHASE_RUN)
+        return; /* since marks the start of a save/restore phase */
+    if (now > j->since) {
+        j->done_us += (double)(now - j->since) * j->rate;
+        if (j->done_us > (double)j->spec.work)
+            j->done_us = (double)j->spec.work;
+        if (j->done_us > j->high_us)
+            j->high_us = j->done_us;
+    }
     j->since = now;
-    j->end = now;
-    j->state = JOB_DONE;
+}
+
+static void set_members(struct trainer *t, struct job *j, bool active, enum use_state st)
+{
+    j->updating = true;
     for (uint32_t i = 0; i < j->spec.gpus; i++)
-        cluster_free(t->cl, j->gpus[i], now);
+        cluster_set_active(t->cl, j->tids[i], t->eng->now, active, st);
+    j->updating = false;
+}
+
+static double gang_rate(const struct trainer *t, const struct job *j)
+{
+    double r = INFINITY;
+    for (uint32_t i = 0; i < j->spec.gpus; i++) {
+        double s = cluster_tenant_speed(t->cl, j->tids[i]);
+        if (s < r)
+            r = s;
+    }
+    return isfinite(r) ? r : 0;
+}
+
+static void schedule(struct trainer *t, struct job *j, sim_time at)
+{
+    engine_cancel(t->eng, &j->ev);
+    if (at < t->eng->now)
+        at = t->eng->now;
+    if (engine_at(t->eng, at, on_job_ev, t, (uint64_t)(j - t->jobs), &j->ev))
+        fail(t, -ENOMEM);
+}
+
+static sim_time after(sim_time now, double us)
+{
+    if (!(us < 4e18))
+        return SIM_TIME_MAX;
+    return now + (sim_time)ceil(us);
+}
+
+/* Plan the next RUN milestone: completion, end of recompute, or the next save. */
+static void plan_run(struct trainer *t, struct job *j)
+{
+    sim_time now = t->eng->now;
+    j->rate = gang_rate(t, j);
+    enum use_state st = j->done_us < j->high_us ? USE_RECOMPUTE : USE_USEFUL;
+    if (t->cl->tenants[j->tids[0]].state != st) {
+        set_members(t, j, true, st);
+        j->rate = gang_rate(t, j);
+    }
+    if (!(j->rate > 0)) {
+        engine_cancel(t->eng, &j->ev);
+        return; /* stalled until a speed change */
+    }
+    sim_time at = after(now, ((double)j->spec.work - j->done_us) / j->rate);
+    if (j->done_us < j->high_us) {
+        sim_time h = after(now, (j->high_us - j->done_us) / j->rate);
+        if (h < at)
+            at = h;
+    }
+    if (j->interval_s > 0 && j->next_save < at)
+        at = j->next_save;
+    schedule(t, j, at);
+}
+
+static void enter_run(struct trainer *t, struct job *j)
+{
+    j->phase = PHASE_RUN;
+    j->since = t->eng->now;
+    j->next_save = j->interval_s > 0 ? after(t->eng->now, j->interval_s * 1e6) : SIM_TIME_MAX;
+    set_members(t, j, true, j->done_us < j->high_us ? USE_RECOMPUTE : USE_USEFUL);
+    plan_run(t, j);
+}
+
+static void enter_phase(struct trainer *t, struct job *j, enum job_phase ph, enum use_state st,
+                        double seconds)
+{
+    j->phase = ph;
+    j->since = t->eng->now;
+    j->phase_end = after(t->eng->now, seconds * 1e6);
+    set_members(t, j, true, st);
+    schedule(t, j, j->phase_end);
+}
+
+/* Leave the cards. */
+static void release(struct trainer *t, struct job *j)
+{
+    engine_cancel(t->eng, &j->ev);
+    j->updating = true;
+    for (uint32_t i = 0; i < j->spec.gpus; i++)
+        cluster_remove(t->cl, j->tids[i], t->eng->now);
+    j->updating = false;
+    j->phase = PHASE_NONE;
+    j->rate = 0;
     t->running--;
+}
+
+static void requeue(struct trainer *t, struct job *j)
+{
+    release(t, j);
+    j->state = JOB_QUEUED;
+    j->stop_after = false;
+    j->queued_since = t->eng->now;
+    t->queued++;
+    if (t->on_requeue)
+        t->on_requeue(t->cb_ctx, (uint32_t)(j - t->jobs));
+}
+
+/* Lose the work since the last checkpoint. */
+static void lose(struct job *j)
+{
+    j->lost_us += j->done_us - j->ckpt_us;
+    j->done_us = j->ckpt_us;
+}
+
+static void finish(struct trainer *t, struct job *j)
+{
+    j->done_us = (double)j->spec.work;
+    j->end = t->eng->now;
+    release(t, j);
+    j->state = JOB_DONE;
     t->done++;
     t->gpu_us_done += (double)j->spec.work * j->spec.gpus;
     if (t->on_finish)
-        t->on_finish(t->cb_ctx, id);
+        t->on_finish(t->cb_ctx, (uint32_t)(j - t->jobs));
 }
 
-int trainer_init(struct trainer *t, struct engine *eng, struct cluster *cl, struct job_source *src)
+static void on_job_ev(void *ctx, uint64_t arg)
+{
+    struct trainer *t = ctx;
+    struct job *j = &t->jobs[arg];
+    sim_time now = t->eng->now;
+    j->ev.slot = 0;
+
+    switch (j->phase) {
+    case PHASE_RESTORE:
+        j->restore_us += (double)(now - j->since);
+        enter_run(t, j);
+        break;
+    case PHASE_RUN:
+        advance(t, j);
+        if (j->done_us >= (double)j->spec.work - 1e-6) {
+            finish(t, j);
+        } else if (j->interval_s > 0 && now >= j->next_save) {
+            enter_phase(t, j, PHASE_SAVE, USE_CKPT, j->save_s);
+        } else {
+            plan_run(t, j);
+        }
+        break;
+    case PHASE_SAVE:
+        j->save_us += (double)(now - j->since);
+        j->ckpt_us = j->done_us;
+        j->checkpoints++;
+        if (j->stop_after)
+            requeue(t, j);
+        else
+            enter_run(t, j);
+        break;
+    case PHASE_STOP:
+        /* Killed at the end of the grace period: the save did not finish. */
+        j->save_us += (double)(now - j->since);
+        lose(j);
+        requeue(t, j);
+        break;
+    case PHASE_NONE:
+    default:
+        break;
+    }
+}
+
+int trainer_init(struct trainer *t, struct engine *eng, struct cluster *cl, struct job_source *src,
+                 const struct train_cfg *cfg)
 {
     memset(t, 0, sizeof(*t));
     t->eng = eng;
     t->cl = cl;
     t->src = src;
     t->src_done = src == NULL;
+    if (cfg)
+        t->cfg = *cfg;
+    else
+        train_cfg_init(&t->cfg);
     return 0;
 }
 
@@ -113,8 +313,10 @@ void trainer_release(struct trainer *t)
 {
     job_source_destroy(t->src);
     t->src = NULL;
-    for (uint32_t i = 0; i < t->njobs; i++)
+    for (uint32_t i = 0; i < t->njobs; i++) {
         free(t->jobs[i].gpus);
+        free(t->jobs[i].tids);
+    }
     free(t->jobs);
     t->jobs = NULL;
     t->njobs = 0;
@@ -126,36 +328,123 @@ int trainer_begin(struct trainer *t)
     return t->src_error;
 }
 
-int trainer_start(struct trainer *t, uint32_t id, const uint32_t *gpus, double rate)
+int trainer_start(struct trainer *t, uint32_t id, const uint32_t *gpus)
 {
-    if (id >= t->njobs || !(rate > 0))
+    if (id >= t->njobs)
         return -EINVAL;
     struct job *j = &t->jobs[id];
     sim_time now = t->eng->now;
     if (j->state != JOB_QUEUED)
         return -EINVAL;
-    for (uint32_t i = 0; i < j->spec.gpus; i++)
-        if (gpus[i] >= t->cl->ngpus || t->cl->gpus[gpus[i]].use != GPU_FREE)
-            return -EINVAL;
+    struct tenant_req req = {
+        .kind = TENANT_TRAIN,
+        .owner = id,
+        .mem_gib = t->cfg.mem_gib_per_gpu,
+        .sm_cap = t->cfg.sm_cap,
+        .mig_profile = j->spec.mig_profile[0] ? j->spec.mig_profile : NULL,
+    };
     for (uint32_t i = 0; i < j->spec.gpus; i++) {
+        req.member = i;
+        int rc = cluster_place(t->cl, gpus[i], now, &req, &j->tids[i]);
+        if (rc != 0) {
+            j->updating = true;
+            for (uint32_t k = 0; k < i; k++)
+                cluster_remove(t->cl, j->tids[k], now);
+            j->updating = false;
+            if (rc < 0)
+                return rc;
+            /* OOM-killed at its first allocation: the job fails. */
+            j->state = JOB_FAILED;
+            j->end = now;
+            t->queued--;
+            t->failed++;
+            if (t->on_finish)
+                t->on_finish(t->cb_ctx, id);
+            return 1;
+        }
         j->gpus[i] = gpus[i];
-        cluster_alloc(t->cl, gpus[i], now, GPU_TRAIN, id);
-        cluster_set_busy(t->cl, gpus[i], now, 1.0);
     }
     j->state = JOB_RUNNING;
+    j->queue_us += (double)(now - j->queued_since);
     if (j->start < 0)
         j->start = now;
-    j->rate = rate;
-    j->since = now;
     t->queued--;
     t->running++;
-    double remain_us = ((double)j->spec.work - j->done_us) / rate;
-    sim_time fin = now + (sim_time)ceil(remain_us);
-    if (engine_at(t->eng, fin, on_finish_ev, t, id, &j->fin)) {
-        fail(t, -ENOMEM);
-        return -ENOMEM;
+    if (j->preemptions + j->restarts > 0) {
+        /* Back from a preemption or fault: load the checkpoint (or just warm up). */
+        double s = j->ckpt_us > 0 ? j->restore_s : t->cfg.knobs.warmup_s;
+        enter_phase(t, j, PHASE_RESTORE, USE_RESTORE, s);
+    } else {
+        enter_run(t, j);
     }
     return 0;
+}
+
+int trainer_preempt(struct trainer *t, uint32_t id, bool graceful)
+{
+    if (id >= t->njobs || t->jobs[id].state != JOB_RUNNING)
+        return -EINVAL;
+    struct job *j = &t->jobs[id];
+    sim_time now = t->eng->now;
+    double grace = t->cfg.knobs.grace_s;
+    advance(t, j);
+    j->preemptions++;
+    t->preemptions++;
+    switch (j->phase) {
+    case PHASE_RESTORE:
+        j->restore_us += (double)(now - j->since);
+        requeue(t, j);
+        return 0;
+    case PHASE_SAVE:
+        if (graceful && (double)(j->phase_end - now) <= grace * 1e6) {
+            j->stop_after = true; /* the running save completes in time */
+            return 0;
+        }
+        j->save_us += (double)(now - j->since);
+        break;
+    case PHASE_STOP:
+        return 0;
+    default:
+        break;
+    }
+    if (!graceful) {
+        lose(j);
+        requeue(t, j);
+        return 0;
+    }
+    if (j->save_s <= grace) {
+        j->stop_after = true;
+        enter_phase(t, j, PHASE_SAVE, USE_CKPT, j->save_s);
+    } else {
+        /* SIGTERM, a save that cannot finish, SIGKILL at the end of the grace period. */
+        enter_phase(t, j, PHASE_STOP, USE_CKPT, grace);
+    }
+    return 0;
+}
+
+void trainer_kill(struct trainer *t, uint32_t id)
+{
+    struct job *j = &t->jobs[id];
+    if (j->state != JOB_RUNNING)
+        return;
+    advance(t, j);
+    if (j->phase == PHASE_SAVE || j->phase == PHASE_STOP)
+        j->save_us += (double)(t->eng->now - j->since);
+    if (j->phase == PHASE_RESTORE)
+        j->restore_us += (double)(t->eng->now - j->since);
+    lose(j);
+    j->restarts++;
+    t->restarts++;
+    requeue(t, j);
+}
+
+void trainer_on_speed(struct trainer *t, uint32_t id)
+{
+    struct job *j = &t->jobs[id];
+    if (j->updating || j->state != JOB_RUNNING || j->phase != PHASE_RUN)
+        return;
+    advance(t, j);
+    plan_run(t, j);
 }
 
 void trainer_reject(struct trainer *t, uint32_t id)
@@ -170,12 +459,21 @@ void trainer_reject(struct trainer *t, uint32_t id)
 
 void trainer_sync(struct trainer *t)
 {
-    sim_time now = t->eng->now;
     for (uint32_t i = 0; i < t->njobs; i++) {
         struct job *j = &t->jobs[i];
-        if (j->state != JOB_RUNNING)
-            continue;
-        j->done_us += (double)(now - j->since) * j->rate;
-        j->since = now;
+        if (j->state == JOB_RUNNING)
+            advance(t, j);
+        if (j->phase == PHASE_SAVE || j->phase == PHASE_STOP || j->phase == PHASE_RESTORE) {
+            double dt = (double)(t->eng->now - j->since);
+            if (j->phase == PHASE_RESTORE)
+                j->restore_us += dt;
+            else
+                j->save_us += dt;
+            j->since = t->eng->now;
+        }
+        if (j->state == JOB_QUEUED) {
+            j->queue_us += (double)(t->eng->now - j->queued_since);
+            j->queued_since = t->eng->now;
+        }
     }
 }

@@ -1,15 +1,27 @@
 /*
- * train.h — training jobs: submission, queueing, rate-based progress, completion.
+ * train.h — training jobs: submission, queueing, rate-based progress,
+ * periodic checkpoints, preemption and restart.
  *
- * Training progress is a rate. A running job accumulates work (µs of run
- * time at full speed) at `rate` (fraction of full speed set by its
- * allocation; a gang runs at its slowest member's rate). Its completion event
- * is planned at now + remaining / rate and re-planned whenever the rate
- * changes (SimGrid's "next occurring event"). Jobs are referred to by index
- * (stable: the array only grows). Which job runs where is the policy's
- * business; the trainer only executes start/finish and keeps the books.
+ * Training progress is a rate. A running job accumulates work (µs of run time
+ * at full speed) at `rate`, the speed of its slowest gang member (a fraction
+ * of a full card set by its allocation: whole card, MIG slice, time-slice or
+ * MPS share). One event per job marks its next milestone (completion, the end
+ * of recomputing lost work, the next periodic checkpoint, the end of a save or
+ * restore) and is re-planned whenever the rate changes (SimGrid's "next
+ * occurring event").
  *
- * States: QUEUED → RUNNING → DONE; QUEUED → REJECTED (can never fit).
+ * Work bookkeeping: done_us is the progress; ckpt_us the progress saved by the
+ * last checkpoint; high_us the most progress ever reached. After a preemption
+ * or fault the job restarts from ckpt_us: work in [ckpt_us, high_us) is done
+ * again and its card time is accounted as recompute, not useful.
+ *
+ * Phases while RUNNING: RESTORE (load + warm-up; only after a preemption or a
+ * fault) → RUN ⇄ SAVE (every `interval` of running) → done. A preemption is
+ * graceful (a checkpoint within the grace period; when the save does not fit,
+ * the job is killed at the end of the grace period and the work since its
+ * last checkpoint is lost) or hard (lost at once). States: QUEUED → RUNNING →
+ * DONE, RUNNING → QUEUED (preempted, requeued), QUEUED → REJECTED (can never
+ * fit), RUNNING → FAILED (OOM-killed at start).
  */
 #ifndef TIDESIM_TRAIN_H
 #define TIDESIM_TRAIN_H
@@ -17,31 +29,57 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "models/ckpt.h"
 #include "sim/cluster.h"
 #include "sim/engine.h"
 #include "traces/source.h"
 
-enum job_state { JOB_QUEUED, JOB_RUNNING, JOB_DONE, JOB_REJECTED };
+enum job_state { JOB_QUEUED, JOB_RUNNING, JOB_DONE, JOB_REJECTED, JOB_FAILED };
+enum job_phase { PHASE_NONE, PHASE_RESTORE, PHASE_RUN, PHASE_SAVE, PHASE_STOP };
+
+struct train_cfg {
+    sim_time interval;       /* periodic checkpoint interval; 0 = none (unless young) */
+    bool young;              /* interval = Young's sqrt(2·save·mtbf) per job */
+    double mtbf_s;           /* mean time between interruptions, for Young */
+    double state_gb_per_gpu; /* checkpoint state when the model size is unknown, GB */
+    struct ckpt_knobs knobs; /* bandwidths, fixed costs, warm-up, grace */
+    double mem_gib_per_gpu;  /* memory each member allocates, GiB */
+    double sm_cap;           /* MPS active thread percentage / 100 for training */
+};
+
+/* Defaults: 30 min interval, 20 GB/GPU of state, models/ckpt.h knobs, 40 GiB per GPU. */
+void train_cfg_init(struct train_cfg *c);
 
 struct job {
     struct job_spec spec;
     enum job_state state;
+    enum job_phase phase;
     sim_time start; /* first start, -1 if never started */
     sim_time end;   /* completion, -1 if not done */
-    double done_us; /* work done so far, µs at full speed */
+    double done_us, ckpt_us, high_us;
     double rate;    /* current speed, fraction of full speed */
     sim_time since; /* time done_us was last brought up to date */
     uint32_t *gpus; /* cards while running (spec.gpus entries) */
-    struct evq_handle fin;
-    uint32_t preemptions;
+    uint32_t *tids; /* tenants while running */
+    struct evq_handle ev;
+    sim_time phase_end;                   /* end of RESTORE / SAVE / STOP */
+    sim_time next_save;                   /* next periodic checkpoint while RUN */
+    bool stop_after;                      /* preempted: leave when the save ends */
+    bool updating;                        /* ignore speed callbacks while changing own tenants */
+    double save_s, restore_s, interval_s; /* this job's checkpoint costs */
+    uint32_t preemptions, restarts, checkpoints;
+    double save_us, restore_us; /* wall time spent saving / restoring */
+    double lost_us;             /* work lost to preemptions and faults, µs at full speed */
+    sim_time queued_since;
+    double queue_us; /* total time queued, all waits */
 };
 
-struct trainer;
 typedef void (*trainer_cb)(void *ctx, uint32_t job);
 
 struct trainer {
     struct engine *eng;
     struct cluster *cl;
+    struct train_cfg cfg;
     struct job_source *src; /* owned; NULL = no training */
     bool src_done;
     int src_error;
@@ -51,27 +89,45 @@ struct trainer {
 
     struct job *jobs;
     uint32_t njobs, cap;
-    uint32_t queued, running, done, rejected;
+    uint32_t queued, running, done, rejected, failed;
     double gpu_us_done; /* GPU-µs of work of completed jobs */
+    uint64_t preemptions, restarts;
 
     bool skip_services;        /* drop JOB_LOG_SERVICE records (long-running pods) */
     uint64_t services_skipped; /* records dropped for that */
-    trainer_cb on_submit, on_finish;
+    /* Policy callbacks: a job arrived; a job ended (done or failed); a job is queued again. */
+    trainer_cb on_submit, on_finish, on_requeue;
     void *cb_ctx;
 };
 
-/* Takes ownership of src (may be NULL). Returns 0 or -ENOMEM. */
-int trainer_init(struct trainer *t, struct engine *eng, struct cluster *cl, struct job_source *src);
+/* Takes ownership of src (may be NULL). cfg may be NULL (defaults). Returns 0 or -ENOMEM. */
+int trainer_init(struct trainer *t, struct engine *eng, struct cluster *cl, struct job_source *src,
+                 const struct train_cfg *cfg);
 void trainer_release(struct trainer *t);
 
 /* Schedule the first submission. Call once callbacks are set. */
 int trainer_begin(struct trainer *t);
 
 /*
- * Start queued job j on the given cards (count = spec.gpus) at rate.
- * Returns 0; -EINVAL if j is not queued or a card is taken (nothing changed).
+ * Start queued job j with one member on each card gpus[0..spec.gpus).
+ * Returns 0; 1 when a member was OOM-killed at placement (the job is FAILED,
+ * on_finish called); or a negative refusal (-EINVAL: not queued; the
+ * cluster's -EBUSY/-ENOSPC) with nothing changed.
  */
-int trainer_start(struct trainer *t, uint32_t j, const uint32_t *gpus, double rate);
+int trainer_start(struct trainer *t, uint32_t j, const uint32_t *gpus);
+
+/*
+ * Preempt running job j (graceful or hard, see above); it leaves its cards
+ * and is queued again (on_requeue) once the save/grace period is over.
+ * Returns 0, or -EINVAL if it is not running.
+ */
+int trainer_preempt(struct trainer *t, uint32_t j, bool graceful);
+
+/* A fatal fault killed member tenant of job j: hard loss, restart from the last checkpoint. */
+void trainer_kill(struct trainer *t, uint32_t j);
+
+/* A member's speed changed: re-plan the job. */
+void trainer_on_speed(struct trainer *t, uint32_t j);
 
 /* Mark queued job j as never schedulable. */
 void trainer_reject(struct trainer *t, uint32_t j);

@@ -30,6 +30,12 @@ static void list_destroy(struct arrival_source *src)
 
 static const struct arrival_source_ops list_ops = {list_next, list_destroy};
 
+static int exclusive_cluster(struct cluster *cl)
+{
+    return cluster_init(cl, 1, 1, gpu_spec_find("a100-sxm4-80gb"), SHARE_EXCLUSIVE, 1, NULL, NULL,
+                        NULL, NULL, 0);
+}
+
 static struct arrival_source *list_source(const sim_time *t, size_t n)
 {
     struct list_source *l = calloc(1, sizeof(*l));
@@ -65,10 +71,12 @@ Test(serve, batching_schedule_by_hand)
     struct cluster cl;
     struct service s;
     cr_assert_eq(engine_init(&e), 0);
-    cr_assert_eq(cluster_init(&cl, 1, 1), 0);
+    cr_assert_eq(exclusive_cluster(&cl), 0);
     cr_assert_eq(service_init(&s, 0, &cfg, &e, &cl, list_source(arr, 7), 1), 0);
-    cr_assert_eq(cluster_alloc(&cl, 0, 0, GPU_INFER, 0), 0);
-    cr_assert_eq(service_add_replica(&s, 0, 1.0), 0);
+    uint32_t tid;
+    struct tenant_req req = {.kind = TENANT_INFER, .mem_gib = 8, .sm_cap = 1};
+    cr_assert_eq(cluster_place(&cl, 0, 0, &req, &tid), 0);
+    cr_assert_eq(service_add_replica(&s, tid), 0);
     engine_run(&e, 100 * SIM_MS);
     cluster_account_all(&cl, e.now);
 
@@ -84,8 +92,10 @@ Test(serve, batching_schedule_by_hand)
     /* Waits: 2, 1, 3, 2.5, 2, 8.8, 2 ms. */
     cr_expect_float_eq(s.tot.wait_us, 21300.0, 1e-9);
     /* Busy 6 + 7 + 5 + 5 ms of 100 ms; allocated all 100 ms. */
-    cr_expect_float_eq(cl.gpus[0].busy_us, 23000.0, 1e-9);
-    cr_expect_float_eq(cl.gpus[0].alloc_us, 100000.0, 1e-9);
+    cr_expect_float_eq(card_busy_us(&cl.cards[0], false), 23000.0, 1e-9);
+    cr_expect_float_eq(cl.cards[0].acc[USE_INFER], 23000.0, 1e-9);
+    cr_expect_float_eq(cl.cards[0].acc[USE_IDLE], 77000.0, 1e-9);
+    cr_expect_float_eq(cl.cards[0].alloc_us, 100000.0, 1e-9);
     /* Events: one wake or completion per batch, never one per request. */
     cr_expect_leq(e.processed, 8);
 
@@ -115,10 +125,12 @@ Test(serve, queue_limit_drops_and_conserves)
     struct cluster cl;
     struct service s;
     cr_assert_eq(engine_init(&e), 0);
-    cr_assert_eq(cluster_init(&cl, 1, 1), 0);
+    cr_assert_eq(exclusive_cluster(&cl), 0);
     cr_assert_eq(service_init(&s, 0, &cfg, &e, &cl, list_source(arr, 50), 1), 0);
-    cr_assert_eq(cluster_alloc(&cl, 0, 0, GPU_INFER, 0), 0);
-    cr_assert_eq(service_add_replica(&s, 0, 1.0), 0);
+    uint32_t tid;
+    struct tenant_req req = {.kind = TENANT_INFER, .mem_gib = 8, .sm_cap = 1};
+    cr_assert_eq(cluster_place(&cl, 0, 0, &req, &tid), 0);
+    cr_assert_eq(service_add_replica(&s, tid), 0);
     engine_run(&e, 35 * SIM_MS); /* mid-way through the 4th request */
     service_sync(&s);
     /* t=0 starts req 0; reqs 1..10 wait; 11..49 find 10 waiting and are dropped. */

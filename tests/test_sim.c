@@ -44,11 +44,15 @@ Test(sim, conservation_of_requests_and_gpu_time)
     /* search is overloaded on purpose (1 replica, ~7400/s capacity, 9000/s offered): it drops. */
     cr_expect_gt(s.svcs[1].tot.dropped, 0);
     double horizon = (double)s.end;
-    for (uint32_t g = 0; g < s.cl.ngpus; g++) {
-        const struct gpu *gp = &s.cl.gpus[g];
-        cr_expect_leq(gp->busy_us, gp->alloc_us + 1e-6);
+        for (uint32_t g = 0; g < s.cl.ngpus; g++) {
+        const struct card *gp = &s.cl.cards[g];
+        double sum = 0;
+        for (int k = 0; k < USE_NSTATES; k++)
+            sum += gp->acc[k];
+        cr_expect_leq(card_busy_us(gp, false), gp->alloc_us + 1e-6);
         cr_expect_leq(gp->alloc_us, horizon + 1e-6);
-        cr_expect_float_eq(gp->alloc_us, gp->infer_us + gp->train_us, 1e-3);
+        /* Exclusive cards: every allocated second is in exactly one use state. */
+        cr_expect_float_eq(sum, gp->alloc_us, 1e-3);
     }
     cr_expect_leq(sim_util_allocated(&s), 1.0);
     cr_expect_leq(sim_util_busy(&s), sim_util_allocated(&s));

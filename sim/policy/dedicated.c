@@ -48,7 +48,8 @@ static void try_start(struct sim *s, struct dedicated *d)
         const struct job *job = &s->tr.jobs[j];
         if (cluster_find_gang(&s->cl, job->spec.gpus, d->gang))
             return; /* strict FIFO: the head waits */
-        if (trainer_start(&s->tr, j, d->gang, 1.0))
+        int rc = trainer_start(&s->tr, j, d->gang);
+        if (rc < 0)
             return;
         d->head++;
     }
@@ -83,7 +84,7 @@ static int dedicated_init(struct sim *s, void **state)
         }
         for (uint32_t k = 0; k < n; k++) {
             int rc = sim_place_replica(s, i, gpu++);
-            if (rc)
+            if (rc < 0)
                 return rc;
         }
     }
