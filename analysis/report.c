@@ -84,8 +84,19 @@ int report_write(FILE *out, const char *path, char *err, size_t errlen)
             attr(meta, "events_processed"), attr(meta, "wall_seconds"));
 
     fprintf(out, "\nutilization (share of GPU-time)\n");
-    fprintf(out, "  allocated %6.2f %%   busy %6.2f %%\n", attr(sum, "util_allocated") * 100,
-            attr(sum, "util_busy") * 100);
+    fprintf(out, "  allocated %6.2f %%   busy %6.2f %%   useful %6.2f %%\n",
+            attr(sum, "util_allocated") * 100, attr(sum, "util_busy") * 100,
+            attr(sum, "util_useful") * 100);
+    fprintf(out,
+            "  GPU-hours: training %.1f, inference %.1f, checkpoint %.1f, restore %.1f, "
+            "recompute %.1f, overhead %.1f, reconfiguring %.1f, idle %.1f\n",
+            attr(sum, "gpu_hours_training"), attr(sum, "gpu_hours_inference"),
+            attr(sum, "gpu_hours_checkpoint"), attr(sum, "gpu_hours_restore"),
+            attr(sum, "gpu_hours_recompute"), attr(sum, "gpu_hours_overhead"),
+            attr(sum, "gpu_hours_reconfiguring"), attr(sum, "gpu_hours_idle"));
+    fprintf(out, "  checkpoint overhead %.2f %% of busy time; energy %.1f kWh (mean %.1f kW)\n",
+            attr(sum, "checkpoint_overhead") * 100, attr(sum, "energy_kwh"),
+            attr(sum, "power_mean_w") / 1e3);
 
     fprintf(out, "\ninference (latency in ms)\n");
     fprintf(out, "  %-14s %12s %10s %8s %8s %8s %8s  SLO\n", "service", "requests", "dropped",
@@ -104,7 +115,16 @@ int report_write(FILE *out, const char *path, char *err, size_t errlen)
             "  jobs: %.0f submitted, %.0f completed, %.0f running, %.0f queued, %.0f rejected\n",
             attr(sum, "jobs_submitted"), attr(sum, "jobs_completed"), attr(sum, "jobs_running"),
             attr(sum, "jobs_queued"), attr(sum, "jobs_rejected"));
+    fprintf(out, "  failed (OOM) %.0f, preemptions %.0f, restarts after faults %.0f, faults %.0f\n",
+            attr(sum, "jobs_failed"), attr(sum, "preemptions"), attr(sum, "restarts"),
+            attr(sum, "faults"));
     fprintf(out, "  GPU-hours of training work done: %.1f\n", attr(sum, "training_gpu_hours"));
+    double lf = attr(sum, "jobs_failed_in_log"), lc = attr(sum, "jobs_cancelled_in_log");
+    if (lf > 0 || lc > 0)
+        fprintf(out,
+                "  replayed as logged: %.0f failed and %.0f cancelled jobs (%.1f GPU-hours, not "
+                "counted as work done)\n",
+                lf, lc, attr(sum, "training_gpu_hours_failed_in_log"));
     hours(b1, sizeof(b1), attr(sum, "queue_delay_mean_s"));
     hours(b2, sizeof(b2), attr(sum, "queue_delay_p50_s"));
     hours(b3, sizeof(b3), attr(sum, "queue_delay_p95_s"));

@@ -315,7 +315,7 @@ static int write_jobs(struct sim_output *o, const struct sim *s, hid_t summary)
 {
     const struct trainer *tr = &s->tr;
     size_t n = tr->njobs, m = n ? n : 1;
-    double *col = malloc(m * sizeof(*col) * 12);
+    double *col = malloc(m * sizeof(*col) * 18);
     double *qd = malloc(m * sizeof(*qd)), *jct = malloc(m * sizeof(*jct));
     int rc = 0;
     if (!col || !qd || !jct) {
@@ -326,7 +326,9 @@ static int write_jobs(struct sim_output *o, const struct sim *s, hid_t summary)
     }
     double *id = col, *submit = col + m, *start = col + 2 * m, *end = col + 3 * m,
            *gpus = col + 4 * m, *work = col + 5 * m, *done = col + 6 * m, *state = col + 7 * m,
-           *delay = col + 8 * m, *jc = col + 9 * m, *pre = col + 10 * m, *outc = col + 11 * m;
+           *delay = col + 8 * m, *jc = col + 9 * m, *pre = col + 10 * m, *outc = col + 11 * m,
+           *rst = col + 12 * m, *nck = col + 13 * m, *sav = col + 14 * m, *res = col + 15 * m,
+           *lost = col + 16 * m, *qtot = col + 17 * m;
     size_t nq = 0, nj = 0;
     double gpu_h = 0, gpu_h_failed = 0;
     int64_t n_failed = 0, n_cancelled = 0, n_service = 0;
@@ -344,6 +346,12 @@ static int write_jobs(struct sim_output *o, const struct sim *s, hid_t summary)
         jc[i] = j->end >= 0 ? end[i] - submit[i] : NAN;
         pre[i] = j->preemptions;
         outc[i] = (double)j->spec.outcome;
+        rst[i] = j->restarts;
+        nck[i] = j->checkpoints;
+        sav[i] = j->save_us / 1e6;
+        res[i] = j->restore_us / 1e6;
+        lost[i] = j->lost_us / 1e6;
+        qtot[i] = j->queue_us / 1e6;
         if (j->spec.outcome == JOB_LOG_COMPLETED || j->spec.outcome == JOB_LOG_SERVICE)
             gpu_h += done[i] * j->spec.gpus / 3600.0;
         else
@@ -368,12 +376,18 @@ static int write_jobs(struct sim_output *o, const struct sim *s, hid_t summary)
     rc |= h5_write_f64(g, "gpus", gpus, n, "GPUs");
     rc |= h5_write_f64(g, "work_s", work, n, "s");
     rc |= h5_write_f64(g, "done_s", done, n, "s");
-    rc |= h5_write_f64(g, "state", state, n, "0=queued 1=running 2=done 3=rejected");
+    rc |= h5_write_f64(g, "state", state, n, "0=queued 1=running 2=done 3=rejected 4=failed");
     rc |= h5_write_f64(g, "queue_delay_s", delay, n, "s");
     rc |= h5_write_f64(g, "completion_s", jc, n, "s");
     rc |= h5_write_f64(g, "preemptions", pre, n, "1");
     rc |= h5_write_f64(g, "log_outcome", outc, n, "0=completed 1=failed 2=cancelled 3=service");
-    rc |= h5_attr_str(g, "state_legend", "0=queued 1=running 2=done 3=rejected");
+    rc |= h5_write_f64(g, "restarts", rst, n, "1");
+    rc |= h5_write_f64(g, "checkpoints", nck, n, "1");
+    rc |= h5_write_f64(g, "checkpoint_save_s", sav, n, "s");
+    rc |= h5_write_f64(g, "checkpoint_restore_s", res, n, "s");
+    rc |= h5_write_f64(g, "lost_s", lost, n, "s");
+    rc |= h5_write_f64(g, "queued_total_s", qtot, n, "s");
+    rc |= h5_attr_str(g, "state_legend", "0=queued 1=running 2=done 3=rejected 4=failed");
     rc |= h5_attr_str(g, "log_outcome_legend", "0=completed 1=failed 2=cancelled 3=service");
     H5Gclose(g);
 
@@ -389,6 +403,9 @@ static int write_jobs(struct sim_output *o, const struct sim *s, hid_t summary)
     rc |= h5_attr_int(summary, "jobs_running", tr->running);
     rc |= h5_attr_int(summary, "jobs_queued", tr->queued);
     rc |= h5_attr_int(summary, "jobs_rejected", tr->rejected);
+    rc |= h5_attr_int(summary, "jobs_failed", tr->failed);
+    rc |= h5_attr_int(summary, "preemptions", (int64_t)tr->preemptions);
+    rc |= h5_attr_int(summary, "restarts", (int64_t)tr->restarts);
     rc |= h5_attr_double(summary, "training_gpu_hours", gpu_h);
     rc |= h5_attr_double(summary, "training_gpu_hours_failed_in_log", gpu_h_failed);
     rc |= h5_attr_int(summary, "jobs_failed_in_log", n_failed);
@@ -461,6 +478,7 @@ static int write_service(struct svc_out *so, const struct service *sv, double *s
     rc |= h5_attr_int(so->grp, "arrived", (int64_t)sv->tot.arrived);
     rc |= h5_attr_int(so->grp, "served", (int64_t)sv->tot.served);
     rc |= h5_attr_int(so->grp, "dropped", (int64_t)sv->tot.dropped);
+    rc |= h5_attr_int(so->grp, "failed", (int64_t)sv->tot.failed);
     rc |= h5_attr_int(so->grp, "waiting", (int64_t)service_waiting(sv));
     rc |= h5_attr_int(so->grp, "in_service", sv->in_service);
     rc |= h5_attr_int(so->grp, "batches", (int64_t)sv->tot.batches);
@@ -520,13 +538,14 @@ int sim_output_finish(struct sim_output *o, const struct sim *s, bool complete, 
     hid_t sum = h5_group_create(o->f.id, "summary");
     rc |= sum < 0;
     double slo_min = INFINITY, p99_max = 0;
-    uint64_t served = 0, within = 0, arrived = 0, dropped = 0;
+    uint64_t served = 0, within = 0, arrived = 0, dropped = 0, failed = 0;
     for (uint32_t k = 0; k < s->nsvcs; k++) {
         rc |= write_service(&o->svcs[k], &s->svcs[k], &slo_min, &p99_max);
         served += s->svcs[k].tot.served;
         within += s->svcs[k].tot.within_slo;
         arrived += s->svcs[k].tot.arrived;
         dropped += s->svcs[k].tot.dropped;
+        failed += s->svcs[k].tot.failed;
     }
     if (sum >= 0) {
         double gh = (double)s->cl.ngpus * sim_time_to_sec(s->end) / 3600.0;
@@ -535,9 +554,31 @@ int sim_output_finish(struct sim_output *o, const struct sim *s, bool complete, 
         rc |= h5_attr_double(sum, "gpu_hours", gh);
         rc |= h5_attr_double(sum, "util_allocated", sim_util_allocated(s));
         rc |= h5_attr_double(sum, "util_busy", sim_util_busy(s));
+        rc |= h5_attr_double(sum, "util_useful", sim_util_useful(s));
+        double st[USE_NSTATES] = {0}, busy = 0;
+        for (uint32_t i = 0; i < s->cl.ngpus; i++) {
+            for (int k = 0; k < USE_NSTATES; k++)
+                st[k] += s->cl.cards[i].acc[k];
+            busy += card_busy_us(&s->cl.cards[i], false);
+        }
+        char name[48];
+        for (int k = 0; k < USE_NSTATES; k++) {
+            snprintf(name, sizeof(name), "gpu_hours_%s", use_state_name((enum use_state)k));
+            rc |= h5_attr_double(sum, name, st[k] / 3.6e9);
+        }
+        double ck = st[USE_CKPT] + st[USE_RESTORE] + st[USE_RECOMPUTE];
+        rc |= h5_attr_double(sum, "checkpoint_overhead", busy > 0 ? ck / busy : 0);
+        double kwh = sim_energy_kwh(s);
+        rc |= h5_attr_double(sum, "energy_kwh", kwh);
+        rc |= h5_attr_double(sum, "power_mean_w",
+                             s->end > 0 ? kwh * 3.6e6 / sim_time_to_sec(s->end) : 0);
+        rc |= h5_attr_int(sum, "faults", (int64_t)s->faults);
+        rc |= h5_attr_int(sum, "fault_victims", (int64_t)s->fault_victims);
+        rc |= h5_attr_int(sum, "oom_kills", (int64_t)(s->oom_kills + s->tr.failed));
         rc |= h5_attr_int(sum, "requests_arrived", (int64_t)arrived);
         rc |= h5_attr_int(sum, "requests_served", (int64_t)served);
         rc |= h5_attr_int(sum, "requests_dropped", (int64_t)dropped);
+        rc |= h5_attr_int(sum, "requests_failed", (int64_t)failed);
         rc |= h5_attr_double(sum, "slo_share", served ? (double)within / (double)served : NAN);
         rc |= h5_attr_double(sum, "slo_share_worst_service", s->nsvcs ? slo_min : NAN);
         rc |= h5_attr_double(sum, "p99_ms_worst_service", s->nsvcs ? p99_max : NAN);

@@ -552,7 +552,7 @@ static int load_training(struct scenario *sc, const struct conf_node *root, stru
     if (g && (rc = load_gpu_mix(d, g, m, err)))
         return rc;
     uint32_t total = scenario_gpus(sc);
-    for (unsigned i = 0; i < m->nsizes; i++)
+    for (unsigned i = 0; g && i < m->nsizes; i++)
         if (m->sizes[i] > total)
             return conf_errf(err, d, g, "gpus", "a %u-GPU job can never fit a %u-GPU cluster",
                              m->sizes[i], total);

@@ -95,7 +95,7 @@ int sim_inject_fault(struct sim *s, uint32_t tid)
             service_replica_down(&s->svcs[vt[i].owner], vt[i].member);
             engine_at(&s->eng, s->eng.now + s->sc->restart_delay, on_replica_up, s,
                       (uint64_t)vt[i].owner << 32 | vt[i].member, NULL);
-                        on_tenant_placed(s, victims[i]); /* its next fault, after the restart */
+            on_tenant_placed(s, victims[i]); /* its next fault, after the restart */
         }
     }
     return (int)n;

@@ -44,7 +44,7 @@ Test(sim, conservation_of_requests_and_gpu_time)
     /* search is overloaded on purpose (1 replica, ~7400/s capacity, 9000/s offered): it drops. */
     cr_expect_gt(s.svcs[1].tot.dropped, 0);
     double horizon = (double)s.end;
-        for (uint32_t g = 0; g < s.cl.ngpus; g++) {
+    for (uint32_t g = 0; g < s.cl.ngpus; g++) {
         const struct card *gp = &s.cl.cards[g];
         double sum = 0;
         for (int k = 0; k < USE_NSTATES; k++)
