@@ -21,6 +21,8 @@ struct policy_ops {
     void (*on_finish)(struct sim *s, void *state, uint32_t job);
     /* A preempted or killed job is queued again (NULL: treated as a new submission). */
     void (*on_requeue)(struct sim *s, void *state, uint32_t job);
+    /* A MIG card finished its re-layout (may be NULL). */
+    void (*on_card_ready)(struct sim *s, void *state, uint32_t gpu);
     /* Called every sample interval (may be NULL). */
     void (*on_tick)(struct sim *s, void *state);
     void (*destroy)(void *state);

@@ -242,8 +242,58 @@ static void on_batch_done(void *ctx, uint64_t arg)
     r->batch_n = 0;
     r->busy = false;
     cluster_set_active(s->cl, r->tid, now, false, USE_INFER);
-    s->idle[s->nidle++] = (uint32_t)arg;
+    if (r->draining) {
+        cluster_remove(s->cl, r->tid, now);
+        r->gone = true;
+        r->draining = false;
+    } else {
+        s->idle[s->nidle++] = (uint32_t)arg;
+    }
     kick(s, now);
+}
+
+static void idle_drop(struct service *s, uint32_t ri)
+{
+    for (uint32_t i = 0; i < s->nidle; i++)
+        if (s->idle[i] == ri) {
+            s->idle[i] = s->idle[--s->nidle];
+            return;
+        }
+}
+
+int service_remove_replica(struct service *s, uint32_t ri)
+{
+    if (ri >= s->nreps || s->reps[ri].gone || s->reps[ri].draining)
+        return -EINVAL;
+    struct replica *r = &s->reps[ri];
+    s->live_reps--;
+    if (r->busy) {
+        r->draining = true;
+        return 0;
+    }
+    if (!r->down)
+        idle_drop(s, ri);
+    r->down = false;
+    cluster_remove(s->cl, r->tid, s->eng->now);
+    r->gone = true;
+    return 0;
+}
+
+uint32_t service_pick_victim(const struct service *s)
+{
+    if (s->nidle)
+        return s->idle[s->nidle - 1];
+    uint32_t busy = UINT32_MAX;
+    for (uint32_t i = s->nreps; i-- > 0;) {
+        const struct replica *r = &s->reps[i];
+        if (r->gone || r->draining)
+            continue;
+        if (r->down)
+            return i;
+        if (busy == UINT32_MAX)
+            busy = i;
+    }
+    return busy;
 }
 
 void service_on_speed(struct service *s, uint32_t ri)
@@ -282,11 +332,7 @@ void service_replica_down(struct service *s, uint32_t ri)
         r->busy = false;
         cluster_set_active(s->cl, r->tid, now, false, USE_INFER);
     } else {
-        for (uint32_t i = 0; i < s->nidle; i++)
-            if (s->idle[i] == ri) {
-                s->idle[i] = s->idle[--s->nidle];
-                break;
-            }
+        idle_drop(s, ri);
     }
     r->down = true;
 }
@@ -294,7 +340,7 @@ void service_replica_down(struct service *s, uint32_t ri)
 void service_replica_up(struct service *s, uint32_t ri)
 {
     struct replica *r = &s->reps[ri];
-    if (!r->down)
+    if (!r->down || r->gone)
         return;
     r->down = false;
     s->idle[s->nidle++] = ri;
@@ -343,9 +389,15 @@ void service_release(struct service *s)
     s->h_total = s->h_win = NULL;
 }
 
-int service_add_replica(struct service *s, uint32_t tid)
+int service_add_replica(struct service *s, uint32_t tid, bool ready, uint32_t *out)
 {
-    if (s->nreps == s->cap_reps) {
+    uint32_t ri = s->nreps;
+    for (uint32_t i = 0; i < s->nreps; i++)
+        if (s->reps[i].gone) {
+            ri = i;
+            break;
+        }
+    if (ri == s->nreps && s->nreps == s->cap_reps) {
         uint32_t cap = s->cap_reps ? 2 * s->cap_reps : 8;
         struct replica *r = realloc(s->reps, cap * sizeof(*r));
         if (!r)
@@ -357,16 +409,26 @@ int service_add_replica(struct service *s, uint32_t tid)
         s->idle = idle;
         s->cap_reps = cap;
     }
-    struct replica *r = &s->reps[s->nreps];
+    struct replica *r = &s->reps[ri];
+    sim_time *buf = ri < s->nreps ? r->batch_arrivals : NULL;
     memset(r, 0, sizeof(*r));
     r->tid = tid;
     r->gpu = s->cl->tenants[tid].gpu;
     r->speed = 1.0;
-    r->batch_arrivals = malloc(s->cfg->max_batch * sizeof(*r->batch_arrivals));
+    r->batch_arrivals = buf ? buf : malloc(s->cfg->max_batch * sizeof(*r->batch_arrivals));
     if (!r->batch_arrivals)
         return -ENOMEM;
-    s->idle[s->nidle++] = s->nreps;
-    s->nreps++;
+    s->cl->tenants[tid].member = ri;
+    if (ri == s->nreps)
+        s->nreps++;
+    s->live_reps++;
+    if (out)
+        *out = ri;
+    if (!ready) {
+        r->down = true;
+        return 0;
+    }
+    s->idle[s->nidle++] = ri;
     kick(s, s->eng->now);
     return 0;
 }

@@ -38,7 +38,8 @@ struct replica {
     sim_time since;   /* when work_left was last brought up to date */
     bool busy;
     bool down;     /* killed by a fault, restarting */
-    bool draining; /* removed when its batch completes */
+    bool draining; /* leaves its card when its batch completes */
+    bool gone;     /* removed; the slot may be reused */
     uint32_t batch_n;
     sim_time batch_end;
     sim_time *batch_arrivals; /* max_batch entries */
@@ -70,8 +71,9 @@ struct service {
     uint64_t narrived; /* entries from head with time <= last pull (the queue) */
 
     struct replica *reps;
-    uint32_t nreps, cap_reps;
-    uint32_t *idle; /* stack of idle replica indices */
+    uint32_t nreps, cap_reps; /* replica slots, gone ones included */
+    uint32_t live_reps;       /* serving or starting */
+    uint32_t *idle;           /* stack of idle replica indices */
     uint32_t nidle;
     uint32_t in_service; /* requests in running batches */
 
@@ -91,8 +93,23 @@ int service_init(struct service *s, uint32_t index, const struct service_cfg *cf
                  struct engine *eng, struct cluster *cl, struct arrival_source *src, uint64_t seed);
 void service_release(struct service *s);
 
-/* Add a replica running as tenant tid (already placed on its card). Returns 0 or -ENOMEM. */
-int service_add_replica(struct service *s, uint32_t tid);
+/*
+ * Add a replica running as tenant tid (already placed on its card); its index
+ * goes to *ri (may be NULL). A replica that is not `ready` holds its card but
+ * serves only after service_replica_up() (pod start + model load). Returns 0
+ * or -ENOMEM.
+ */
+int service_add_replica(struct service *s, uint32_t tid, bool ready, uint32_t *ri);
+
+/*
+ * Take replica ri out of service: an idle or starting replica leaves its card
+ * now; a busy one finishes its batch first (draining). Returns 0, or -EINVAL
+ * if it is already gone or draining.
+ */
+int service_remove_replica(struct service *s, uint32_t ri);
+
+/* A replica to remove (idle first, then starting, then busy), or UINT32_MAX if none. */
+uint32_t service_pick_victim(const struct service *s);
 
 /* The card changed the replica's speed: re-plan its running batch. */
 void service_on_speed(struct service *s, uint32_t replica);
@@ -104,10 +121,10 @@ void service_on_speed(struct service *s, uint32_t replica);
 void service_replica_down(struct service *s, uint32_t replica);
 void service_replica_up(struct service *s, uint32_t replica);
 
-/* Number of replicas (including draining ones). */
+/* Replicas serving or starting (not draining, not gone). */
 static inline uint32_t service_replicas(const struct service *s)
 {
-    return s->nreps;
+    return s->live_reps;
 }
 
 /* Requests waiting (arrived, not started) at the last update. */

@@ -329,10 +329,69 @@ int sim_place_replica(struct sim *s, uint32_t svc, uint32_t gpu)
         s->oom_kills++;
     if (rc)
         return rc;
-    rc = service_add_replica(&s->svcs[svc], tid);
+    rc = service_add_replica(&s->svcs[svc], tid, true, NULL);
     if (rc)
         cluster_remove(&s->cl, tid, s->eng.now);
     return rc;
+}
+
+int sim_start_replica(struct sim *s, uint32_t svc, uint32_t gpu, sim_time delay)
+{
+    if (svc >= s->nsvcs)
+        return -EINVAL;
+    const struct service_cfg *c = s->svcs[svc].cfg;
+    struct tenant_req req = {
+        .kind = TENANT_INFER,
+        .owner = svc,
+        .mem_gib = c->mem_gib,
+        .sm_cap = c->sm_cap,
+        .mig_profile = c->mig_profile,
+    };
+    uint32_t tid, ri;
+    int rc = cluster_place(&s->cl, gpu, s->eng.now, &req, &tid);
+    if (rc == 1)
+        s->oom_kills++;
+    if (rc)
+        return rc;
+    rc = service_add_replica(&s->svcs[svc], tid, delay <= 0, &ri);
+    if (rc) {
+        cluster_remove(&s->cl, tid, s->eng.now);
+        return rc;
+    }
+    if (delay > 0)
+        engine_at(&s->eng, s->eng.now + delay, on_replica_up, s, (uint64_t)svc << 32 | ri, NULL);
+    return 0;
+}
+
+int sim_stop_replica(struct sim *s, uint32_t svc, uint32_t *gpu)
+{
+    if (svc >= s->nsvcs)
+        return -EINVAL;
+    struct service *sv = &s->svcs[svc];
+    uint32_t ri = service_pick_victim(sv);
+    if (ri == UINT32_MAX)
+        return -ENOENT;
+    if (gpu)
+        *gpu = sv->reps[ri].gpu;
+    return service_remove_replica(sv, ri);
+}
+
+static void on_relayout_done(void *ctx, uint64_t arg)
+{
+    struct sim *s = ctx;
+    cluster_relayout_done(&s->cl, (uint32_t)arg, s->eng.now);
+    s->relayouts++;
+    if (s->pol->on_card_ready)
+        s->pol->on_card_ready(s, s->pol_state, (uint32_t)arg);
+}
+
+int sim_mig_relayout(struct sim *s, uint32_t gpu, const char *layout, char *err, size_t errlen)
+{
+    int rc = cluster_relayout_begin(&s->cl, gpu, s->eng.now, layout, err, errlen);
+    if (rc)
+        return rc;
+    sim_time d = sim_time_from_sec(mig_reconfig_seconds(&s->cl.mig));
+    return engine_at(&s->eng, s->eng.now + d, on_relayout_done, s, gpu, NULL);
 }
 
 /* The first source error, as a message. */

@@ -39,6 +39,7 @@ struct sim {
     struct rng fault_rng; /* fatal-fault draws */
     uint64_t faults, fault_victims;
     uint64_t oom_kills;
+    uint64_t relayouts;
 
     struct evq_handle sample_ev;
     uint64_t nsamples;      /* intervals closed */
@@ -72,6 +73,27 @@ void sim_release(struct sim *s);
  * or the cluster's refusal (-EBUSY, -ENOSPC, -EINVAL) with nothing changed.
  */
 int sim_place_replica(struct sim *s, uint32_t svc, uint32_t gpu);
+
+/*
+ * Scale up: place a replica of svc on gpu that serves after `delay` (pod
+ * start + model load; 0 = at once). Same returns as sim_place_replica.
+ */
+int sim_start_replica(struct sim *s, uint32_t svc, uint32_t gpu, sim_time delay);
+
+/*
+ * Scale down: take one replica of svc out (an idle one first; a busy one
+ * drains its batch first). *gpu (may be NULL) gets its card. Returns 0,
+ * -ENOENT when svc has no replica left, -EINVAL for a bad svc.
+ */
+int sim_stop_replica(struct sim *s, uint32_t svc, uint32_t *gpu);
+
+/*
+ * Re-layout MIG card gpu (empty) to `layout`: the card serves nothing for
+ * mig_reconfig_seconds(), then policy->on_card_ready is called. Returns 0 or
+ * the cluster's refusal (-EBUSY: not empty; -EINVAL: invalid layout, err
+ * filled; -ENOTSUP: not MIG) with nothing changed.
+ */
+int sim_mig_relayout(struct sim *s, uint32_t gpu, const char *layout, char *err, size_t errlen);
 
 /*
  * Test and what-if hook: a fatal fault in tenant tid now (as if drawn from the

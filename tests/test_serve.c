@@ -76,7 +76,7 @@ Test(serve, batching_schedule_by_hand)
     uint32_t tid;
     struct tenant_req req = {.kind = TENANT_INFER, .mem_gib = 8, .sm_cap = 1};
     cr_assert_eq(cluster_place(&cl, 0, 0, &req, &tid), 0);
-    cr_assert_eq(service_add_replica(&s, tid), 0);
+    cr_assert_eq(service_add_replica(&s, tid, true, NULL), 0);
     engine_run(&e, 100 * SIM_MS);
     cluster_account_all(&cl, e.now);
 
@@ -130,7 +130,7 @@ Test(serve, queue_limit_drops_and_conserves)
     uint32_t tid;
     struct tenant_req req = {.kind = TENANT_INFER, .mem_gib = 8, .sm_cap = 1};
     cr_assert_eq(cluster_place(&cl, 0, 0, &req, &tid), 0);
-    cr_assert_eq(service_add_replica(&s, tid), 0);
+    cr_assert_eq(service_add_replica(&s, tid, true, NULL), 0);
     engine_run(&e, 35 * SIM_MS); /* mid-way through the 4th request */
     service_sync(&s);
     /* t=0 starts req 0; reqs 1..10 wait; 11..49 find 10 waiting and are dropped. */

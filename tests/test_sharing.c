@@ -22,7 +22,7 @@ static void bare(struct scenario *sc, struct sim *s, const char *cluster, const 
              "  jobs: { synthetic: { per_hour: 0 } }\n"
              "%s",
              cluster, training ? training : "");
-        simtest_build(sc, s, yaml, 1);
+    simtest_build(sc, s, yaml, 1);
     /* No policy in the loop: a preempted job stays queued until the test restarts it. */
     s->tr.on_requeue = NULL;
     s->tr.on_finish = NULL;
@@ -56,8 +56,8 @@ static uint32_t add_job(struct sim *s, double work_s, uint32_t gpus, double para
                                 : c->state_gb_per_gpu * 1e9 * gpus;
     j->save_s = ckpt_save_s(&c->knobs, bytes);
     j->restore_s = ckpt_restore_s(&c->knobs, bytes);
-    j->interval_s = c->young ? ckpt_young_interval(j->save_s, c->mtbf_s)
-                             : sim_time_to_sec(c->interval);
+    j->interval_s =
+        c->young ? ckpt_young_interval(j->save_s, c->mtbf_s) : sim_time_to_sec(c->interval);
     t->queued++;
     return id;
 }
@@ -82,7 +82,8 @@ Test(sharing, two_timesliced_jobs_share_then_one_runs_alone)
 {
     struct scenario sc;
     struct sim s;
-    bare(&sc, &s, "{ nodes: 1, gpus_per_node: 1, sharing: timeslice, timeSlicing: { replicas: 2 } }",
+    bare(&sc, &s,
+         "{ nodes: 1, gpus_per_node: 1, sharing: timeslice, timeSlicing: { replicas: 2 } }",
          "  memory_gb_per_gpu: 30\n  checkpoint: { interval: none }\n");
     double o = sc.knobs.ts_overhead; /* 0.05 by default */
     uint32_t g0 = 0;
@@ -112,7 +113,8 @@ Test(sharing, timeslice_oom_kills_exactly_the_overflowing_tenant)
 {
     struct scenario sc;
     struct sim s;
-    bare(&sc, &s, "{ nodes: 1, gpus_per_node: 1, sharing: timeslice, timeSlicing: { replicas: 4 } }",
+    bare(&sc, &s,
+         "{ nodes: 1, gpus_per_node: 1, sharing: timeslice, timeSlicing: { replicas: 4 } }",
          "  memory_gb_per_gpu: 30\n");
     uint32_t g0 = 0, j[3];
     for (int i = 0; i < 3; i++)
@@ -328,7 +330,8 @@ Test(sharing, energy_is_idle_plus_busy_share_of_the_range)
     cr_assert_eq(s.tr.done, 1);
     const struct gpu_spec *g = sc.spec;
     double kwh = (g->idle_w * 2 + (g->tdp_w - g->idle_w) * 1) / 1000;
-    cr_expect(fabs(sim_energy_kwh(&s) - kwh) < 1e-9, "%f kWh, expected %f", sim_energy_kwh(&s), kwh);
+    cr_expect(fabs(sim_energy_kwh(&s) - kwh) < 1e-9, "%f kWh, expected %f", sim_energy_kwh(&s),
+              kwh);
     cr_expect_float_eq(sim_util_busy(&s), 0.5, 1e-12);
     cr_expect_float_eq(sim_util_useful(&s), 0.5, 1e-12);
     simtest_free(&sc, &s);
