@@ -3,7 +3,7 @@
  *
  *   tidesim run SCENARIO [-o FILE] [--seed N] [--quiet]
  *   tidesim validate SCENARIO
- *   tidesim report FILE
+ *   tidesim report|compare|check|plot ...   (sim/cli_analysis.h)
  *
  * The only place that prints and exits. The interrupt flag is the one piece
  * of writable static data: a signal handler can reach nothing else.
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/report.h"
+#include "sim/cli_analysis.h"
 #include "sim/cli_mig.h"
 #include "sim/cli_traces.h"
 #include "sim/output.h"
@@ -37,7 +37,10 @@ static void usage_main(FILE *f)
           "commands:\n"
           "  run SCENARIO [-o FILE] [--seed N] [--quiet]   simulate, write an HDF5 results file\n"
           "  validate SCENARIO                             check a scenario without running it\n"
-          "  report FILE                                   print a results file's report\n"
+          "  report FILE [--format text|markdown|json]     print a results file's report\n"
+          "  compare A.h5 B.h5 [...] [--format markdown]   compare runs (Welch 95% CIs)\n"
+          "  check FILE [--min-util X] [--min-slo Y] ...   CI gates: exit 0 pass, 1 fail\n"
+          "  plot FILE... -o DIR [--format png|svg]        charts through gnuplot\n"
           "  mig profiles GPU | mig validate GPU LAYOUT    MIG profile table, layout check\n"
           "  traces inspect FILE | traces convert IN ...   look into a trace, convert it\n"
           "\n"
@@ -226,27 +229,6 @@ static int cmd_validate(int argc, char **argv)
     return 0;
 }
 
-static int cmd_report(int argc, char **argv)
-{
-    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        puts("usage: tidesim report FILE\n"
-             "\n"
-             "Prints utilization, per-service latency and SLO compliance, and training figures\n"
-             "of a results file written by 'tidesim run'.");
-        return 0;
-    }
-    if (argc != 2) {
-        fprintf(stderr, "usage: tidesim report FILE\n");
-        return 2;
-    }
-    char err[512];
-    if (report_write(stdout, argv[1], err, sizeof(err))) {
-        fprintf(stderr, "tidesim: %s\n", err);
-        return 1;
-    }
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -259,7 +241,13 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "validate"))
         return cmd_validate(argc - 1, argv + 1);
     if (!strcmp(cmd, "report"))
-        return cmd_report(argc - 1, argv + 1);
+        return cli_report(argc - 1, argv + 1);
+    if (!strcmp(cmd, "compare"))
+        return cli_compare(argc - 1, argv + 1);
+    if (!strcmp(cmd, "check"))
+        return cli_check(argc - 1, argv + 1);
+    if (!strcmp(cmd, "plot"))
+        return cli_plot(argc - 1, argv + 1);
     if (!strcmp(cmd, "mig"))
         return cli_mig(argc - 1, argv + 1);
     if (!strcmp(cmd, "traces"))
