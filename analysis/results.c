@@ -525,8 +525,8 @@ void results_format(char *buf, size_t n, const struct results_metric *m, double 
         snprintf(buf, n, "%.3f", x);
     else if (!strcmp(u, "s") || !strcmp(u, "W") || !strcmp(u, "kWh"))
         snprintf(buf, n, "%.1f", x);
-    else if (x == floor(x) && fabs(x) < 1e15)
+    else if (x == floor(x) || fabs(x) >= 100)
         snprintf(buf, n, "%.0f", x);
     else
-        snprintf(buf, n, "%.4g", x);
+        snprintf(buf, n, "%.3f", x);
 }
