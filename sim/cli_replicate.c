@@ -136,7 +136,8 @@ int cli_replicate(const struct cli_replicate_opts *o, cli_run_fn run, void *ctx)
         snprintf(partial, sizeof(partial), "%s.partial", r[i].path);
         if (r[i].state == REP_DONE && exists(r[i].path)) {
             parts[np++] = r[i].path;
-        } else if (r[i].state == REP_PARTIAL && exists(partial)) {
+        } else if (r[i].state == REP_PARTIAL && exists(partial) &&
+                   strlen(r[i].path) + sizeof(".partial") <= sizeof(r[i].path)) {
             memcpy(r[i].path + strlen(r[i].path), ".partial", sizeof(".partial"));
             parts[np++] = r[i].path;
             complete = false;
