@@ -1,23 +1,31 @@
-/* report.c — text report of a tidesim results file. */
+/* report.c — text, Markdown and JSON reports of a tidesim results file. */
 #include "analysis/report.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/h5io.h"
+#include "analysis/results.h"
+#include "analysis/texttable.h"
 
-static double attr(hid_t g, const char *name)
+int report_parse_format(const char *s, enum report_format *f)
 {
-    double v = NAN;
-    h5_read_attr_double(g, name, &v);
-    return v;
+    if (!strcmp(s, "text"))
+        *f = REPORT_TEXT;
+    else if (!strcmp(s, "markdown") || !strcmp(s, "md"))
+        *f = REPORT_MARKDOWN;
+    else if (!strcmp(s, "json"))
+        *f = REPORT_JSON;
+    else
+        return -EINVAL;
+    return 0;
 }
 
 static void hours(char *buf, size_t n, double s)
 {
-    if (isnan(s))
+    if (!isfinite(s))
         snprintf(buf, n, "-");
     else if (s >= 3600)
         snprintf(buf, n, "%.2f h", s / 3600);
@@ -27,119 +35,251 @@ static void hours(char *buf, size_t n, double s)
         snprintf(buf, n, "%.1f s", s);
 }
 
-struct svc_ctx {
-    FILE *out;
-};
-
-static herr_t print_service(hid_t grp, const char *name, const H5L_info_t *info, void *data)
+static const char *or_q(const char *s)
 {
-    struct svc_ctx *c = data;
-    (void)info;
-    hid_t g = H5Gopen2(grp, name, H5P_DEFAULT);
-    if (g < 0)
-        return 0;
-    double q = attr(g, "slo_quantile"), slo = attr(g, "slo_ms"), pq = attr(g, "slo_quantile_ms");
-    fprintf(c->out,
-            "  %-14s %12.0f %10.0f %8.2f %8.2f %8.2f %8.2f  p%g<=%gms: %s (p%g %.2f ms, %.3f%% "
-            "within)\n",
-            name, attr(g, "arrived"), attr(g, "dropped"), attr(g, "mean_ms"), attr(g, "p50_ms"),
-            attr(g, "p95_ms"), attr(g, "p99_ms"), q * 100, slo,
-            attr(g, "slo_met") > 0 ? "met" : "MISSED", q * 100, pq, attr(g, "slo_share") * 100);
-    H5Gclose(g);
+    return s ? s : "-";
+}
+
+/* "value" and "± ci" cells of a metric. */
+static void value_cells(const struct results_metric *m, bool replicated, char *v, size_t vn,
+                        char *ci, size_t cn)
+{
+    results_format(v, vn, m, m->s.mean);
+    if (!replicated) {
+        ci[0] = 0;
+        return;
+    }
+    char b[48];
+    results_format(b, sizeof(b), m, m->s.ci95);
+    snprintf(ci, cn, "± %s", b);
+}
+
+static void heading(FILE *out, bool md, const char *title)
+{
+    if (md)
+        fprintf(out, "\n### %s\n\n", title);
+    else
+        fprintf(out, "\n%s\n", title);
+}
+
+static int print_metric_table(FILE *out, const struct results *r, const struct results_table *t,
+                              bool md, bool skip_absent)
+{
+    struct texttable tt;
+    const char *hdr[] = {"metric", "value", r->replicated ? "95% CI" : "", "unit"};
+    texttable_init(&tt, r->replicated ? 4 : 3);
+    const char *hdr1[] = {hdr[0], hdr[1], hdr[3]};
+    texttable_row(&tt, r->replicated ? hdr : hdr1);
+    for (size_t i = 0; i < t->n; i++) {
+        const struct results_metric *m = &t->m[i];
+        if (skip_absent && m->s.n == 0)
+            continue;
+        char v[48], ci[64];
+        value_cells(m, r->replicated, v, sizeof(v), ci, sizeof(ci));
+        const char *row[] = {results_label(m), v, ci, m->unit};
+        const char *row1[] = {row[0], row[1], row[3]};
+        texttable_row(&tt, r->replicated ? row : row1);
+    }
+    int rc = texttable_print(&tt, out, md, 2);
+    texttable_release(&tt);
+    return rc;
+}
+
+static int print_services(FILE *out, const struct results *r, bool md)
+{
+    static const char *const cols[] = {"arrived", "dropped",         "mean_ms",
+                                       "p50_ms",  "p95_ms",          "p99_ms",
+                                       "slo_ms",  "slo_quantile_ms", "slo_share"};
+    static const char *const hdr[] = {"service",  "requests", "dropped", "mean ms",
+                                      "p50 ms",   "p95 ms",   "p99 ms",  "SLO",
+                                      "SLO-q ms", "within %", "SLO met"};
+    struct texttable tt;
+    texttable_init(&tt, 11);
+    texttable_row(&tt, hdr);
+    for (size_t i = 0; i < r->nsvcs; i++) {
+        const struct results_service *s = &r->svcs[i];
+        char cells[11][112];
+        const char *row[11];
+        snprintf(cells[0], sizeof(cells[0]), "%s", s->name);
+        for (size_t k = 0; k < 9; k++) {
+            const struct results_metric *m = results_table_find(&s->t, cols[k]);
+            char v[48], ci[48];
+            results_format(v, sizeof(v), m, m->s.mean);
+            if (r->replicated && m->s.n >= 2 &&
+                (!strcmp(cols[k], "p99_ms") || !strcmp(cols[k], "slo_share"))) {
+                results_format(ci, sizeof(ci), m, m->s.ci95);
+                snprintf(cells[k + 1], sizeof(cells[k + 1]), "%s ± %s", v, ci);
+            } else {
+                snprintf(cells[k + 1], sizeof(cells[k + 1]), "%s", v);
+            }
+        }
+        const struct results_metric *q = results_table_find(&s->t, "slo_quantile");
+        const struct results_metric *slo = results_table_find(&s->t, "slo_ms");
+        if (q->s.n && slo->s.n)
+            snprintf(cells[7], sizeof(cells[7]), "p%g <= %g ms", q->s.mean * 100, slo->s.mean);
+        const struct results_metric *met = results_table_find(&s->t, "slo_met");
+        if (met->s.n == 0)
+            snprintf(cells[10], sizeof(cells[10]), "-");
+        else if (r->replicated)
+            snprintf(cells[10], sizeof(cells[10]), "%.0f/%zu reps", met->s.mean * (double)met->s.n,
+                     met->s.n);
+        else
+            snprintf(cells[10], sizeof(cells[10]), "%s", met->s.mean > 0 ? "met" : "MISSED");
+        for (size_t k = 0; k < 11; k++)
+            row[k] = cells[k];
+        texttable_row(&tt, row);
+    }
+    int rc = texttable_print(&tt, out, md, 2);
+    texttable_release(&tt);
+    return rc;
+}
+
+static int report_human(FILE *out, const struct results *r, bool md)
+{
+    char dur[32], reached[32];
+    hours(dur, sizeof(dur), r->duration_s);
+    hours(reached, sizeof(reached), r->sim_time_reached_s);
+    if (md)
+        fprintf(out, "## tidesim report: `%s`\n\n", r->path);
+    else
+        fprintf(out, "tidesim %s report: %s\n", or_q(r->version), r->path);
+    const char *ind = md ? "- " : "  ";
+    if (!r->complete)
+        fprintf(out, "%sWARNING: incomplete run (interrupted; simulated time reached %s)\n", ind,
+                reached);
+    fprintf(out, "%sscenario %s, policy %s, %s simulated\n", ind, or_q(r->scenario_name),
+            or_q(r->policy), dur);
+    if (r->replicated)
+        fprintf(out,
+                "%s%zu replications, seeds %.0f..%.0f; values are means with 95%% "
+                "Student-t intervals\n",
+                ind, r->reps, r->seed, r->seed + (double)r->reps - 1);
+    else
+        fprintf(out, "%ssingle run, seed %.0f (no confidence intervals)\n", ind, r->seed);
+    fprintf(out, "%scluster: %.0f x %s (%s); tidesim %s (%s)\n", ind, r->gpus, or_q(r->gpu),
+            or_q(r->sharing), or_q(r->version), or_q(r->git_commit));
+    if (!r->replicated && isfinite(r->events))
+        fprintf(out, "%s%.0f events processed in %.2f s wall\n", ind, r->events, r->wall_seconds);
+
+    int rc = 0;
+    heading(out, md, "headline metrics");
+    rc |= print_metric_table(out, r, &r->headline, md, false);
+    heading(out, md, "inference services");
+    if (r->nsvcs)
+        rc |= print_services(out, r, md);
+    else
+        fprintf(out, "%sno services\n", ind);
+    heading(out, md, "training outcomes (jobs at the end of the run; job seconds summed, in h)");
+    rc |= print_metric_table(out, r, &r->training, md, true);
+    heading(out, md, "GPU-time by state (share of GPU-time offered)");
+    if (r->gpu_states.n)
+        rc |= print_metric_table(out, r, &r->gpu_states, md, true);
+    else
+        fprintf(out, "%s-\n", ind);
+    return rc ? -ENOMEM : 0;
+}
+
+static void json_str(FILE *out, const char *s)
+{
+    if (!s) {
+        fputs("null", out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+static void json_num(FILE *out, double v)
+{
+    if (isfinite(v))
+        fprintf(out, "%.17g", v);
+    else
+        fputs("null", out);
+}
+
+static void json_table(FILE *out, const struct results_table *t, const char *ind)
+{
+    fputs("{", out);
+    for (size_t i = 0; i < t->n; i++) {
+        const struct results_metric *m = &t->m[i];
+        fprintf(out, "%s\n%s  ", i ? "," : "", ind);
+        json_str(out, m->key);
+        fputs(": {\"mean\": ", out);
+        json_num(out, m->s.mean);
+        fputs(", \"ci95\": ", out);
+        json_num(out, m->s.ci95);
+        fputs(", \"sd\": ", out);
+        json_num(out, m->s.sd);
+        fprintf(out, ", \"n\": %zu}", m->s.n);
+    }
+    fprintf(out, "\n%s}", ind);
+}
+
+static int report_json(FILE *out, const struct results *r)
+{
+    fputs("{\n  \"file\": ", out);
+    json_str(out, r->path);
+    fputs(",\n  \"scenario\": ", out);
+    json_str(out, r->scenario_name);
+    fputs(",\n  \"policy\": ", out);
+    json_str(out, r->policy);
+    fputs(",\n  \"gpu\": ", out);
+    json_str(out, r->gpu);
+    fputs(",\n  \"sharing\": ", out);
+    json_str(out, r->sharing);
+    fputs(",\n  \"tidesim_version\": ", out);
+    json_str(out, r->version);
+    fprintf(out, ",\n  \"replications\": %zu,\n  \"complete\": %s,\n  \"seed\": ", r->reps,
+            r->complete ? "true" : "false");
+    json_num(out, r->seed);
+    fputs(",\n  \"duration_s\": ", out);
+    json_num(out, r->duration_s);
+    fputs(",\n  \"sim_time_reached_s\": ", out);
+    json_num(out, r->sim_time_reached_s);
+    fputs(",\n  \"gpus\": ", out);
+    json_num(out, r->gpus);
+    fputs(",\n  \"headline\": ", out);
+    json_table(out, &r->headline, "  ");
+    fputs(",\n  \"services\": {", out);
+    for (size_t i = 0; i < r->nsvcs; i++) {
+        fprintf(out, "%s\n    ", i ? "," : "");
+        json_str(out, r->svcs[i].name);
+        fputs(": ", out);
+        json_table(out, &r->svcs[i].t, "    ");
+    }
+    fputs("\n  },\n  \"training\": ", out);
+    json_table(out, &r->training, "  ");
+    fputs(",\n  \"gpu_states\": ", out);
+    json_table(out, &r->gpu_states, "  ");
+    fputs("\n}\n", out);
     return 0;
 }
 
-int report_write(FILE *out, const char *path, char *err, size_t errlen)
+int report_results(FILE *out, const struct results *r, enum report_format fmt)
 {
-    h5io_quiet();
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0) {
-        snprintf(err, errlen, "%s: cannot open as an HDF5 results file", path);
-        return -ENOENT;
-    }
-    if (H5Lexists(f, "meta", H5P_DEFAULT) <= 0 || H5Lexists(f, "summary", H5P_DEFAULT) <= 0) {
-        snprintf(err, errlen, "%s: not a tidesim results file (no /meta or /summary)", path);
-        H5Fclose(f);
-        return -EINVAL;
-    }
-    hid_t meta = H5Gopen2(f, "meta", H5P_DEFAULT);
-    hid_t sum = H5Gopen2(f, "summary", H5P_DEFAULT);
-    char *name = NULL, *policy = NULL, *gpu = NULL, *sharing = NULL, *version = NULL;
-    h5_read_attr_str(meta, "scenario_name", &name);
-    h5_read_attr_str(meta, "policy", &policy);
-    h5_read_attr_str(meta, "gpu", &gpu);
-    h5_read_attr_str(meta, "sharing", &sharing);
-    h5_read_attr_str(meta, "tidesim_version", &version);
-    char b1[32], b2[32], b3[32], b4[32], b5[32];
+    if (fmt == REPORT_JSON)
+        return report_json(out, r);
+    return report_human(out, r, fmt == REPORT_MARKDOWN);
+}
 
-    fprintf(out, "tidesim %s report: %s\n", version ? version : "?", path);
-    if (attr(meta, "complete") < 1)
-        fprintf(out, "  WARNING: incomplete run (interrupted at %.0f s of %.0f s simulated)\n",
-                attr(meta, "sim_time_reached_s"), attr(meta, "duration_s"));
-    hours(b1, sizeof(b1), attr(sum, "duration_s"));
-    fprintf(out, "  scenario %s, policy %s, seed %.0f, %s simulated\n", name ? name : "?",
-            policy ? policy : "?", attr(meta, "seed"), b1);
-    fprintf(out, "  cluster: %.0f x %s (%s), %.0f events processed in %.2f s wall\n",
-            attr(sum, "gpus"), gpu ? gpu : "?", sharing ? sharing : "?",
-            attr(meta, "events_processed"), attr(meta, "wall_seconds"));
-
-    fprintf(out, "\nutilization (share of GPU-time)\n");
-    fprintf(out, "  allocated %6.2f %%   busy %6.2f %%   useful %6.2f %%\n",
-            attr(sum, "util_allocated") * 100, attr(sum, "util_busy") * 100,
-            attr(sum, "util_useful") * 100);
-    fprintf(out,
-            "  GPU-hours: training %.1f, inference %.1f, checkpoint %.1f, restore %.1f, "
-            "recompute %.1f, overhead %.1f, reconfiguring %.1f, idle %.1f\n",
-            attr(sum, "gpu_hours_training"), attr(sum, "gpu_hours_inference"),
-            attr(sum, "gpu_hours_checkpoint"), attr(sum, "gpu_hours_restore"),
-            attr(sum, "gpu_hours_recompute"), attr(sum, "gpu_hours_overhead"),
-            attr(sum, "gpu_hours_reconfiguring"), attr(sum, "gpu_hours_idle"));
-    fprintf(out, "  checkpoint overhead %.2f %% of busy time; energy %.1f kWh (mean %.1f kW)\n",
-            attr(sum, "checkpoint_overhead") * 100, attr(sum, "energy_kwh"),
-            attr(sum, "power_mean_w") / 1e3);
-
-    fprintf(out, "\ninference (latency in ms)\n");
-    fprintf(out, "  %-14s %12s %10s %8s %8s %8s %8s  SLO\n", "service", "requests", "dropped",
-            "mean", "p50", "p95", "p99");
-    if (H5Lexists(f, "services", H5P_DEFAULT) > 0) {
-        hid_t sv = H5Gopen2(f, "services", H5P_DEFAULT);
-        struct svc_ctx c = {out};
-        H5Literate(sv, H5_INDEX_CRT_ORDER, H5_ITER_INC, NULL, print_service, &c);
-        H5Gclose(sv);
-    }
-    fprintf(out, "  all services: %.4f %% of requests within their SLO target\n",
-            attr(sum, "slo_share") * 100);
-
-    fprintf(out, "\ntraining\n");
-    fprintf(out,
-            "  jobs: %.0f submitted, %.0f completed, %.0f running, %.0f queued, %.0f rejected\n",
-            attr(sum, "jobs_submitted"), attr(sum, "jobs_completed"), attr(sum, "jobs_running"),
-            attr(sum, "jobs_queued"), attr(sum, "jobs_rejected"));
-    fprintf(out, "  failed (OOM) %.0f, preemptions %.0f, restarts after faults %.0f, faults %.0f\n",
-            attr(sum, "jobs_failed"), attr(sum, "preemptions"), attr(sum, "restarts"),
-            attr(sum, "faults"));
-    fprintf(out, "  GPU-hours of training work done: %.1f\n", attr(sum, "training_gpu_hours"));
-    double lf = attr(sum, "jobs_failed_in_log"), lc = attr(sum, "jobs_cancelled_in_log");
-    if (lf > 0 || lc > 0)
-        fprintf(out,
-                "  replayed as logged: %.0f failed and %.0f cancelled jobs (%.1f GPU-hours, not "
-                "counted as work done)\n",
-                lf, lc, attr(sum, "training_gpu_hours_failed_in_log"));
-    hours(b1, sizeof(b1), attr(sum, "queue_delay_mean_s"));
-    hours(b2, sizeof(b2), attr(sum, "queue_delay_p50_s"));
-    hours(b3, sizeof(b3), attr(sum, "queue_delay_p95_s"));
-    fprintf(out, "  queueing delay: mean %s, p50 %s, p95 %s\n", b1, b2, b3);
-    hours(b4, sizeof(b4), attr(sum, "completion_mean_s"));
-    hours(b5, sizeof(b5), attr(sum, "completion_p95_s"));
-    fprintf(out, "  completion time (submit to end): mean %s, p95 %s\n", b4, b5);
-
-    free(name);
-    free(policy);
-    free(gpu);
-    free(sharing);
-    free(version);
-    H5Gclose(meta);
-    H5Gclose(sum);
-    H5Fclose(f);
-    return 0;
+int report_write(FILE *out, const char *path, enum report_format fmt, char *err, size_t errlen)
+{
+    struct results r;
+    int rc = results_open(&r, path, err, errlen);
+    if (rc)
+        return rc;
+    rc = report_results(out, &r, fmt);
+    if (rc)
+        snprintf(err, errlen, "%s: out of memory while formatting the report", path);
+    results_release(&r);
+    return rc;
 }

@@ -1,9 +1,9 @@
 /*
  * main.c — the tidesim command line: git-style subcommands.
  *
- *   tidesim run SCENARIO [-o FILE] [--seed N] [--quiet]
+ *   tidesim run SCENARIO [-o FILE] [--seed N] [--replications R] [--quiet]
  *   tidesim validate SCENARIO
- *   tidesim report FILE
+ *   tidesim report|compare|check|plot ...   (sim/cli_analysis.h)
  *
  * The only place that prints and exits. The interrupt flag is the one piece
  * of writable static data: a signal handler can reach nothing else.
@@ -15,8 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/report.h"
+#include "sim/cli_analysis.h"
 #include "sim/cli_mig.h"
+#include "sim/cli_replicate.h"
 #include "sim/cli_traces.h"
 #include "sim/output.h"
 #include "sim/scenario.h"
@@ -35,9 +36,13 @@ static void usage_main(FILE *f)
     fputs("usage: tidesim <command> [options]\n"
           "\n"
           "commands:\n"
-          "  run SCENARIO [-o FILE] [--seed N] [--quiet]   simulate, write an HDF5 results file\n"
+          "  run SCENARIO [-o FILE] [--seed N] [--replications R] [--quiet]   simulate, write an "
+          "HDF5 results file\n"
           "  validate SCENARIO                             check a scenario without running it\n"
-          "  report FILE                                   print a results file's report\n"
+          "  report FILE [--format text|markdown|json]     print a results file's report\n"
+          "  compare A.h5 B.h5 [...] [--format markdown]   compare runs (Welch 95% CIs)\n"
+          "  check FILE [--min-util X] [--min-slo Y] ...   CI gates: exit 0 pass, 1 fail\n"
+          "  plot FILE... -o DIR [--format png|svg]        charts through gnuplot\n"
           "  mig profiles GPU | mig validate GPU LAYOUT    MIG profile table, layout check\n"
           "  traces inspect FILE | traces convert IN ...   look into a trace, convert it\n"
           "\n"
@@ -83,82 +88,31 @@ static void show_progress(void *ctx, const struct engine *e)
     p->shown = true;
 }
 
-static int cmd_run(int argc, char **argv)
+struct run_ctx {
+    struct scenario *sc;
+    const char *scen;
+    bool quiet;
+};
+
+/* One simulation of the scenario with this seed into out_path; returns the exit status. */
+static int run_once(void *ctx, uint64_t seed, const char *out_path)
 {
-    const char *scen = NULL, *out_path = NULL;
-    uint64_t seed = 0;
-    bool have_seed = false, quiet = false;
-
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            puts("usage: tidesim run SCENARIO [-o FILE] [--seed N] [--quiet]\n"
-                 "\n"
-                 "Simulates the scenario and writes its results to FILE (HDF5; default\n"
-                 "<scenario name>.h5). The file is written under a temporary name and renamed\n"
-                 "when the run completes; an interrupted run (Ctrl-C) leaves FILE.partial with\n"
-                 "/meta complete = 0. --seed overrides the scenario's seed. A progress line is\n"
-                 "shown on a terminal; --quiet hides it.");
-            return 0;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-            if (++i >= argc) {
-                fprintf(stderr, "tidesim run: '%s' needs a file name\n", a);
-                return 2;
-            }
-            out_path = argv[i];
-        } else if (!strcmp(a, "--seed")) {
-            if (++i >= argc || parse_u64(argv[i], &seed)) {
-                fprintf(stderr, "tidesim run: --seed needs a non-negative integer\n");
-                return 2;
-            }
-            have_seed = true;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            quiet = true;
-        } else if (a[0] == '-') {
-            fprintf(stderr, "tidesim run: unknown option '%s' (see tidesim run --help)\n", a);
-            return 2;
-        } else if (!scen) {
-            scen = a;
-        } else {
-            fprintf(stderr, "tidesim run: unexpected argument '%s'\n", a);
-            return 2;
-        }
-    }
-    if (!scen) {
-        fprintf(stderr, "usage: tidesim run SCENARIO [-o FILE] [--seed N] [--quiet]\n");
-        return 2;
-    }
-
-    struct scenario sc;
-    struct conf_err cerr;
-    if (scenario_load(&sc, scen, &cerr)) {
-        fprintf(stderr, "%s\n", cerr.msg);
-        return 1;
-    }
-    if (have_seed)
-        sc.seed = seed;
-    char defpath[300];
-    if (!out_path) {
-        snprintf(defpath, sizeof(defpath), "%s.h5", sc.name);
-        out_path = defpath;
-    }
-
+    const struct run_ctx *c = ctx;
+    struct scenario *sc = c->sc;
     char err[512];
     struct sim_output *out = NULL;
-    if (sim_output_open(&out, out_path, &sc, err, sizeof(err))) {
+    if (sim_output_open(&out, out_path, sc, err, sizeof(err))) {
         fprintf(stderr, "tidesim: %s\n", err);
-        scenario_release(&sc);
         return 1;
     }
     struct sim s;
-    if (sim_init(&s, &sc, sc.seed, out)) {
-        fprintf(stderr, "tidesim: %s: %s\n", scen, s.err);
+    if (sim_init(&s, sc, seed, out)) {
+        fprintf(stderr, "tidesim: %s: %s\n", c->scen, s.err);
         sim_output_abort(out);
-        scenario_release(&sc);
         return 1;
     }
-    struct progress prog = {.duration = sc.duration};
-    if (!quiet && isatty(STDERR_FILENO)) {
+    struct progress prog = {.duration = sc->duration};
+    if (!c->quiet && isatty(STDERR_FILENO)) {
         s.eng.progress = show_progress;
         s.eng.progress_ctx = &prog;
     }
@@ -176,7 +130,6 @@ static int cmd_run(int argc, char **argv)
         fprintf(stderr, "tidesim: %s\n", s.err);
         sim_output_abort(out);
         sim_release(&s);
-        scenario_release(&sc);
         return 1;
     }
     char *written = NULL;
@@ -189,16 +142,106 @@ static int cmd_run(int argc, char **argv)
         fprintf(stderr,
                 "tidesim: interrupted at simulated %s; partial results in %s (complete = 0)\n", at,
                 written);
-    } else if (!quiet) {
+    } else if (!c->quiet) {
         fprintf(stderr, "tidesim: wrote %s (%llu events)\n", written,
                 (unsigned long long)s.eng.processed);
     }
     free(written);
     sim_release(&s);
-    scenario_release(&sc);
     if (wrc)
         return 1;
     return rc == 1 ? 130 : 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    const char *scen = NULL, *out_path = NULL;
+    uint64_t seed = 0;
+    bool have_seed = false, quiet = false;
+    uint64_t reps = 1;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            puts("usage: tidesim run SCENARIO [-o FILE] [--seed N] [--replications R] [--quiet]\n"
+                 "\n"
+                 "Simulates the scenario and writes its results to FILE (HDF5; default\n"
+                 "<scenario name>.h5). The file is written under a temporary name and renamed\n"
+                 "when the run completes; an interrupted run (Ctrl-C) leaves FILE.partial with\n"
+                 "/meta complete = 0. --seed overrides the scenario's seed. A progress line is\n"
+                 "shown on a terminal; --quiet hides it.\n"
+                 "\n"
+                 "--replications R runs seeds N, N+1, ..., N+R-1 as separate processes (at most\n"
+                 "one per core) and merges them into one file: /rep0000 ... each with a single\n"
+                 "run's layout, and /summary with <metric>_mean and <metric>_ci95 (95% Student-t\n"
+                 "half-width). Interrupted, it leaves FILE.partial (complete = 0) holding the\n"
+                 "replications started so far.");
+            return 0;
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+            if (++i >= argc) {
+                fprintf(stderr, "tidesim run: '%s' needs a file name\n", a);
+                return 2;
+            }
+            out_path = argv[i];
+        } else if (!strcmp(a, "--seed")) {
+            if (++i >= argc || parse_u64(argv[i], &seed)) {
+                fprintf(stderr, "tidesim run: --seed needs a non-negative integer\n");
+                return 2;
+            }
+            have_seed = true;
+        } else if (!strcmp(a, "--replications") || !strcmp(a, "-r")) {
+            if (++i >= argc || parse_u64(argv[i], &reps) || reps < 1 || reps > 9999) {
+                fprintf(stderr, "tidesim run: --replications needs an integer 1..9999\n");
+                return 2;
+            }
+        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+            quiet = true;
+        } else if (a[0] == '-') {
+            fprintf(stderr, "tidesim run: unknown option '%s' (see tidesim run --help)\n", a);
+            return 2;
+        } else if (!scen) {
+            scen = a;
+        } else {
+            fprintf(stderr, "tidesim run: unexpected argument '%s'\n", a);
+            return 2;
+        }
+    }
+    if (!scen) {
+        fprintf(stderr,
+                "usage: tidesim run SCENARIO [-o FILE] [--seed N] [--replications R] [--quiet]\n");
+        return 2;
+    }
+
+    struct scenario sc;
+    struct conf_err cerr;
+    if (scenario_load(&sc, scen, &cerr)) {
+        fprintf(stderr, "%s\n", cerr.msg);
+        return 1;
+    }
+    if (have_seed)
+        sc.seed = seed;
+    char defpath[300];
+    if (!out_path) {
+        snprintf(defpath, sizeof(defpath), "%s.h5", sc.name);
+        out_path = defpath;
+    }
+
+    struct run_ctx ctx = {&sc, scen, quiet || reps > 1}; /* replications: parent reports */
+    int status;
+    if (reps > 1) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        struct cli_replicate_opts ro = {out_path, sc.seed, (unsigned)reps, 0, quiet, &interrupted};
+        status = cli_replicate(&ro, run_once, &ctx);
+    } else {
+        status = run_once(&ctx, sc.seed, out_path);
+    }
+    scenario_release(&sc);
+    return status;
 }
 
 static int cmd_validate(int argc, char **argv)
@@ -226,27 +269,6 @@ static int cmd_validate(int argc, char **argv)
     return 0;
 }
 
-static int cmd_report(int argc, char **argv)
-{
-    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        puts("usage: tidesim report FILE\n"
-             "\n"
-             "Prints utilization, per-service latency and SLO compliance, and training figures\n"
-             "of a results file written by 'tidesim run'.");
-        return 0;
-    }
-    if (argc != 2) {
-        fprintf(stderr, "usage: tidesim report FILE\n");
-        return 2;
-    }
-    char err[512];
-    if (report_write(stdout, argv[1], err, sizeof(err))) {
-        fprintf(stderr, "tidesim: %s\n", err);
-        return 1;
-    }
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -259,7 +281,13 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "validate"))
         return cmd_validate(argc - 1, argv + 1);
     if (!strcmp(cmd, "report"))
-        return cmd_report(argc - 1, argv + 1);
+        return cli_report(argc - 1, argv + 1);
+    if (!strcmp(cmd, "compare"))
+        return cli_compare(argc - 1, argv + 1);
+    if (!strcmp(cmd, "check"))
+        return cli_check(argc - 1, argv + 1);
+    if (!strcmp(cmd, "plot"))
+        return cli_plot(argc - 1, argv + 1);
     if (!strcmp(cmd, "mig"))
         return cli_mig(argc - 1, argv + 1);
     if (!strcmp(cmd, "traces"))

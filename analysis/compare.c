@@ -1,0 +1,205 @@
+/* compare.c — side-by-side metrics of several results files with Welch intervals. */
+#include "analysis/compare.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/results.h"
+#include "analysis/stats.h"
+#include "analysis/texttable.h"
+
+/* A row of the comparison: a metric key in the headline table or in one service's table. */
+struct cmp_row {
+    const char *service; /* NULL for headline */
+    const char *key;
+};
+
+static const struct results_metric *row_metric(const struct results *r, const struct cmp_row *row)
+{
+    if (!row->service)
+        return results_table_find(&r->headline, row->key);
+    for (size_t i = 0; i < r->nsvcs; i++)
+        if (!strcmp(r->svcs[i].name, row->service))
+            return results_table_find(&r->svcs[i].t, row->key);
+    return NULL;
+}
+
+static bool present(const struct results_metric *m)
+{
+    return m && m->s.n > 0;
+}
+
+/* Rows: headline metrics present in any file (baseline order first), then services. */
+static struct cmp_row *build_rows(const struct results *const *r, size_t n, size_t *nrows)
+{
+    size_t cap = 0;
+    for (size_t f = 0; f < n; f++)
+        cap += r[f]->headline.n + 2 * r[f]->nsvcs;
+    struct cmp_row *rows = malloc((cap ? cap : 1) * sizeof(*rows));
+    size_t k = 0;
+    if (!rows)
+        return NULL;
+    for (size_t f = 0; f < n; f++)
+        for (size_t i = 0; i < r[f]->headline.n; i++) {
+            const struct results_metric *m = &r[f]->headline.m[i];
+            bool dup = false;
+            for (size_t j = 0; j < k && !dup; j++)
+                dup = !strcmp(rows[j].key, m->key);
+            bool any = false;
+            for (size_t g = 0; g < n && !any; g++)
+                any = present(results_table_find(&r[g]->headline, m->key));
+            if (!dup && any)
+                rows[k++] = (struct cmp_row){NULL, m->key};
+        }
+    for (size_t i = 0; i < r[0]->nsvcs; i++) {
+        rows[k++] = (struct cmp_row){r[0]->svcs[i].name, "p99_ms"};
+        rows[k++] = (struct cmp_row){r[0]->svcs[i].name, "slo_share"};
+    }
+    *nrows = k;
+    return rows;
+}
+
+static void cell_value(char *buf, size_t n, const struct results_metric *m)
+{
+    if (!present(m)) {
+        snprintf(buf, n, "-");
+        return;
+    }
+    char v[48], c[48];
+    results_format(v, sizeof(v), m, m->s.mean);
+    if (m->s.n >= 2) {
+        results_format(c, sizeof(c), m, m->s.ci95);
+        snprintf(buf, n, "%s ± %s", v, c);
+    } else {
+        snprintf(buf, n, "%s", v);
+    }
+}
+
+/* Difference cell and verdict cell of b against a. Returns true when significant. */
+static bool cell_diff(char *dbuf, size_t dn, char *sbuf, size_t sn, const struct results_metric *a,
+                      const struct results_metric *b)
+{
+    if (!present(a) || !present(b)) {
+        snprintf(dbuf, dn, "-");
+        snprintf(sbuf, sn, "-");
+        return false;
+    }
+    struct stats_diff d;
+    stats_welch(&a->s, &b->s, &d);
+    char v[48], c[48];
+    results_format(v, sizeof(v), a, fabs(d.diff));
+    const char *sign = d.diff > 0 ? "+" : d.diff < 0 ? "-" : "";
+    if (!d.has_ci) {
+        snprintf(dbuf, dn, "%s%s", sign, v);
+        snprintf(sbuf, sn, "no CI (single run)");
+        return false;
+    }
+    results_format(c, sizeof(c), a, d.ci95);
+    snprintf(dbuf, dn, "%s%s ± %s", sign, v, c);
+    if (!d.significant)
+        snprintf(sbuf, sn, "no");
+    else if (a->better == 0)
+        snprintf(sbuf, sn, "yes");
+    else
+        snprintf(sbuf, sn, "yes (%s)", (d.diff > 0) == (a->better > 0) ? "better" : "worse");
+    return d.significant;
+}
+
+size_t compare_count_significant(const struct results *const *r, size_t n)
+{
+    size_t nrows = 0, count = 0;
+    struct cmp_row *rows = build_rows(r, n, &nrows);
+    char d[96], s[64];
+    for (size_t i = 0; rows && i < nrows; i++)
+        for (size_t f = 1; f < n; f++)
+            count += cell_diff(d, sizeof(d), s, sizeof(s), row_metric(r[0], &rows[i]),
+                               row_metric(r[f], &rows[i]));
+    free(rows);
+    return count;
+}
+
+int compare_write(FILE *out, const struct results *const *r, size_t n, bool markdown)
+{
+    if (n < 2)
+        return -EINVAL;
+    size_t nrows = 0;
+    struct cmp_row *rows = build_rows(r, n, &nrows);
+    size_t ncols = 2 + n + 2 * (n - 1);
+    char **cells = calloc(ncols, sizeof(*cells));
+    const char **row = calloc(ncols, sizeof(*row));
+    if (!rows || !cells || !row) {
+        free(rows);
+        free(cells);
+        free(row);
+        return -ENOMEM;
+    }
+    int rc = 0;
+    for (size_t c = 0; c < ncols && !rc; c++)
+        if (!(cells[c] = malloc(160)))
+            rc = -ENOMEM;
+
+    if (markdown)
+        fputs("## tidesim compare\n\n", out);
+    else
+        fputs("tidesim compare\n", out);
+    for (size_t f = 0; f < n; f++) {
+        fprintf(out, "%s%c = %s: scenario %s, policy %s, ", markdown ? "- " : "  ",
+                (char)('A' + (f < 26 ? f : 25)), r[f]->path,
+                r[f]->scenario_name ? r[f]->scenario_name : "-", r[f]->policy ? r[f]->policy : "-");
+        if (r[f]->replicated)
+            fprintf(out, "%zu replications (mean ± 95%% CI)%s\n", r[f]->reps,
+                    r[f]->complete ? "" : ", INCOMPLETE");
+        else
+            fprintf(out, "single run%s\n", r[f]->complete ? "" : ", INCOMPLETE");
+    }
+    fprintf(out, "%sdifferences are X - A with Welch's 95%% interval when both are replicated\n\n",
+            markdown ? "- " : "  ");
+
+    struct texttable tt;
+    texttable_init(&tt, ncols);
+    for (size_t c = 0; !rc && c < ncols; c++) {
+        if (c == 0)
+            snprintf(cells[c], 160, "metric");
+        else if (c == 1)
+            snprintf(cells[c], 160, "unit");
+        else if (c < 2 + n)
+            snprintf(cells[c], 160, "%c", (char)('A' + (c - 2 < 26 ? c - 2 : 25)));
+        else if ((c - 2 - n) % 2 == 0)
+            snprintf(cells[c], 160, "%c - A", (char)('A' + (c - 2 - n) / 2 + 1));
+        else
+            snprintf(cells[c], 160, "significant");
+        row[c] = cells[c];
+    }
+    if (!rc)
+        texttable_row(&tt, row);
+    for (size_t i = 0; !rc && i < nrows; i++) {
+        const struct results_metric *base = row_metric(r[0], &rows[i]);
+        const struct results_metric *any = base;
+        for (size_t f = 0; f < n && !present(any); f++)
+            any = row_metric(r[f], &rows[i]);
+        if (!any)
+            continue;
+        if (rows[i].service)
+            snprintf(cells[0], 160, "%s: %s", rows[i].service, results_label(any));
+        else
+            snprintf(cells[0], 160, "%s", results_label(any));
+        snprintf(cells[1], 160, "%s", any->unit);
+        for (size_t f = 0; f < n; f++)
+            cell_value(cells[2 + f], 160, row_metric(r[f], &rows[i]));
+        for (size_t f = 1; f < n; f++)
+            cell_diff(cells[2 + n + 2 * (f - 1)], 160, cells[3 + n + 2 * (f - 1)], 160, base,
+                      row_metric(r[f], &rows[i]));
+        texttable_row(&tt, row);
+    }
+    if (!rc)
+        rc = texttable_print(&tt, out, markdown, 2);
+    texttable_release(&tt);
+    for (size_t c = 0; c < ncols; c++)
+        free(cells[c]);
+    free(cells);
+    free(row);
+    free(rows);
+    return rc;
+}

@@ -1,0 +1,86 @@
+/*
+ * results.h — a results file read back as tables of metrics: headline
+ * metrics (/summary), per-service latency and SLO figures (/services), the
+ * share of GPU-time by state (/gpus) and training outcomes (/jobs).
+ *
+ * A file is either a single run (flat layout) or a replicated run (groups
+ * /rep0000, /rep0001, ... each with the flat layout; docs/results.md). Every
+ * metric holds one value per replication and their summary (mean and 95 %
+ * Student-t interval; no interval for a single run). A metric missing from a
+ * file (older or newer schema) has s.n = 0 and is shown as "-"; summary
+ * attributes this reader does not know are kept too (label = key), so new
+ * schema columns flow into report, compare and check without code changes.
+ */
+#ifndef TIDESIM_RESULTS_H
+#define TIDESIM_RESULTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/stats.h"
+
+/* Which direction is an improvement: compare and check --against use it. */
+enum results_better { RESULTS_NEUTRAL = 0, RESULTS_HIGHER = 1, RESULTS_LOWER = -1 };
+
+struct results_metric {
+    char *key;         /* attribute / dataset name (owned) */
+    const char *label; /* human label (static) */
+    const char *unit;  /* unit of the displayed value (static; "" = count) */
+    double scale;      /* displayed value = stored value × scale (100 for shares in %) */
+    int better;        /* enum results_better */
+    double *values;    /* one per replication, NaN when absent (owned) */
+    struct stats_summary s;
+};
+
+struct results_table {
+    struct results_metric *m;
+    size_t n;
+};
+
+struct results_service {
+    char *name;
+    struct results_table t; /* arrived, dropped, mean_ms, p50_ms, ... slo_met */
+};
+
+struct results {
+    char *path;
+    char *scenario_name, *policy, *gpu, *sharing, *version, *git_commit; /* NULL when absent */
+    double seed;     /* first replication's seed (NaN when absent) */
+    bool replicated; /* /rep0000 layout */
+    size_t reps;     /* replications (1 for a single run) */
+    bool complete;   /* /meta complete (every replication complete) */
+    double sim_time_reached_s, duration_s, gpus, wall_seconds, events;
+    struct results_table headline; /* /summary */
+    struct results_service *svcs;  /* /services/<name> */
+    size_t nsvcs;
+    struct results_table gpu_states; /* share of offered GPU-time per /gpus/<state>_s */
+    struct results_table training;   /* jobs by outcome, preemptions, summed job seconds */
+};
+
+/*
+ * Read path into *r (zeroed first). Returns 0; -ENOENT when the file cannot
+ * be opened as HDF5; -EINVAL when it is not a tidesim results file; -ENOMEM.
+ * err gets a message naming the file. On failure *r holds nothing to release.
+ */
+int results_open(struct results *r, const char *path, char *err, size_t errlen);
+
+/* Free everything r owns (a zeroed struct is fine). */
+void results_release(struct results *r);
+
+/* The metric `key` of a table, or NULL when the table has no such key. */
+const struct results_metric *results_table_find(const struct results_table *t, const char *key);
+
+/* A metric's label: its label, or its key when it has none. */
+const char *results_label(const struct results_metric *m);
+
+/*
+ * Format stored value v of metric m for display (scaled, unit-appropriate
+ * precision, no unit); "-" for NaN. Always NUL-terminates buf.
+ */
+void results_format(char *buf, size_t n, const struct results_metric *m, double v);
+
+/* HDF5 root group name of replication i of a file ("/" for a single run). buf ≥ 16 bytes. */
+void results_rep_root(const struct results *r, size_t i, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,79 @@
+/* analysistest.h — helpers of the analysis tests: run the tidesim binary, scratch folders. */
+#ifndef TIDESIM_ANALYSISTEST_H
+#define TIDESIM_ANALYSISTEST_H
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static inline const char *atest_bin(void)
+{
+    const char *b = getenv("TIDESIM_BIN");
+    return b ? b : "build/tidesim";
+}
+
+/* A fresh scratch folder under /tmp (path written to dir, >= 64 bytes). */
+static inline void atest_tmpdir(char *dir, size_t n)
+{
+    snprintf(dir, n, "/tmp/tidesim-analysis-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+}
+
+static inline void atest_rmdir(const char *dir)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+}
+
+/* Run a shell command; its stdout goes to out (malloc'd, may be NULL), returns its exit code. */
+static inline int atest_run(const char *cmd, char **out)
+{
+    char full[4096], of[] = "/tmp/tidesim-atest-out-XXXXXX";
+    int fd = mkstemp(of);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    snprintf(full, sizeof(full), "%s >%s 2>&1", cmd, of);
+    int st = system(full);
+    if (out) {
+        FILE *f = fopen(of, "r");
+        cr_assert_not_null(f);
+        fseek(f, 0, SEEK_END);
+        long len = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        *out = calloc((size_t)len + 1, 1);
+        cr_assert_eq(fread(*out, 1, (size_t)len, f), (size_t)len);
+        fclose(f);
+    }
+    unlink(of);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static inline bool atest_exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+static inline long atest_size(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 ? (long)st.st_size : -1;
+}
+
+/* `tidesim run SCENARIO -o OUT --quiet EXTRA`, asserting success. */
+static inline void atest_sim(const char *scenario, const char *out, const char *extra)
+{
+    char cmd[1024], *log = NULL;
+    snprintf(cmd, sizeof(cmd), "%s run %s -o %s --quiet %s", atest_bin(), scenario, out,
+             extra ? extra : "");
+    int rc = atest_run(cmd, &log);
+    cr_assert_eq(rc, 0, "%s: exit %d: %s", cmd, rc, log);
+    free(log);
+}
+
+#endif

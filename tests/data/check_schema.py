@@ -1,0 +1,131 @@
+"""check_schema.py FILE [REPLICATED] — read a tidesim results file with h5py and check
+the datasets and attributes documented in docs/results.md: presence, shapes, units.
+Prints one line per problem and exits 1 if any, else prints 'schema ok' and exits 0."""
+import sys
+
+import h5py
+import numpy as np
+
+problems = []
+
+
+def need(cond, msg):
+    if not cond:
+        problems.append(msg)
+
+
+META = {"schema_version": int, "tidesim_version": str, "git_commit": str, "scenario": str,
+        "scenario_name": str, "seed": int, "policy": str, "gpu": str, "sharing": str,
+        "complete": int, "sim_time_reached_s": float, "duration_s": float,
+        "sample_interval_s": float, "events_processed": int, "wall_start": str,
+        "wall_end": str, "wall_seconds": float, "host": str}
+SUMMARY = ["duration_s", "gpus", "gpu_hours", "util_allocated", "util_busy",
+           "requests_arrived", "requests_served", "requests_dropped", "slo_share",
+           "slo_share_worst_service", "p99_ms_worst_service", "jobs_submitted",
+           "jobs_completed", "jobs_running", "jobs_queued", "jobs_rejected",
+           "training_gpu_hours", "queue_delay_mean_s", "completion_mean_s"]
+TS = {"time_s": "s", "util_allocated": "1", "util_busy": "1", "gpus_inference": "GPUs",
+      "gpus_training": "GPUs", "jobs_running": "jobs", "jobs_queued": "jobs"}
+SVC_TS = {"time_s": "s", "arrived": "requests", "rate_rps": "req/s", "served": "requests",
+          "dropped": "requests", "queue_len": "requests", "replicas": "replicas",
+          "mean_ms": "ms", "p50_ms": "ms", "p95_ms": "ms", "p99_ms": "ms", "max_ms": "ms",
+          "slo_share": "1"}
+SVC_ATTRS = ["arrived", "served", "dropped", "waiting", "in_service", "batches", "mean_ms",
+             "p50_ms", "p95_ms", "p99_ms", "max_ms", "mean_wait_ms", "slo_ms", "slo_quantile",
+             "slo_quantile_ms", "slo_share", "slo_met"]
+JOBS = {"id": "1", "submit_s": "s", "start_s": "s", "end_s": "s", "gpus": "GPUs",
+        "work_s": "s", "done_s": "s", "queue_delay_s": "s", "completion_s": "s",
+        "preemptions": "1"}
+GPUS = {"node": "index", "allocated_s": "s", "busy_s": "s", "inference_s": "s",
+        "training_s": "s"}
+
+
+def units(ds):
+    u = ds.attrs.get("units")
+    return u.decode() if isinstance(u, bytes) else u
+
+
+def columns(g, spec, where, length=None):
+    n = length
+    for name, unit in spec.items():
+        if name not in g:
+            problems.append(f"{where}/{name}: missing")
+            continue
+        ds = g[name]
+        need(ds.ndim == 1, f"{where}/{name}: expected 1-D, got shape {ds.shape}")
+        need(units(ds) == unit, f"{where}/{name}: units {units(ds)!r}, expected {unit!r}")
+        need(ds.chunks is not None and ds.compression == "gzip",
+             f"{where}/{name}: not chunked and deflate-compressed")
+        if n is None:
+            n = ds.shape[0]
+        need(ds.shape[0] == n, f"{where}/{name}: length {ds.shape[0]}, expected {n}")
+    return n
+
+
+def check_run(r, where):
+    meta = r["meta"].attrs
+    for k, t in META.items():
+        if k not in meta:
+            problems.append(f"{where}/meta: attribute {k} missing")
+            continue
+        v = meta[k]
+        if t is str:
+            need(isinstance(v, (str, bytes)), f"{where}/meta/{k}: expected a string")
+        elif t is int:
+            need(np.issubdtype(np.asarray(v).dtype, np.integer), f"{where}/meta/{k}: not int")
+        else:
+            need(np.issubdtype(np.asarray(v).dtype, np.floating), f"{where}/meta/{k}: not float")
+    need(meta.get("schema_version") == 1, f"{where}/meta/schema_version != 1")
+    s = r["summary"].attrs
+    for k in SUMMARY:
+        need(k in s, f"{where}/summary: attribute {k} missing")
+    need(0 <= s["util_busy"] <= s["util_allocated"] <= 1, f"{where}/summary: utilisation order")
+    n = columns(r["timeseries"], TS, where + "/timeseries")
+    need(n == round(meta["duration_s"] / meta["sample_interval_s"]),
+         f"{where}/timeseries: {n} rows for duration/sample_interval")
+    for name, svc in r["services"].items():
+        for k in SVC_ATTRS:
+            need(k in svc.attrs, f"{where}/services/{name}: attribute {k} missing")
+        a = svc.attrs
+        need(a["arrived"] == a["served"] + a["dropped"] + a["waiting"] + a["in_service"],
+             f"{where}/services/{name}: arrived != served + dropped + waiting + in_service")
+        columns(svc["timeseries"], SVC_TS, f"{where}/services/{name}/timeseries", n)
+        h = svc["histogram"]
+        m = columns(h, {"count": "requests", "lo_us": "us", "hi_us": "us"},
+                    f"{where}/services/{name}/histogram")
+        need(int(h["count"][:].sum()) == a["served"] + a["in_service"] or
+             int(h["count"][:].sum()) == a["served"],
+             f"{where}/services/{name}/histogram: counts do not add up to served")
+        need(np.all(h["lo_us"][:] < h["hi_us"][:]), f"{where}/services/{name}: lo_us >= hi_us")
+        columns(svc["interval_histogram"], {"interval": "index", "bucket": "index",
+                                            "count": "requests"},
+                f"{where}/services/{name}/interval_histogram")
+    nj = columns(r["jobs"], JOBS, where + "/jobs")
+    need(nj == s["jobs_submitted"], f"{where}/jobs: {nj} rows, {s['jobs_submitted']} submitted")
+    need(units(r["jobs/state"]) is not None, f"{where}/jobs/state: no units/legend")
+    g = columns(r["gpus"], GPUS, where + "/gpus")
+    need(g == s["gpus"], f"{where}/gpus: {g} cards, summary says {s['gpus']}")
+    for k in ("allocated_by_interval", "busy_by_interval"):
+        if k in r["gpus"]:
+            need(r["gpus"][k].shape == (n, g), f"{where}/gpus/{k}: shape {r['gpus'][k].shape}")
+            need(units(r["gpus"][k]) == "1", f"{where}/gpus/{k}: units")
+
+
+with h5py.File(sys.argv[1], "r") as f:
+    if len(sys.argv) > 2:
+        reps = int(sys.argv[2])
+        need(f["meta"].attrs.get("replications") == reps, "/meta/replications")
+        for i in range(reps):
+            check_run(f[f"rep{i:04d}"], f"/rep{i:04d}")
+        s = f["summary"].attrs
+        for k in SUMMARY:
+            for suffix in ("_mean", "_ci95", "_sd", "_n"):
+                need(k + suffix in s, f"/summary: attribute {k}{suffix} missing")
+        need(s["replications"] == reps, "/summary/replications")
+    else:
+        check_run(f, "")
+
+for p in problems:
+    print(p)
+print("schema ok" if not problems else f"{len(problems)} problems")
+sys.exit(1 if problems else 0)
