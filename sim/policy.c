@@ -4,11 +4,19 @@
 #include <stddef.h>
 #include <string.h>
 
+static const struct policy_ops *const all_policies[] = {
+    &policy_dedicated,
+};
+
 const struct policy_ops *policy_find(const char *name)
 {
-    static const struct policy_ops *const all[] = {&policy_dedicated};
-    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-        if (!strcmp(all[i]->name, name))
-            return all[i];
+    for (size_t i = 0; i < sizeof(all_policies) / sizeof(all_policies[0]); i++)
+        if (!strcmp(all_policies[i]->name, name))
+            return all_policies[i];
     return NULL;
+}
+
+const char *policy_names_text(void)
+{
+    return "dedicated, timeslice, mps, mig-static, kueue, tidal, kai, adaptive";
 }

@@ -11,10 +11,22 @@
 
 #include <stdint.h>
 
+#include "sim/conf.h"
+
 struct sim;
+struct scenario;
 
 struct policy_ops {
     const char *name;
+    /* Keys of the `policy` block this policy reads, besides the common ones (NULL-terminated). */
+    const char *const *keys;
+    /*
+     * Parse those keys into sc->policy.cfg (may be NULL: no own keys). Errors
+     * name file, line, column and key. Called by the scenario loader, so
+     * `tidesim validate` checks them too.
+     */
+    int (*parse)(struct scenario *sc, const struct conf_node *p, struct conf_err *err);
+    void (*free_cfg)(void *cfg);
     /* Set up state, place the initial inference replicas. Returns 0 or a negative code. */
     int (*init)(struct sim *s, void **state);
     void (*on_submit)(struct sim *s, void *state, uint32_t job);
@@ -30,6 +42,9 @@ struct policy_ops {
 
 /* The policy with this CLI name, or NULL. */
 const struct policy_ops *policy_find(const char *name);
+
+/* "dedicated, timeslice, ..." for messages. */
+const char *policy_names_text(void);
 
 extern const struct policy_ops policy_dedicated;
 

@@ -2,6 +2,7 @@
 #include "sim/scenario.h"
 
 #include "models/gpu.h"
+#include "sim/policy.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -16,7 +17,6 @@ static const char *const shape_names[] = {"constant", "cosine", "hourly", "serve
 static int get_u32(const struct conf_doc *d, const struct conf_node *m, const char *key, bool req,
                    int64_t min, int64_t max, uint32_t *out, struct conf_err *err);
 
-static const char *const policy_names[] = {"dedicated", NULL};
 static const char *const arrfmt_names[] = {"azure", "servegen", "csv", "counts", NULL};
 static const char *const jobfmt_names[] = {"openb", "pai", "helios", "csv", NULL};
 static const char *const badrow_names[] = {"fail", "skip", NULL};
@@ -559,24 +559,64 @@ static int load_training(struct scenario *sc, const struct conf_node *root, stru
     return 0;
 }
 
+/* policy.autoscale: Kubernetes HPA knobs (sim/autoscale.h). */
+static int load_autoscale(const struct conf_doc *d, const struct conf_node *a,
+                          struct policy_cfg *pc, struct conf_err *err)
+{
+    static const char *const keys[] = {"target",         "tolerance",         "min", "max",
+                                       "scale_up_delay", "scale_down_window", NULL};
+    int rc;
+    autoscale_cfg_default(&pc->as);
+    pc->as.up_delay = 60 * SIM_SEC;
+    if (!a)
+        return 0;
+    pc->autoscale = true;
+    if ((rc = conf_check_keys(d, a, "autoscale", keys, err)) ||
+        (rc = conf_double(d, a, "target", false, 0.01, 1, &pc->as.target_util, err)) ||
+        (rc = conf_double(d, a, "tolerance", false, 0, 1, &pc->as.tolerance, err)) ||
+        (rc = get_u32(d, a, "min", false, 0, 1 << 20, &pc->as.min_replicas, err)) ||
+        (rc = get_u32(d, a, "max", false, 1, 1 << 20, &pc->as.max_replicas, err)) ||
+        (rc = conf_duration(d, a, "scale_up_delay", false, 0, &pc->as.up_delay, err)) ||
+        (rc = conf_duration(d, a, "scale_down_window", false, 0, &pc->as.down_window, err)))
+        return rc;
+    if (pc->as.max_replicas < pc->as.min_replicas)
+        return conf_errf(err, d, a, "max", "expected max >= min");
+    return 0;
+}
+
 static int load_policy(struct scenario *sc, const struct conf_node *root, struct conf_err *err)
 {
-    static const char *const keys[] = {"name", "inference_gpus", NULL};
+    static const char *const common[] = {"name", "inference_gpus", "autoscale"};
     const struct conf_doc *d = &sc->doc;
     const struct conf_node *p = conf_get(root, "policy");
-    int rc, which = 0;
+    const char *name = "dedicated";
+    const char *keys[40];
+    int rc;
 
-    sc->policy.name = "dedicated";
-    if (!p)
-        return 0;
-    if ((rc = conf_check_keys(d, p, "policy", keys, err)) ||
-        (rc = conf_enum(d, p, "name", false, policy_names, &which, err)))
+    if (p && (rc = conf_string(d, p, "name", false, &name, err)))
         return rc;
-    sc->policy.name = policy_names[which];
+    sc->policy.ops = policy_find(name);
+    if (!sc->policy.ops)
+        return conf_errf(err, d, conf_get(p, "name"), "name", "expected one of: %s, got '%.40s'",
+                         policy_names_text(), name);
+    sc->policy.name = sc->policy.ops->name;
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof(common) / sizeof(common[0]); i++)
+        keys[n++] = common[i];
+    for (size_t i = 0; sc->policy.ops->keys && sc->policy.ops->keys[i] && n < 39; i++)
+        keys[n++] = sc->policy.ops->keys[i];
+    keys[n] = NULL;
+    if (p && (rc = conf_check_keys(d, p, "policy", keys, err)))
+        return rc;
     uint32_t total = scenario_gpus(sc);
     sc->policy.inference_gpus = 0;
-    if ((rc = get_u32(d, p, "inference_gpus", false, 0, total, &sc->policy.inference_gpus, err)))
+    if (p &&
+        (rc = get_u32(d, p, "inference_gpus", false, 0, total, &sc->policy.inference_gpus, err)))
         return rc;
+    if ((rc = load_autoscale(d, p ? conf_get(p, "autoscale") : NULL, &sc->policy, err)))
+        return rc;
+    if (sc->policy.ops->parse)
+        return sc->policy.ops->parse(sc, p, err);
     return 0;
 }
 
@@ -767,6 +807,9 @@ int scenario_load_string(struct scenario *sc, const char *name, const char *text
 
 void scenario_release(struct scenario *sc)
 {
+    if (sc->policy.ops && sc->policy.ops->free_cfg)
+        sc->policy.ops->free_cfg(sc->policy.cfg);
+    sc->policy.cfg = NULL;
     for (size_t i = 0; sc->services && i < sc->nservices; i++)
         free(sc->services[i].trace.path);
     free(sc->training.trace.path);

@@ -19,6 +19,7 @@
 #include "models/mig.h"
 #include "models/share.h"
 #include "sim/conf.h"
+#include "sim/autoscale.h"
 #include "sim/train.h"
 #include "sim/simtime.h"
 #include "traces/arrivals.h"
@@ -88,8 +89,14 @@ struct training_cfg {
     struct train_cfg run; /* checkpoints, memory, MPS share of training members */
 };
 
+struct policy_ops;
+
 struct policy_cfg {
-    const char *name; /* CLI name: dedicated, ... */
+    const struct policy_ops *ops; /* sim/policy.h */
+    void *cfg;                    /* the policy's own keys, parsed by ops->parse; owned */
+    bool autoscale;               /* inference replicas follow the load (policy.autoscale) */
+    struct autoscale_cfg as;      /* HPA knobs; capacity and min/max are per service */
+    const char *name;             /* CLI name: dedicated, ... */
     uint32_t inference_gpus;
 };
 

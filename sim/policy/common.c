@@ -1,0 +1,152 @@
+/* common.c — job queue, HPA loop per service, whole-card gang starts. */
+#include "sim/policy/common.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int jobq_push(struct jobq *q, uint32_t job)
+{
+    if (q->n == q->cap) {
+        uint32_t cap = q->cap ? 2 * q->cap : 64;
+        uint32_t *v = realloc(q->v, cap * sizeof(*v));
+        if (!v)
+            return -ENOMEM;
+        q->v = v;
+        q->cap = cap;
+    }
+    q->v[q->n++] = job;
+    return 0;
+}
+
+void jobq_remove_at(struct jobq *q, uint32_t i)
+{
+    if (i >= q->n)
+        return;
+    memmove(q->v + i, q->v + i + 1, (q->n - i - 1) * sizeof(*q->v));
+    q->n--;
+}
+
+bool jobq_remove(struct jobq *q, uint32_t job)
+{
+    for (uint32_t i = 0; i < q->n; i++)
+        if (q->v[i] == job) {
+            jobq_remove_at(q, i);
+            return true;
+        }
+    return false;
+}
+
+void jobq_release(struct jobq *q)
+{
+    free(q->v);
+    memset(q, 0, sizeof(*q));
+}
+
+double pol_replica_capacity(const struct service_cfg *c)
+{
+    double ms = c->a_ms + c->b_ms * c->max_batch;
+    return ms > 0 ? c->max_batch * 1e3 / ms : 1e9;
+}
+
+double pol_interval_rate(const struct sim *s, uint32_t i)
+{
+    sim_time span = s->eng.now - s->last_sample;
+    if (span <= 0)
+        return 0;
+    return (double)s->svcs[i].win.arrived / sim_time_to_sec(span);
+}
+
+int pol_scaler_init(struct pol_scaler *ps, struct sim *s, const uint32_t *initial)
+{
+    memset(ps, 0, sizeof(*ps));
+    ps->n = s->nsvcs;
+    ps->as = calloc(s->nsvcs ? s->nsvcs : 1, sizeof(*ps->as));
+    if (!ps->as)
+        return -ENOMEM;
+    for (uint32_t i = 0; i < s->nsvcs; i++) {
+        const struct service_cfg *c = &s->sc->services[i];
+        struct autoscale_cfg a = s->sc->policy.as;
+        a.capacity = pol_replica_capacity(c);
+        if (c->min_replicas || c->max_replicas) {
+            a.min_replicas = c->min_replicas;
+            a.max_replicas = c->max_replicas ? c->max_replicas : a.max_replicas;
+        }
+        if (a.max_replicas > s->cl.ngpus * s->cl.slots)
+            a.max_replicas = s->cl.ngpus * s->cl.slots;
+        if (a.min_replicas > a.max_replicas)
+            a.min_replicas = a.max_replicas;
+        a.initial = initial ? initial[i] : service_replicas(&s->svcs[i]);
+        int rc = autoscale_init(&ps->as[i], &a, s->eng.now);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+void pol_scaler_release(struct pol_scaler *ps)
+{
+    free(ps->as);
+    memset(ps, 0, sizeof(*ps));
+}
+
+void pol_scaler_tick(struct pol_scaler *ps, struct sim *s, const double *forecast_rate,
+                     pol_pick_fn pick, pol_freed_fn freed, void *ctx)
+{
+    for (uint32_t i = 0; i < ps->n; i++) {
+        double rate = forecast_rate ? forecast_rate[i] : pol_interval_rate(s, i);
+        uint32_t want = (uint32_t)autoscale_observe(&ps->as[i], s->eng.now, rate);
+        uint32_t have = service_replicas(&s->svcs[i]);
+        while (have < want) {
+            uint32_t gpu = pick(s, ctx, i);
+            if (gpu == UINT32_MAX ||
+                sim_start_replica(s, i, gpu, s->sc->policy.as.up_delay) != 0) {
+                ps->blocked += want - have;
+                break;
+            }
+            ps->scale_ups++;
+            have++;
+        }
+        while (have > want) {
+            uint32_t gpu;
+            if (sim_stop_replica(s, i, &gpu))
+                break;
+            ps->scale_downs++;
+            have--;
+            if (freed)
+                freed(s, ctx, gpu);
+        }
+    }
+}
+
+uint32_t pol_start_whole(struct sim *s, struct jobq *q, bool strict, uint32_t max_gpus)
+{
+    uint32_t started = 0, *gang = malloc((s->cl.ngpus ? s->cl.ngpus : 1) * sizeof(*gang));
+    if (!gang)
+        return 0;
+    for (uint32_t i = 0; i < q->n;) {
+        uint32_t j = q->v[i];
+        const struct job *job = &s->tr.jobs[j];
+        if (job->state != JOB_QUEUED) {
+            jobq_remove_at(q, i);
+            continue;
+        }
+        if (job->spec.gpus > max_gpus) {
+            trainer_reject(&s->tr, j);
+            jobq_remove_at(q, i);
+            continue;
+        }
+        if (cluster_find_gang(&s->cl, job->spec.gpus, gang) == 0 &&
+            trainer_start(&s->tr, j, gang) >= 0) {
+            jobq_remove_at(q, i);
+            started++;
+            continue;
+        }
+        if (strict)
+            break;
+        i++;
+    }
+    free(gang);
+    return started;
+}

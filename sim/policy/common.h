@@ -1,0 +1,75 @@
+/*
+ * common.h — pieces several policies share: a job queue, the per-service
+ * autoscaler loop (Kubernetes HPA, sim/autoscale.h) and placement helpers.
+ * Everything acts through the cluster API of sim/sim.h.
+ */
+#ifndef TIDESIM_POLICY_COMMON_H
+#define TIDESIM_POLICY_COMMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/autoscale.h"
+#include "sim/sim.h"
+
+/* A queue of job indices in arrival order (FIFO), with removal anywhere. */
+struct jobq {
+    uint32_t *v;
+    uint32_t n, cap;
+};
+
+int jobq_push(struct jobq *q, uint32_t job);
+/* Remove the entry at position i, keeping the order. */
+void jobq_remove_at(struct jobq *q, uint32_t i);
+/* Remove job (if present). Returns true if it was there. */
+bool jobq_remove(struct jobq *q, uint32_t job);
+void jobq_release(struct jobq *q);
+
+/*
+ * Requests/s one replica of svc serves at 100 % busy on a full card, with full
+ * batches: max_batch / (a + b·max_batch).
+ */
+double pol_replica_capacity(const struct service_cfg *c);
+
+/* Pick a card for a new replica of svc; UINT32_MAX when there is none (the scale-up waits). */
+typedef uint32_t (*pol_pick_fn)(struct sim *s, void *ctx, uint32_t svc);
+/* A card was given back by a scale-down (the policy may backfill it). */
+typedef void (*pol_freed_fn)(struct sim *s, void *ctx, uint32_t gpu);
+
+/* One HPA per service, fed every sample interval with the arrival rate of the interval. */
+struct pol_scaler {
+    struct autoscale *as; /* one per service */
+    uint32_t n;
+    uint64_t scale_ups, scale_downs, blocked; /* replicas started / stopped / not placed */
+};
+
+/*
+ * Set up an autoscaler per service from the scenario's policy.autoscale block
+ * (min/max from the service's replicas {min, max} when given; initial = the
+ * replicas placed at start). Returns 0 or -ENOMEM.
+ */
+int pol_scaler_init(struct pol_scaler *ps, struct sim *s, const uint32_t *initial);
+void pol_scaler_release(struct pol_scaler *ps);
+
+/*
+ * Feed each service's rate over the interval that just closed, and act on the
+ * HPA's answer: start replicas on cards from pick (with the scale-up delay),
+ * or stop replicas (idle ones first) and report freed cards. Call from on_tick.
+ * `forecast_rate` (may be NULL) overrides the observed rate per service (for
+ * policies that scale ahead of the load).
+ */
+void pol_scaler_tick(struct pol_scaler *ps, struct sim *s, const double *forecast_rate,
+                     pol_pick_fn pick, pol_freed_fn freed, void *ctx);
+
+/* Arrival rate of service i over the sample interval just closed (req/s). */
+double pol_interval_rate(const struct sim *s, uint32_t i);
+
+/*
+ * Start as many queued jobs as fit, in queue order, on whole free cards (gang
+ * on one node when it fits, else whole nodes). strict: the head blocks the
+ * rest (StrictFIFO); otherwise later jobs may start (BestEffortFIFO). Jobs
+ * larger than max_gpus are rejected. Returns the number started.
+ */
+uint32_t pol_start_whole(struct sim *s, struct jobq *q, bool strict, uint32_t max_gpus);
+
+#endif
