@@ -287,7 +287,10 @@ int sim_init(struct sim *s, const struct scenario *sc, uint64_t seed, struct sim
     s->tr.on_requeue = on_job_requeue;
     s->tr.cb_ctx = s;
 
-    if ((rc = s->pol->init(s, &s->pol_state))) {
+    s->in_init = true;
+    rc = s->pol->init(s, &s->pol_state);
+    s->in_init = false;
+    if (rc) {
         snprintf(s->err, sizeof(s->err), "policy '%s' could not start (error %d)", s->pol->name,
                  rc);
         goto fail_msg;
@@ -353,6 +356,8 @@ int sim_start_replica(struct sim *s, uint32_t svc, uint32_t gpu, sim_time delay)
         s->oom_kills++;
     if (rc)
         return rc;
+    if (s->in_init)
+        delay = 0;
     rc = service_add_replica(&s->svcs[svc], tid, delay <= 0, &ri);
     if (rc) {
         cluster_remove(&s->cl, tid, s->eng.now);

@@ -40,6 +40,7 @@ struct sim {
     uint64_t faults, fault_victims;
     uint64_t oom_kills;
     uint64_t relayouts;
+    bool in_init; /* the policy's init runs: replicas it starts are up at t = 0 */
 
     struct evq_handle sample_ev;
     uint64_t nsamples;      /* intervals closed */
@@ -76,7 +77,8 @@ int sim_place_replica(struct sim *s, uint32_t svc, uint32_t gpu);
 
 /*
  * Scale up: place a replica of svc on gpu that serves after `delay` (pod
- * start + model load; 0 = at once). Same returns as sim_place_replica.
+ * start + model load; 0 = at once; replicas started by the policy's init are
+ * up at once: the run starts in steady state). Same returns as sim_place_replica.
  */
 int sim_start_replica(struct sim *s, uint32_t svc, uint32_t gpu, sim_time delay);
 

@@ -100,8 +100,7 @@ void pol_scaler_tick(struct pol_scaler *ps, struct sim *s, const double *forecas
         uint32_t have = service_replicas(&s->svcs[i]);
         while (have < want) {
             uint32_t gpu = pick(s, ctx, i);
-            if (gpu == UINT32_MAX ||
-                sim_start_replica(s, i, gpu, s->sc->policy.as.up_delay) != 0) {
+            if (gpu == UINT32_MAX || sim_start_replica(s, i, gpu, s->sc->policy.as.up_delay) != 0) {
                 ps->blocked += want - have;
                 break;
             }
@@ -149,4 +148,21 @@ uint32_t pol_start_whole(struct sim *s, struct jobq *q, bool strict, uint32_t ma
     }
     free(gang);
     return started;
+}
+
+void pol_split_by_peak(const struct sim *s, uint32_t n, uint32_t *out)
+{
+    double tot = 0;
+    for (uint32_t i = 0; i < s->nsvcs; i++)
+        tot += rate_profile_max(&s->sc->services[i].arrivals) + 1e-9;
+    uint32_t given = 0;
+    for (uint32_t i = 0; i < s->nsvcs; i++) {
+        double w = (rate_profile_max(&s->sc->services[i].arrivals) + 1e-9) / tot;
+        out[i] = (uint32_t)(w * n);
+        if (out[i] == 0)
+            out[i] = 1;
+        given += out[i];
+    }
+    for (uint32_t i = 0; given < n && s->nsvcs; i = (i + 1) % s->nsvcs, given++)
+        out[i]++;
 }

@@ -61,6 +61,12 @@ void pol_scaler_release(struct pol_scaler *ps);
 void pol_scaler_tick(struct pol_scaler *ps, struct sim *s, const double *forecast_rate,
                      pol_pick_fn pick, pol_freed_fn freed, void *ctx);
 
+/*
+ * Split n replicas over the services in proportion to their peak arrival rate
+ * (sized for peak), at least one each; out has one entry per service.
+ */
+void pol_split_by_peak(const struct sim *s, uint32_t n, uint32_t *out);
+
 /* Arrival rate of service i over the sample interval just closed (req/s). */
 double pol_interval_rate(const struct sim *s, uint32_t i);
 

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "sim/policy/common.h"
 #include "sim/sim.h"
 
 struct dedicated {
@@ -67,7 +68,7 @@ static int dedicated_init(struct sim *s, void **state)
     }
     *state = d;
 
-    /* Split the pool: explicit replica counts first, the rest evenly. */
+    /* Split the pool: explicit replica counts first, the rest in proportion to peak load. */
     const struct scenario *sc = s->sc;
     uint32_t pool = sc->policy.inference_gpus, fixed = 0, flexible = 0;
     for (uint32_t i = 0; i < s->nsvcs; i++) {
@@ -75,19 +76,24 @@ static int dedicated_init(struct sim *s, void **state)
         flexible += sc->services[i].replicas == 0;
     }
     uint32_t gpu = 0, spare = pool - fixed;
+    uint32_t *share = calloc(s->nsvcs + 1, sizeof(*share));
+    if (!share)
+        return -ENOMEM;
+    if (flexible)
+        pol_split_by_peak(s, spare, share);
     for (uint32_t i = 0; i < s->nsvcs; i++) {
         uint32_t n = sc->services[i].replicas;
-        if (n == 0) {
-            n = spare / flexible + (spare % flexible ? 1 : 0);
-            spare -= n;
-            flexible--;
-        }
+        if (n == 0)
+            n = share[i] < pool - gpu ? share[i] : pool - gpu;
         for (uint32_t k = 0; k < n; k++) {
             int rc = sim_place_replica(s, i, gpu++);
-            if (rc < 0)
+            if (rc < 0) {
+                free(share);
                 return rc;
+            }
         }
     }
+    free(share);
     d->pool = s->cl.ngpus - pool;
     return 0;
 }

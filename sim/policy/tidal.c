@@ -1,0 +1,306 @@
+/*
+ * tidal.c — the `tidal` policy: inference owns the cards by day, training by night.
+ *
+ * Reproduces the day/night ("tidal") schedules GPU platforms run with
+ * CronHPA-style fixed replica counts: by day (default 09:00–22:00 local) the
+ * services run `day_gpus` cards' worth of replicas; by night they shrink to
+ * the `inference_gpus` pool and the rest runs the training queue. Before a day
+ * window opens (by `lead`: checkpoint save + MIG re-layout + replica start),
+ * running training is preempted gracefully (checkpoint within the grace
+ * period) so the cards are back at the edge. With `relayout` under MIG
+ * sharing, an emptied card is re-laid out for the coming window (e.g. day
+ * 1g.10gb×7 for many small replicas, night 7g.80gb for training), paying the
+ * re-layout time during which it serves nothing.
+ *
+ * Simplifies: replica counts are a fixed schedule (no autoscaling within a
+ * window); training starts in queue order on whole free cards (BestEffortFIFO).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/policy/common.h"
+#include "sim/tidal.h"
+
+struct tidal_pcfg {
+    struct tidal_cfg win;
+    uint32_t day_gpus;       /* cards for inference by day (0 = all) */
+    sim_time lead;           /* -1 = computed */
+    const char *day_layout;  /* MIG layouts at the edges (NULL = keep) */
+    const char *night_layout;
+};
+
+enum tidal_phase { PH_NIGHT, PH_HANDOVER, PH_DAY };
+
+struct tidal_state {
+    struct tidal_pcfg cfg;
+    struct jobq q;
+    sim_time lead;
+    enum tidal_phase phase;
+    uint32_t *day_target, *night_target; /* replicas per service */
+    uint8_t *layout;                     /* per card: 0 initial/night, 1 day (MIG) */
+    uint32_t per_card;                   /* replicas a card holds in the day layout */
+    struct evq_handle ev;
+    struct sim *s;
+};
+
+static const char *const tidal_keys[] = {"day", "day_gpus", "lead", "relayout", NULL};
+
+/* "HH:MM-HH:MM" → minutes. */
+static int parse_window(const char *w, int32_t *a, int32_t *b)
+{
+    unsigned h1, m1, h2, m2;
+    char tail;
+    if (sscanf(w, "%u:%u-%u:%u%c", &h1, &m1, &h2, &m2, &tail) != 4 || h1 > 23 || h2 > 24 ||
+        m1 > 59 || m2 > 59)
+        return -EINVAL;
+    *a = (int32_t)(h1 * 60 + m1);
+    *b = (int32_t)((h2 % 24) * 60 + m2);
+    return 0;
+}
+
+static int tidal_parse(struct scenario *sc, const struct conf_node *p, struct conf_err *err)
+{
+    static const char *const rkeys[] = {"day", "night", NULL};
+    const struct conf_doc *d = &sc->doc;
+    struct tidal_pcfg *c = calloc(1, sizeof(*c));
+    int rc;
+    if (!c)
+        return -ENOMEM;
+    sc->policy.cfg = c;
+    tidal_cfg_default(&c->win);
+    c->win.window_tz_min = c->win.sim_tz_min = sc->tz_offset_min;
+    c->lead = -1;
+    const char *day = NULL;
+    if ((rc = conf_string(d, p, "day", false, &day, err)))
+        return rc;
+    if (day && parse_window(day, &c->win.day_start_min, &c->win.day_end_min))
+        return conf_errf(err, d, conf_get(p, "day"), "day",
+                         "expected a window like '09:00-22:00', got '%.40s'", day);
+    int64_t g = 0;
+    if ((rc = conf_int(d, p, "day_gpus", false, 0, scenario_gpus(sc), &g, err)) ||
+        (rc = conf_duration(d, p, "lead", false, 0, &c->lead, err)))
+        return rc;
+    c->day_gpus = (uint32_t)g;
+    const struct conf_node *r = conf_get(p, "relayout");
+    if (r) {
+        if (sc->sharing != SHARE_MIG)
+            return conf_errf(err, d, r, "relayout", "only with 'cluster.sharing: mig'");
+        if ((rc = conf_check_keys(d, r, "relayout", rkeys, err)) ||
+            (rc = conf_string(d, r, "day", true, &c->day_layout, err)) ||
+            (rc = conf_string(d, r, "night", true, &c->night_layout, err)))
+            return rc;
+        struct mig_layout l;
+        char msg[400];
+        if (mig_layout_check(sc->spec, c->day_layout, &l, msg, sizeof(msg)))
+            return conf_errf(err, d, conf_get(r, "day"), "day", "%s", msg);
+        if (mig_layout_check(sc->spec, c->night_layout, &l, msg, sizeof(msg)))
+            return conf_errf(err, d, conf_get(r, "night"), "night", "%s", msg);
+    }
+    return 0;
+}
+
+static enum tidal_phase phase_at(const struct tidal_state *st, sim_time t)
+{
+    if (tidal_is_day(&st->cfg.win, t))
+        return PH_DAY;
+    return tidal_training_allowed(&st->cfg.win, t, st->lead) ? PH_NIGHT : PH_HANDOVER;
+}
+
+/* A card that takes one more replica of svc now, or UINT32_MAX. */
+static uint32_t pick_card(struct sim *s, uint32_t svc)
+{
+    const struct service_cfg *c = &s->sc->services[svc];
+    struct tenant_req req = {.kind = TENANT_INFER, .owner = svc, .mem_gib = c->mem_gib,
+                             .sm_cap = c->sm_cap, .mig_profile = c->mig_profile};
+    for (uint32_t g = 0; g < s->cl.ngpus; g++) {
+        const struct card *cd = &s->cl.cards[g];
+        /* Exclusive-style use of whole cards, unless MIG instances split them. */
+        if (s->cl.mode != SHARE_MIG && cd->nten)
+            continue;
+        if (cluster_can_place(&s->cl, g, &req) == 0) {
+            bool training = false;
+            for (uint32_t k = 0; k < cd->nten; k++)
+                training |= s->cl.tenants[cd->ten[k]].kind == TENANT_TRAIN;
+            if (!training)
+                return g;
+        }
+    }
+    return UINT32_MAX;
+}
+
+static void schedule_next(struct tidal_state *st);
+
+static void reconcile(struct sim *s, struct tidal_state *st)
+{
+    st->phase = phase_at(st, s->eng.now);
+    bool inference_time = st->phase != PH_NIGHT;
+
+    if (inference_time)
+        for (uint32_t j = 0; j < s->tr.njobs; j++)
+            if (s->tr.jobs[j].state == JOB_RUNNING && !s->tr.jobs[j].stop_after &&
+                s->tr.jobs[j].phase != PHASE_STOP)
+                trainer_preempt(&s->tr, j, true);
+
+    const uint32_t *target = inference_time ? st->day_target : st->night_target;
+    for (uint32_t i = 0; i < s->nsvcs; i++) {
+        uint32_t have = service_replicas(&s->svcs[i]);
+        while (have > target[i] && sim_stop_replica(s, i, NULL) == 0)
+            have--;
+    }
+
+    if (st->cfg.day_layout) {
+        /* Re-lay out every empty card whose layout is not the coming window's. */
+        uint8_t want = inference_time ? 1 : 0;
+        char err[256];
+        for (uint32_t g = 0; g < s->cl.ngpus; g++) {
+            const struct card *cd = &s->cl.cards[g];
+            if (cd->nten || cd->reconfiguring || st->layout[g] == want)
+                continue;
+            if (sim_mig_relayout(s, g, want ? st->cfg.day_layout : st->cfg.night_layout, err,
+                                 sizeof(err)) == 0)
+                st->layout[g] = want;
+        }
+    }
+
+    for (uint32_t i = 0; i < s->nsvcs; i++) {
+        uint32_t have = service_replicas(&s->svcs[i]);
+        while (have < target[i]) {
+            uint32_t g = pick_card(s, i);
+            if (g == UINT32_MAX || sim_start_replica(s, i, g, s->sc->policy.as.up_delay) != 0)
+                break;
+            have++;
+        }
+    }
+    if (st->phase == PH_NIGHT)
+        pol_start_whole(s, &st->q, false, s->cl.ngpus);
+}
+
+static void on_edge(void *ctx, uint64_t arg)
+{
+    struct tidal_state *st = ctx;
+    (void)arg;
+    st->ev.slot = 0;
+    reconcile(st->s, st);
+    schedule_next(st);
+}
+
+static void schedule_next(struct tidal_state *st)
+{
+    sim_time now = st->s->eng.now, t = tidal_next_edge(&st->cfg.win, now);
+    sim_time h = tidal_handover_start(&st->cfg.win, now, st->lead);
+    if (h > now && h < t)
+        t = h;
+    if (t < st->s->sc->duration)
+        engine_at(&st->s->eng, t, on_edge, st, 0, &st->ev);
+}
+
+static int tidal_init(struct sim *s, void **state)
+{
+    struct tidal_state *st = calloc(1, sizeof(*st));
+    if (!st)
+        return -ENOMEM;
+    *state = st;
+    st->s = s;
+    st->cfg = *(const struct tidal_pcfg *)s->sc->policy.cfg;
+    st->day_target = calloc(s->nsvcs + 1, sizeof(uint32_t));
+    st->night_target = calloc(s->nsvcs + 1, sizeof(uint32_t));
+    st->layout = calloc(s->cl.ngpus, 1);
+    if (!st->day_target || !st->night_target || !st->layout)
+        return -ENOMEM;
+    st->per_card = 1;
+    if (st->cfg.day_layout) {
+        struct mig_layout l;
+        char err[256];
+        if (mig_layout_check(s->sc->spec, st->cfg.day_layout, &l, err, sizeof(err)) == 0)
+            st->per_card = (uint32_t)l.n;
+    }
+    uint32_t day = st->cfg.day_gpus ? st->cfg.day_gpus : s->cl.ngpus;
+    pol_split_by_peak(s, day * st->per_card, st->day_target);
+    uint32_t night = s->sc->policy.inference_gpus;
+    if (st->cfg.day_layout) {
+        struct mig_layout l;
+        char err[256];
+        uint32_t k = 1;
+        if (mig_layout_check(s->sc->spec, st->cfg.night_layout, &l, err, sizeof(err)) == 0)
+            k = (uint32_t)l.n;
+        night *= k;
+    }
+    pol_split_by_peak(s, night, st->night_target);
+    /* Lead: the longest checkpoint a job of the largest size would write, a re-layout, a start. */
+    if (st->cfg.lead >= 0) {
+        st->lead = st->cfg.lead;
+    } else {
+        const struct train_cfg *tc = &s->sc->training.run;
+        double save = ckpt_save_s(&tc->knobs, tc->state_gb_per_gpu * 1e9 * 8);
+        double relay = st->cfg.day_layout ? mig_reconfig_seconds(&s->cl.mig) : 0;
+        st->lead = tidal_lead_time(sim_time_from_sec(save), sim_time_from_sec(relay),
+                                   s->sc->policy.as.up_delay);
+    }
+    reconcile(s, st);
+    schedule_next(st);
+    return 0;
+}
+
+static void insert_sorted(struct jobq *q, uint32_t j)
+{
+    if (jobq_push(q, j))
+        return;
+    for (uint32_t i = q->n - 1; i > 0 && q->v[i - 1] > j; i--) {
+        q->v[i] = q->v[i - 1];
+        q->v[i - 1] = j;
+    }
+}
+
+static void tidal_on_submit(struct sim *s, void *state, uint32_t j)
+{
+    struct tidal_state *st = state;
+    insert_sorted(&st->q, j);
+    if (st->phase == PH_NIGHT)
+        pol_start_whole(s, &st->q, false, s->cl.ngpus);
+}
+
+static void tidal_on_event(struct sim *s, void *state, uint32_t x)
+{
+    (void)x;
+    reconcile(s, state);
+}
+
+static void tidal_on_requeue(struct sim *s, void *state, uint32_t j)
+{
+    struct tidal_state *st = state;
+    insert_sorted(&st->q, j);
+    reconcile(s, st);
+}
+
+static void tidal_on_tick(struct sim *s, void *state)
+{
+    reconcile(s, state);
+}
+
+static void tidal_destroy(void *state)
+{
+    struct tidal_state *st = state;
+    if (!st)
+        return;
+    jobq_release(&st->q);
+    free(st->day_target);
+    free(st->night_target);
+    free(st->layout);
+    free(st);
+}
+
+const struct policy_ops policy_tidal = {
+    .name = "tidal",
+    .keys = tidal_keys,
+    .parse = tidal_parse,
+    .free_cfg = free,
+    .init = tidal_init,
+    .on_submit = tidal_on_submit,
+    .on_finish = tidal_on_event,
+    .on_requeue = tidal_on_requeue,
+    .on_card_ready = tidal_on_event,
+    .on_tick = tidal_on_tick,
+    .destroy = tidal_destroy,
+};
