@@ -381,6 +381,22 @@ int sim_stop_replica(struct sim *s, uint32_t svc, uint32_t *gpu)
     return service_remove_replica(sv, ri);
 }
 
+uint32_t sim_stop_replicas_on(struct sim *s, uint32_t gpu, uint32_t max)
+{
+    uint32_t n = 0;
+    const struct card *g = &s->cl.cards[gpu];
+    for (uint32_t k = g->nten; k-- > 0 && n < max;) {
+        if (k >= g->nten)
+            continue;
+        const struct tenant *t = &s->cl.tenants[g->ten[k]];
+        if (t->kind != TENANT_INFER)
+            continue;
+        if (service_remove_replica(&s->svcs[t->owner], t->member) == 0)
+            n++;
+    }
+    return n;
+}
+
 static void on_relayout_done(void *ctx, uint64_t arg)
 {
     struct sim *s = ctx;

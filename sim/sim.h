@@ -89,6 +89,9 @@ int sim_start_replica(struct sim *s, uint32_t svc, uint32_t gpu, sim_time delay)
  */
 int sim_stop_replica(struct sim *s, uint32_t svc, uint32_t *gpu);
 
+/* Stop up to max replicas (of any service) on card gpu (busy ones drain). Returns how many. */
+uint32_t sim_stop_replicas_on(struct sim *s, uint32_t gpu, uint32_t max);
+
 /*
  * Re-layout MIG card gpu (empty) to `layout`: the card serves nothing for
  * mig_reconfig_seconds(), then policy->on_card_ready is called. Returns 0 or

@@ -37,10 +37,10 @@ struct adaptive_state {
     struct adaptive_pcfg cfg;
     sim_time horizon;
     struct forecast **fc;
-    uint32_t *want;    /* replicas wanted per service */
+    uint32_t *want; /* replicas wanted per service */
     struct jobq q;
     uint32_t *gang;
-    uint32_t reserve;  /* cards the forecast will want back within the horizon */
+    uint32_t reserve; /* cards the forecast will want back within the horizon */
     uint64_t preempted;
 };
 
@@ -65,7 +65,8 @@ static int adaptive_parse(struct scenario *sc, const struct conf_node *p, struct
         return rc;
     c->history_days = (uint32_t)days;
     if (sc->sharing != SHARE_EXCLUSIVE)
-        return conf_errf(err, d, p, "name", "'adaptive' places whole cards: use sharing: exclusive");
+        return conf_errf(err, d, p, "name",
+                         "'adaptive' places whole cards: use sharing: exclusive");
     return 0;
 }
 
@@ -192,8 +193,8 @@ static int adaptive_init(struct sim *s, void **state)
     /* Start with the inference pool split like dedicated. */
     uint32_t pool = s->sc->policy.inference_gpus;
     for (uint32_t i = 0; i < s->nsvcs; i++) {
-        uint32_t n = s->sc->services[i].replicas ? s->sc->services[i].replicas
-                                                  : pool / (uint32_t)s->nsvcs;
+        uint32_t n =
+            s->sc->services[i].replicas ? s->sc->services[i].replicas : pool / (uint32_t)s->nsvcs;
         st->want[i] = n ? n : 1;
     }
     place(s, st);

@@ -25,9 +25,9 @@
 
 struct tidal_pcfg {
     struct tidal_cfg win;
-    uint32_t day_gpus;       /* cards for inference by day (0 = all) */
-    sim_time lead;           /* -1 = computed */
-    const char *day_layout;  /* MIG layouts at the edges (NULL = keep) */
+    uint32_t day_gpus;      /* cards for inference by day (0 = all) */
+    sim_time lead;          /* -1 = computed */
+    const char *day_layout; /* MIG layouts at the edges (NULL = keep) */
     const char *night_layout;
 };
 
@@ -112,8 +112,11 @@ static enum tidal_phase phase_at(const struct tidal_state *st, sim_time t)
 static uint32_t pick_card(struct sim *s, uint32_t svc)
 {
     const struct service_cfg *c = &s->sc->services[svc];
-    struct tenant_req req = {.kind = TENANT_INFER, .owner = svc, .mem_gib = c->mem_gib,
-                             .sm_cap = c->sm_cap, .mig_profile = c->mig_profile};
+    struct tenant_req req = {.kind = TENANT_INFER,
+                             .owner = svc,
+                             .mem_gib = c->mem_gib,
+                             .sm_cap = c->sm_cap,
+                             .mig_profile = c->mig_profile};
     for (uint32_t g = 0; g < s->cl.ngpus; g++) {
         const struct card *cd = &s->cl.cards[g];
         /* Exclusive-style use of whole cards, unless MIG instances split them. */
@@ -132,6 +135,46 @@ static uint32_t pick_card(struct sim *s, uint32_t svc)
 
 static void schedule_next(struct tidal_state *st);
 
+/* Replicas of service i on card g. */
+static uint32_t on_card(const struct sim *s, uint32_t g, uint32_t i)
+{
+    const struct card *cd = &s->cl.cards[g];
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < cd->nten; k++) {
+        const struct tenant *t = &s->cl.tenants[cd->ten[k]];
+        n += t->kind == TENANT_INFER && t->owner == i && !s->svcs[i].reps[t->member].draining &&
+             !s->svcs[i].reps[t->member].gone;
+    }
+    return n;
+}
+
+/*
+ * Shrink each service to its target, emptying whole cards first (the cards
+ * with the fewest replicas), so freed cards can run training or be re-laid out.
+ */
+static void scale_down(struct sim *s, const uint32_t *target)
+{
+    for (uint32_t i = 0; i < s->nsvcs; i++) {
+        uint32_t have = service_replicas(&s->svcs[i]);
+        while (have > target[i]) {
+            uint32_t best = UINT32_MAX, best_n = UINT32_MAX;
+            for (uint32_t g = 0; g < s->cl.ngpus; g++) {
+                uint32_t n = on_card(s, g, i);
+                if (n && n < best_n) {
+                    best = g;
+                    best_n = n;
+                }
+            }
+            if (best == UINT32_MAX)
+                break;
+            uint32_t k = sim_stop_replicas_on(s, best, have - target[i]);
+            if (k == 0)
+                break;
+            have -= k;
+        }
+    }
+}
+
 static void reconcile(struct sim *s, struct tidal_state *st)
 {
     st->phase = phase_at(st, s->eng.now);
@@ -144,11 +187,7 @@ static void reconcile(struct sim *s, struct tidal_state *st)
                 trainer_preempt(&s->tr, j, true);
 
     const uint32_t *target = inference_time ? st->day_target : st->night_target;
-    for (uint32_t i = 0; i < s->nsvcs; i++) {
-        uint32_t have = service_replicas(&s->svcs[i]);
-        while (have > target[i] && sim_stop_replica(s, i, NULL) == 0)
-            have--;
-    }
+    scale_down(s, target);
 
     if (st->cfg.day_layout) {
         /* Re-lay out every empty card whose layout is not the coming window's. */

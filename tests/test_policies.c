@@ -1,0 +1,156 @@
+/*
+ * test_policies.c — policies against schedules computed by hand:
+ * dedicated's analytic utilisation, tidal's windows and MIG re-layouts,
+ * adaptive's scale-up ahead of a ramp it has seen before.
+ */
+#include <math.h>
+
+#include "tests/simtest.h"
+
+Test(policies, dedicated_known_load_gives_analytic_utilisation)
+{
+    /*
+     * Card 0: one replica, Poisson 500/s, deterministic 1 ms batches of one:
+     * busy ρ = 0.5. Card 1: one training job longer than the run: busy 1.
+     * Cluster busy = (0.5 + 1) / 2 = 0.75; allocated = 1; useful = busy.
+     */
+    const char *yaml = "name: ded\n"
+                       "duration: 2h\n"
+                       "cluster: { nodes: 1, gpus_per_node: 2 }\n"
+                       "services:\n"
+                       "  - name: q\n"
+                       "    latency: { a_ms: 1, b_ms: 0, dist: deterministic }\n"
+                       "    batching: { max_batch: 1, max_wait: 0s }\n"
+                       "    arrivals: { synthetic: { shape: constant, rate_rps: 500 } }\n"
+                       "training:\n"
+                       "  backlog: 1\n"
+                       "  checkpoint: { interval: none }\n"
+                       "  jobs: { synthetic: { per_hour: 0, duration: { lognormal: { median: 10h, "
+                       "sigma: 0 } }, gpus: { 1: 1 } } }\n"
+                       "policy: { name: dedicated, inference_gpus: 1 }\n";
+    struct scenario sc;
+    struct sim s;
+    simtest_run(&sc, &s, yaml, 5);
+    cr_expect_float_eq(sim_util_allocated(&s), 1.0, 1e-9);
+    cr_expect(fabs(sim_util_busy(&s) - 0.75) < 0.005, "busy %f", sim_util_busy(&s));
+    cr_expect_float_eq(sim_util_useful(&s), sim_util_busy(&s), 1e-9);
+    simtest_free(&sc, &s);
+}
+
+static bool job_running(const struct sim *s)
+{
+    return s->tr.njobs > 0 && s->tr.jobs[0].state == JOB_RUNNING &&
+           s->tr.jobs[0].phase != PHASE_STOP && !s->tr.jobs[0].stop_after;
+}
+
+Test(policies, tidal_trains_only_at_night_and_relayouts_at_the_edges)
+{
+    const char *yaml =
+        "name: tidal\n"
+        "duration: 2d\n"
+        "sample_interval: 5m\n"
+        "cluster:\n"
+        "  nodes: 1\n"
+        "  gpus_per_node: 2\n"
+        "  sharing: mig\n"
+        "  mig: { layout: 7g.80gb, reconfig: 60s, drain_grace: 30s }\n"
+        "services:\n"
+        "  - name: q\n"
+        "    latency: { a_ms: 1, b_ms: 0.1 }\n"
+                "    arrivals: { synthetic: { peak_rps: 40, trough_ratio: 0.2, peak_hour: 14 } }\n"
+        "training:\n"
+        "  backlog: 1\n"
+        "  checkpoint: { interval: 30m }\n"
+        "  jobs: { synthetic: { per_hour: 0, duration: { lognormal: { median: 100h, sigma: 0 } "
+        "}, gpus: { 1: 1 } } }\n"
+        "policy:\n"
+        "  name: tidal\n"
+        "  inference_gpus: 1\n"
+        "  day_gpus: 2\n"
+        "  day: \"09:00-22:00\"\n"
+        "  lead: 30m\n"
+        "  relayout: { day: \"1g.10gb*7\", night: 7g.80gb }\n";
+    struct scenario sc;
+    struct sim s;
+    simtest_build(&sc, &s, yaml, 1);
+    /* Hours of each day at which training must / must not run. */
+    for (int day = 0; day < 2; day++) {
+        for (int h = 0; h < 24; h++) {
+            sim_time t = day * SIM_DAY + h * SIM_HOUR + 15 * SIM_MIN;
+            cr_assert_eq(engine_run(&s.eng, t), 0);
+            bool night = h < 8 || h >= 23; /* 08:30 hand-over, 22:00 edge + re-layout + restore */
+            bool day_time = h >= 9 && h < 22;
+            if (night)
+                cr_expect(job_running(&s), "day %d %02d:15: training should run", day, h);
+                        if (day_time) {
+                cr_expect(!job_running(&s), "day %d %02d:15: training runs by day", day, h);
+                /* The training card was re-laid out for the day: 7 replicas on it. */
+                cr_expect_geq(service_replicas(&s.svcs[0]), 7, "day %d %02d:15", day, h);
+            }
+        }
+    }
+    cr_assert_eq(sim_run(&s, NULL), 0);
+            /*
+     * Cards are re-laid out only when the window needs them in the other
+     * layout: by hand, day 0 08:30 (the training card, to 1g.10gb×7), day 1
+     * 08:30 (the card training used that night) and day 1 22:00 (a card
+     * emptied of replicas, back to 7g.80gb); the night replica keeps its card.
+     * Each re-layout keeps its card out of service for 30 s drain + 60 s.
+     */
+    cr_expect_eq(s.relayouts, 3, "%lu re-layouts", (unsigned long)s.relayouts);
+    double reconfig = 0;
+    for (uint32_t g = 0; g < s.cl.ngpus; g++)
+        reconfig += s.cl.cards[g].acc[USE_RECONFIG];
+    cr_expect(fabs(reconfig / 1e6 - (double)s.relayouts * 90.0) < 1e-6, "reconfiguring %f s",
+              reconfig / 1e6);
+    /* Every preemption was graceful: nothing lost. */
+    cr_expect_float_eq(s.tr.jobs[0].lost_us, 0.0, 1e-9);
+    cr_expect_geq(s.tr.jobs[0].preemptions, 2);
+    simtest_free(&sc, &s);
+}
+
+Test(policies, adaptive_scales_up_before_a_ramp_it_has_seen)
+{
+        /* 5 req/s until 07:00, a linear ramp to 200 req/s at 08:00, then 200 until 22:00. */
+    const char *yaml =
+        "name: adaptive\n"
+        "duration: 2d\n"
+        "sample_interval: 1m\n"
+        "cluster: { nodes: 2, gpus_per_node: 8 }\n"
+        "services:\n"
+        "  - name: q\n"
+                "    latency: { a_ms: 100, b_ms: 20, dist: deterministic }\n"
+        "    batching: { max_batch: 8, max_wait: 5ms }\n"
+        "    replicas: { min: 1, max: 16 }\n"
+                "    arrivals: { synthetic: { shape: hourly, hourly: [5, 5, 5, 5, 5, 5, 5, 5, 200, 200, "
+        "200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 5] } }\n"
+        "training:\n"
+        "  backlog: 40\n"
+        "  checkpoint: { interval: 30m }\n"
+        "  jobs: { synthetic: { per_hour: 0, duration: { lognormal: { median: 30h, sigma: 0 } "
+        "}, gpus: { 1: 1 } } }\n"
+        "policy: { name: adaptive, inference_gpus: 1, horizon: 20m, margin: 0.1 }\n";
+    struct scenario sc;
+    struct sim s;
+    simtest_build(&sc, &s, yaml, 1);
+        /*
+     * A replica serves 8 / 260 ms = 30.8 req/s at full batches; sized at 70 %:
+     * 21.5 req/s. At 07:30 the load is 102.5 req/s; at 07:50, 167.5 req/s.
+     * Day 0 (no history) can only react to what it saw: about 102.5 × 1.15 /
+     * 21.5 → 6 replicas. Day 1 forecasts the next 20 minutes from day 0:
+     * at least ceil(167.5 × 1.1 / 21.5) = 9 replicas already at 07:30.
+     */
+    cr_assert_eq(engine_run(&s.eng, 7 * SIM_HOUR + 30 * SIM_MIN), 0);
+    uint32_t day0 = service_replicas(&s.svcs[0]);
+    cr_assert_eq(engine_run(&s.eng, SIM_DAY + 7 * SIM_HOUR + 30 * SIM_MIN), 0);
+    uint32_t day1 = service_replicas(&s.svcs[0]);
+    cr_expect_leq(day0, 7, "no history yet: %u replicas on the first ramp", day0);
+    cr_expect_geq(day1, 9, "forecast: only %u replicas on the second ramp", day1);
+    cr_assert_eq(sim_run(&s, NULL), 0);
+    /* The cards came from training, checkpointed gracefully: no work lost. */
+    double lost = 0;
+    for (uint32_t j = 0; j < s.tr.njobs; j++)
+        lost += s.tr.jobs[j].lost_us;
+    cr_expect_float_eq(lost, 0.0, 1e-9);
+    simtest_free(&sc, &s);
+}
