@@ -47,5 +47,7 @@ const struct policy_ops *policy_find(const char *name);
 const char *policy_names_text(void);
 
 extern const struct policy_ops policy_dedicated;
+extern const struct policy_ops policy_kueue;
+extern const struct policy_ops policy_kai;
 
 #endif
