@@ -7,6 +7,7 @@
 static const struct policy_ops *const all_policies[] = {
     &policy_dedicated,
     &policy_kueue,
+    &policy_kai,
 };
 
 const struct policy_ops *policy_find(const char *name)
