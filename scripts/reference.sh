@@ -15,7 +15,7 @@ gen() { # policy sharing-block policy-block
 gen dedicated "" "  name: dedicated
   inference_gpus: 80"
 gen tidal "" "  name: tidal
-  inference_gpus: 24
+  inference_gpus: 56
   day_gpus: 72
   day: \"09:00-22:00\""
 gen adaptive "" "  name: adaptive

@@ -8,6 +8,8 @@ static const struct policy_ops *const all_policies[] = {
     &policy_dedicated,
     &policy_tidal,
     &policy_adaptive,
+    &policy_kueue,
+    &policy_kai,
 };
 
 const struct policy_ops *policy_find(const char *name)

@@ -49,5 +49,7 @@ const char *policy_names_text(void);
 extern const struct policy_ops policy_dedicated;
 extern const struct policy_ops policy_tidal;
 extern const struct policy_ops policy_adaptive;
+extern const struct policy_ops policy_kueue;
+extern const struct policy_ops policy_kai;
 
 #endif

@@ -1,0 +1,748 @@
+/*
+ * kai.c — the `kai` policy: KAI Scheduler queues, fair share, reclaim and
+ * fractional GPUs (decisions by sim/kai.h).
+ *
+ * Queues form a tree (policy.queues, parents first); leaves hold workloads.
+ * A training job goes to the leaf named by its spec.queue (trace logs carry
+ * it), else to the training leaves by smooth weighted round-robin
+ * (`assign_weights`, default equal). Inference replicas (HPA, policy.autoscale)
+ * go to `inference_queue`. Units: a job asks spec.gpus cards, or its
+ * gpu_fraction when < 1; a replica asks `gpu_fraction.inference` of a card.
+ * Fractions need `sharing: timeslice` or `mps` (enough replicas per card);
+ * under `exclusive` every request takes whole cards. Fractions are bin-packed
+ * (most-allocated card with room and a free slot); KAI does not isolate
+ * memory, so the cluster's OOM rule applies to what is packed.
+ *
+ * Each scheduling cycle (submit, finish, requeue, tick):
+ *   1. usage history: every leaf's allocation since the last cycle is added
+ *      to its decayed usage window (kai_usage_*), normalised to capacity;
+ *   2. fair share (kai_fair_share) from quotas, weights, limits, priorities,
+ *      requests (allocated + pending) and history (kValue);
+ *   3. allocate: repeatedly the leaf with pending work and the lowest
+ *      allocated / fair share takes its oldest pending job if its cap allows
+ *      (kai_admissible) and cards have room; work-conserving: a queue may go
+ *      over its fair share while cards are free;
+ *   4. reclaim: a leaf whose head job would still be within its fair share
+ *      preempts (graceful checkpoint) preemptible training jobs (priority
+ *      train 50 < 100) of leaves above their fair share and quota
+ *      (kai_reclaimable), most over-served leaf first, newest job first.
+ * Inference (priority 125) is non-preemptible and placed only within quota.
+ *
+ * Allocations are read from the cluster's tenants at each cycle, so they are
+ * always what is on the cards; jobs being preempted (saving) hold their cards
+ * but no longer count for reclaim decisions.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/kai.h"
+#include "sim/policy/common.h"
+#include "sim/sim.h"
+
+#define EPS    1e-9
+#define NO_GPU UINT32_MAX
+
+struct kai_qdef {
+    const char *name; /* points into the scenario document */
+    int32_t parent;
+    double quota, weight, limit; /* quota < -1.5: default (set at init) */
+    int32_t priority;
+};
+
+struct kai_pol_cfg {
+    struct kai_qdef *q;
+    uint32_t nq;
+    int32_t inf_queue; /* leaf for replicas, -1 none */
+    int32_t *train;    /* leaves for jobs without a known spec.queue */
+    double *weights;   /* their assignment weights */
+    uint32_t ntrain;
+    double inf_fraction; /* GPU units of one replica */
+    double k;            /* kValue */
+    sim_time window, half_life;
+};
+
+enum { JS_NONE, JS_PENDING, JS_RUNNING, JS_EVICTING };
+
+struct kp {
+    const struct kai_pol_cfg *cfg;
+    uint32_t nq;
+    struct kai_queue *q;
+    struct kai_usage *use;
+    double *alloc, *nonpre, *held, *pend, *wrr;
+    struct jobq *pq; /* pending jobs per leaf, submission order */
+    bool *leaf;
+    uint8_t *job_st;
+    int32_t *job_q;
+    uint32_t njob;
+    double *card_used;
+    uint32_t *gang;
+    double capacity;
+    sim_time last_t;
+    struct pol_scaler ps;
+    bool scaling;
+    double inf_wanted; /* replica units the HPA could not place this cycle */
+    bool busy, again;
+    uint64_t reclaims;
+};
+
+/* ---- configuration ---- */
+
+static const char *const kai_keys[] = {"queues",         "inference_queue", "training_queues",
+                                       "assign_weights", "gpu_fraction",    "k_value",
+                                       "usage_window",   "half_life",       NULL};
+
+static void kai_free_cfg(void *p)
+{
+    struct kai_pol_cfg *c = p;
+    if (!c)
+        return;
+    free(c->q);
+    free(c->train);
+    free(c->weights);
+    free(c);
+}
+
+static int32_t qindex(const struct kai_pol_cfg *c, const char *name)
+{
+    for (uint32_t i = 0; i < c->nq; i++)
+        if (!strcmp(c->q[i].name, name))
+            return (int32_t)i;
+    return -1;
+}
+
+static bool is_leaf(const struct kai_pol_cfg *c, int32_t i)
+{
+    for (uint32_t k = 0; k < c->nq; k++)
+        if (c->q[k].parent == i)
+            return false;
+    return true;
+}
+
+static int parse_queues(const struct conf_doc *d, const struct conf_node *qs, struct kai_pol_cfg *c,
+                        struct conf_err *err)
+{
+    static const char *const keys[] = {"name",  "parent",   "quota", "over_quota_weight",
+                                       "limit", "priority", NULL};
+    if (qs->kind != CONF_SEQ || qs->n == 0)
+        return conf_errf(err, d, qs, "queues", "expected a list of queues");
+    c->q = calloc(qs->n, sizeof(*c->q));
+    if (!c->q)
+        return -ENOMEM;
+    for (size_t i = 0; i < qs->n; i++) {
+        const struct conf_node *n = qs->items[i];
+        struct kai_qdef *q = &c->q[i];
+        const char *parent = NULL;
+        int64_t prio = 0;
+        q->weight = 1;
+        q->limit = KAI_UNLIMITED;
+        q->quota = 0;
+        int rc;
+        if ((rc = conf_check_keys(d, n, "queues[]", keys, err)) ||
+            (rc = conf_string(d, n, "name", true, &q->name, err)) ||
+            (rc = conf_string(d, n, "parent", false, &parent, err)) ||
+            (rc = conf_double(d, n, "quota", false, -1, 1e9, &q->quota, err)) ||
+            (rc = conf_double(d, n, "over_quota_weight", false, 0, 1e9, &q->weight, err)) ||
+            (rc = conf_double(d, n, "limit", false, -1, 1e9, &q->limit, err)) ||
+            (rc = conf_int(d, n, "priority", false, -1000000, 1000000, &prio, err)))
+            return rc;
+        q->priority = (int32_t)prio;
+        c->nq = (uint32_t)i;
+        if (qindex(c, q->name) >= 0)
+            return conf_errf(err, d, conf_get(n, "name"), "name", "duplicate queue '%s'", q->name);
+        q->parent = -1;
+        if (parent) {
+            q->parent = qindex(c, parent);
+            if (q->parent < 0)
+                return conf_errf(err, d, conf_get(n, "parent"), "parent",
+                                 "expected the name of a queue listed before this one, got "
+                                 "'%.40s'",
+                                 parent);
+        }
+        c->nq = (uint32_t)i + 1;
+    }
+    return 0;
+}
+
+static int parse_leaf(const struct conf_doc *d, const struct conf_node *at, const char *key,
+                      const struct kai_pol_cfg *c, const char *name, int32_t *out,
+                      struct conf_err *err)
+{
+    int32_t i = qindex(c, name);
+    if (i < 0 || !is_leaf(c, i))
+        return conf_errf(err, d, at, key, "expected the name of a leaf queue, got '%.40s'", name);
+    *out = i;
+    return 0;
+}
+
+static int kai_parse(struct scenario *sc, const struct conf_node *p, struct conf_err *err)
+{
+    static const char *const fkeys[] = {"inference", NULL};
+    const struct conf_doc *d = &sc->doc;
+    struct kai_pol_cfg *c = calloc(1, sizeof(*c));
+    int rc;
+    if (!c)
+        return -ENOMEM;
+    sc->policy.cfg = c;
+    c->inf_fraction = 1;
+    c->k = 1;                         /* KAI docs: kValue default 1 (time-based fair share) */
+    c->window = 168 * 3600 * SIM_SEC; /* KAI default usage window, 1 week */
+    c->half_life = 24 * 3600 * SIM_SEC;
+    if (sc->sharing == SHARE_MIG)
+        return conf_errf(err, d, p, "name",
+                         "kai bin-packs fractions on shared cards: use sharing timeslice or mps "
+                         "(or exclusive for whole cards), not mig");
+    const struct conf_node *qs = p ? conf_get(p, "queues") : NULL;
+    if (qs) {
+        if ((rc = parse_queues(d, qs, c, err)))
+            return rc;
+    } else {
+        c->q = calloc(2, sizeof(*c->q));
+        if (!c->q)
+            return -ENOMEM;
+        c->q[0] = (struct kai_qdef){"inference", -1, -2, 1, KAI_UNLIMITED, 1};
+        c->q[1] = (struct kai_qdef){"training", -1, -2, 1, KAI_UNLIMITED, 0};
+        c->nq = 2;
+    }
+    const struct conf_node *f = p ? conf_get(p, "gpu_fraction") : NULL;
+    sim_time win = c->window, hl = c->half_life;
+    if (p && ((rc = conf_check_keys(d, f, "gpu_fraction", fkeys, err)) ||
+              (rc = conf_double(d, f, "inference", false, 0.01, 1, &c->inf_fraction, err)) ||
+              (rc = conf_double(d, p, "k_value", false, 0, 100, &c->k, err)) ||
+              (rc = conf_duration(d, p, "usage_window", false, KAI_HIST_BUCKETS, &win, err)) ||
+              (rc = conf_duration(d, p, "half_life", false, 1, &hl, err))))
+        return rc;
+    c->window = win;
+    c->half_life = hl;
+    const char *iq = NULL;
+    c->inf_queue = -1;
+    if (p && (rc = conf_string(d, p, "inference_queue", false, &iq, err)))
+        return rc;
+    if (!iq && qindex(c, "inference") >= 0)
+        iq = "inference";
+    if (iq && (rc = parse_leaf(d, p ? p : NULL, "inference_queue", c, iq, &c->inf_queue, err)))
+        return rc;
+    if (sc->nservices && c->inf_queue < 0)
+        return conf_errf(err, d, p, "inference_queue",
+                         "missing (expected the leaf queue of the inference replicas)");
+    c->train = calloc(c->nq, sizeof(*c->train));
+    c->weights = calloc(c->nq, sizeof(*c->weights));
+    if (!c->train || !c->weights)
+        return -ENOMEM;
+    const struct conf_node *tq = p ? conf_get(p, "training_queues") : NULL;
+    if (tq) {
+        if (tq->kind != CONF_SEQ || tq->n == 0 || tq->n > c->nq)
+            return conf_errf(err, d, tq, "training_queues", "expected a list of leaf queues");
+        for (size_t i = 0; i < tq->n; i++) {
+            const struct conf_node *it = tq->items[i];
+            if (it->kind != CONF_SCALAR)
+                return conf_errf(err, d, it, "training_queues", "expected a queue name");
+            if ((rc = parse_leaf(d, it, "training_queues", c, it->value, &c->train[i], err)))
+                return rc;
+        }
+        c->ntrain = (uint32_t)tq->n;
+    } else {
+        for (uint32_t i = 0; i < c->nq; i++)
+            if (is_leaf(c, (int32_t)i) && (int32_t)i != c->inf_queue)
+                c->train[c->ntrain++] = (int32_t)i;
+        if (c->ntrain == 0 && c->inf_queue >= 0)
+            c->train[c->ntrain++] = c->inf_queue;
+    }
+    for (uint32_t i = 0; i < c->ntrain; i++)
+        c->weights[i] = 1;
+    const struct conf_node *w = p ? conf_get(p, "assign_weights") : NULL;
+    if (w) {
+        if (w->kind != CONF_SEQ || w->n != c->ntrain)
+            return conf_errf(err, d, w, "assign_weights",
+                             "expected one weight per training queue (%u)", c->ntrain);
+        for (size_t i = 0; i < w->n; i++) {
+            char *end;
+            errno = 0;
+            double v = w->items[i]->kind == CONF_SCALAR ? strtod(w->items[i]->value, &end) : -1;
+            if (w->items[i]->kind != CONF_SCALAR || errno || *end || !(v >= 0) || v > 1e9)
+                return conf_errf(err, d, w->items[i], "assign_weights",
+                                 "expected a non-negative number");
+            c->weights[i] = v;
+        }
+    }
+    return 0;
+}
+
+/* ---- state ---- */
+
+static int grow_jobs(struct kp *k, uint32_t j)
+{
+    if (j < k->njob)
+        return 0;
+    uint32_t n = k->njob ? 2 * k->njob : 256;
+    while (n <= j)
+        n *= 2;
+    uint8_t *st = realloc(k->job_st, n);
+    if (!st)
+        return -ENOMEM;
+    k->job_st = st;
+    int32_t *q = realloc(k->job_q, n * sizeof(*q));
+    if (!q)
+        return -ENOMEM;
+    k->job_q = q;
+    memset(k->job_st + k->njob, JS_NONE, n - k->njob);
+    k->njob = n;
+    return 0;
+}
+
+static bool fractional(const struct sim *s)
+{
+    return s->cl.mode == SHARE_TIMESLICE || s->cl.mode == SHARE_MPS;
+}
+
+static double job_units(const struct sim *s, const struct job *j)
+{
+    if (fractional(s) && j->spec.gpus == 1 && j->spec.gpu_fraction > 0 && j->spec.gpu_fraction < 1)
+        return j->spec.gpu_fraction;
+    return j->spec.gpus;
+}
+
+static double inf_units(const struct sim *s, const struct kp *k)
+{
+    return fractional(s) ? k->cfg->inf_fraction : 1.0;
+}
+
+/* Per card and per leaf allocation, read from the tenants. */
+static void measure(struct sim *s, struct kp *k)
+{
+    memset(k->card_used, 0, s->cl.ngpus * sizeof(*k->card_used));
+    for (uint32_t i = 0; i < k->nq; i++)
+        k->alloc[i] = k->nonpre[i] = k->held[i] = 0;
+    for (uint32_t t = 0; t < s->cl.ntenants; t++) {
+        const struct tenant *tn = &s->cl.tenants[t];
+        if (!tn->used)
+            continue;
+        double u;
+        int32_t q;
+        bool evicting = false;
+        if (tn->kind == TENANT_INFER) {
+            u = inf_units(s, k);
+            q = k->cfg->inf_queue;
+        } else {
+            const struct job *j = &s->tr.jobs[tn->owner];
+            u = job_units(s, j) / j->spec.gpus;
+            bool known = tn->owner < k->njob && k->job_st[tn->owner] != JS_NONE;
+            q = known ? k->job_q[tn->owner] : -1;
+            evicting = known && k->job_st[tn->owner] == JS_EVICTING;
+        }
+        k->card_used[tn->gpu] += u;
+        if (q < 0)
+            continue;
+        k->held[q] += u;
+        if (evicting)
+            continue;
+        k->alloc[q] += u;
+        if (tn->kind == TENANT_INFER)
+            k->nonpre[q] += u;
+    }
+}
+
+/* Usage history, requests, fair shares. */
+static void update_shares(struct sim *s, struct kp *k)
+{
+    sim_time now = s->eng.now;
+    for (uint32_t i = 0; i < k->nq; i++) {
+        if (k->leaf[i] && now > k->last_t)
+            kai_usage_add(&k->use[i], k->last_t, now, k->held[i]);
+        k->q[i].hist = 0;
+    }
+    for (uint32_t i = k->nq; i-- > 0;) {
+        if (k->leaf[i]) {
+            k->q[i].hist = kai_usage_normalised(&k->use[i], now, k->capacity);
+            k->q[i].request = k->held[i] + k->pend[i];
+        }
+        if (k->q[i].parent >= 0)
+            k->q[k->q[i].parent].hist += k->q[i].hist;
+    }
+    kai_fair_share(k->q, k->nq, k->capacity, k->cfg->k);
+}
+
+static void pending_units(struct sim *s, struct kp *k)
+{
+    for (uint32_t i = 0; i < k->nq; i++) {
+        k->pend[i] = 0;
+        for (uint32_t n = 0; n < k->pq[i].n; n++)
+            k->pend[i] += job_units(s, &s->tr.jobs[k->pq[i].v[n]]);
+    }
+    if (k->cfg->inf_queue >= 0)
+        k->pend[k->cfg->inf_queue] += k->inf_wanted;
+}
+
+/* Best card for a fractional tenant (most allocated with room), or NO_GPU. */
+static uint32_t pack_card(struct sim *s, struct kp *k, double u, const struct tenant_req *r)
+{
+    uint32_t best = NO_GPU;
+    for (uint32_t g = 0; g < s->cl.ngpus; g++) {
+        if (k->card_used[g] + u > 1 + EPS || cluster_can_place(&s->cl, g, r) != 0)
+            continue;
+        if (best == NO_GPU || k->card_used[g] > k->card_used[best])
+            best = g;
+    }
+    return best;
+}
+
+static bool place_job(struct sim *s, struct kp *k, uint32_t j)
+{
+    const struct job *job = &s->tr.jobs[j];
+    double u = job_units(s, job);
+    int rc;
+    if (u < 1) {
+        struct tenant_req r = {.kind = TENANT_TRAIN,
+                               .owner = j,
+                               .mem_gib = s->tr.cfg.mem_gib_per_gpu,
+                               .sm_cap = s->tr.cfg.sm_cap};
+        uint32_t g = pack_card(s, k, u, &r);
+        if (g == NO_GPU)
+            return false;
+        k->job_st[j] = JS_RUNNING;
+        rc = trainer_start(&s->tr, j, &g);
+    } else {
+        if (cluster_find_gang(&s->cl, job->spec.gpus, k->gang))
+            return false;
+        k->job_st[j] = JS_RUNNING;
+        rc = trainer_start(&s->tr, j, k->gang);
+    }
+    if (rc < 0) {
+        k->job_st[j] = JS_PENDING;
+        return false;
+    }
+    return true; /* rc 1: OOM-killed, on_finish forgot it */
+}
+
+/* Step 3: the most under-served leaf with pending work places its head job. */
+static void allocate(struct sim *s, struct kp *k)
+{
+    bool *blocked = calloc(k->nq, sizeof(*blocked));
+    if (!blocked)
+        return;
+    for (;;) {
+        int32_t best = -1;
+        double best_r = 0;
+        for (uint32_t i = 0; i < k->nq; i++) {
+            if (!k->leaf[i] || blocked[i] || k->pq[i].n == 0)
+                continue;
+            double fs = k->q[i].fair_share;
+            double r = fs > EPS ? k->alloc[i] / fs : HUGE_VAL;
+            if (best < 0 || r < best_r) {
+                best = (int32_t)i;
+                best_r = r;
+            }
+        }
+        if (best < 0)
+            break;
+        uint32_t j = k->pq[best].v[0];
+        double u = job_units(s, &s->tr.jobs[j]);
+        if (!kai_admissible(&k->q[best], k->alloc[best], k->nonpre[best], u, KAI_PRIO_TRAIN) ||
+            !place_job(s, k, j)) {
+            blocked[best] = true;
+            continue;
+        }
+        jobq_remove_at(&k->pq[best], 0);
+        measure(s, k);
+    }
+    free(blocked);
+}
+
+/* Newest running, non-evicting job of leaf v of at most `room` units, or UINT32_MAX. */
+static uint32_t pick_victim(struct sim *s, struct kp *k, int32_t v, double room)
+{
+    uint32_t best = UINT32_MAX;
+    for (uint32_t j = 0; j < s->tr.njobs && j < k->njob; j++) {
+        const struct job *job = &s->tr.jobs[j];
+        if (k->job_q[j] != v || k->job_st[j] != JS_RUNNING || job->state != JOB_RUNNING ||
+            job_units(s, job) > room + EPS)
+            continue;
+        if (best == UINT32_MAX || job->start >= s->tr.jobs[best].start)
+            best = j;
+    }
+    return best;
+}
+
+/* Step 4: leaves below their fair share take over-quota cards back. */
+static void reclaim(struct sim *s, struct kp *k)
+{
+    for (uint32_t q = 0; q < k->nq; q++) {
+        if (!k->leaf[q] || !(k->pend[q] > EPS))
+            continue;
+        double head = (int32_t)q == k->cfg->inf_queue && k->inf_wanted > EPS
+                          ? inf_units(s, k)
+                          : (k->pq[q].n ? job_units(s, &s->tr.jobs[k->pq[q].v[0]]) : 0);
+        double need = kai_reclaim_need(&k->q[q], k->alloc[q]);
+        if (!(head > EPS) || head > need + EPS)
+            continue; /* it would go above its fair share */
+        if (need > k->pend[q])
+            need = k->pend[q];
+        /* Free room already covers part of it (whole free cards for whole-card requests). */
+        for (uint32_t g = 0; g < s->cl.ngpus; g++) {
+            double room = 1 - k->card_used[g];
+            if (head >= 1 - EPS)
+                room = k->card_used[g] < EPS && s->cl.cards[g].nten == 0 ? 1 : 0;
+            need -= room > 0 ? room : 0;
+        }
+        while (need > EPS) {
+            int32_t v = -1;
+            double best_r = 0, room = 0;
+            for (uint32_t i = 0; i < k->nq; i++) {
+                if (!k->leaf[i] || i == q)
+                    continue;
+                double r = kai_reclaimable(&k->q[i], k->alloc[i], k->nonpre[i]);
+                double ratio = k->alloc[i] / (k->q[i].fair_share > EPS ? k->q[i].fair_share : EPS);
+                if (r > EPS && (v < 0 || ratio > best_r)) {
+                    v = (int32_t)i;
+                    best_r = ratio;
+                    room = r;
+                }
+            }
+            if (v < 0)
+                break;
+            uint32_t j = pick_victim(s, k, v, room);
+            if (j == UINT32_MAX)
+                break;
+            double u = job_units(s, &s->tr.jobs[j]);
+            k->job_st[j] = JS_EVICTING;
+            k->alloc[v] -= u;
+            need -= u;
+            k->reclaims++;
+            trainer_preempt(&s->tr, j, true);
+        }
+    }
+}
+
+static void cycle(struct sim *s, struct kp *k)
+{
+    if (k->busy) {
+        k->again = true;
+        return;
+    }
+    k->busy = true;
+    do {
+        k->again = false;
+        measure(s, k);
+        pending_units(s, k);
+        update_shares(s, k);
+        k->last_t = s->eng.now;
+        allocate(s, k);
+        measure(s, k);
+        reclaim(s, k);
+    } while (k->again);
+    k->busy = false;
+}
+
+static void enqueue(struct sim *s, struct kp *k, uint32_t j)
+{
+    struct jobq *q = &k->pq[k->job_q[j]];
+    if (jobq_push(q, j)) {
+        trainer_reject(&s->tr, j);
+        k->job_st[j] = JS_NONE;
+        return;
+    }
+    /* Keep submission order (a requeued job goes back to its place). */
+    for (uint32_t i = q->n - 1; i > 0 && q->v[i - 1] > j; i--) {
+        q->v[i] = q->v[i - 1];
+        q->v[i - 1] = j;
+    }
+    k->job_st[j] = JS_PENDING;
+}
+
+/* ---- autoscaler hook ---- */
+
+static uint32_t kai_pick(struct sim *s, void *ctx, uint32_t svc)
+{
+    struct kp *k = ctx;
+    int32_t iq = k->cfg->inf_queue;
+    double u = inf_units(s, k);
+    measure(s, k);
+    const struct service_cfg *c = s->svcs[svc].cfg;
+    struct tenant_req r = {.kind = TENANT_INFER,
+                           .owner = svc,
+                           .mem_gib = c->mem_gib,
+                           .sm_cap = c->sm_cap,
+                           .mig_profile = c->mig_profile};
+    if (iq < 0 || !kai_admissible(&k->q[iq], k->alloc[iq], k->nonpre[iq], u, KAI_PRIO_INFERENCE))
+        return NO_GPU;
+    uint32_t g = pack_card(s, k, u, &r);
+    if (g == NO_GPU)
+        k->inf_wanted += u;
+    return g;
+}
+
+/* ---- policy callbacks ---- */
+
+static int kai_init(struct sim *s, void **state)
+{
+    struct kp *k = calloc(1, sizeof(*k));
+    if (!k)
+        return -ENOMEM;
+    *state = k;
+    const struct kai_pol_cfg *c = s->sc->policy.cfg;
+    if (!c)
+        return -EINVAL;
+    k->cfg = c;
+    k->nq = c->nq;
+    k->capacity = s->cl.ngpus;
+    k->q = calloc(c->nq, sizeof(*k->q));
+    k->use = calloc(c->nq, sizeof(*k->use));
+    k->alloc = calloc(c->nq, sizeof(double));
+    k->nonpre = calloc(c->nq, sizeof(double));
+    k->held = calloc(c->nq, sizeof(double));
+    k->pend = calloc(c->nq, sizeof(double));
+    k->wrr = calloc(c->nq, sizeof(double));
+    k->pq = calloc(c->nq, sizeof(*k->pq));
+    k->leaf = calloc(c->nq, sizeof(bool));
+    k->card_used = calloc(s->cl.ngpus, sizeof(double));
+    k->gang = calloc(s->cl.ngpus, sizeof(uint32_t));
+    if (!k->q || !k->use || !k->alloc || !k->nonpre || !k->held || !k->pend || !k->wrr || !k->pq ||
+        !k->leaf || !k->card_used || !k->gang)
+        return -ENOMEM;
+    double inf = s->sc->policy.inference_gpus;
+    for (uint32_t i = 0; i < c->nq; i++) {
+        const struct kai_qdef *d = &c->q[i];
+        double quota = d->quota;
+        if (quota < -1.5) /* defaults: inference_gpus for inference, the rest for training */
+            quota = (int32_t)i == c->inf_queue ? inf : k->capacity - inf;
+        k->q[i] = (struct kai_queue){.parent = d->parent,
+                                     .quota = quota,
+                                     .weight = d->weight,
+                                     .limit = d->limit,
+                                     .priority = d->priority};
+        k->leaf[i] = is_leaf(c, (int32_t)i);
+        int rc = kai_usage_init(&k->use[i], s->eng.now, c->window, c->half_life);
+        if (rc)
+            return rc;
+    }
+    /* Initial replicas: the service's count, else the HPA minimum (at least 1 without HPA). */
+    uint32_t *initial = calloc(s->nsvcs ? s->nsvcs : 1, sizeof(*initial));
+    if (!initial)
+        return -ENOMEM;
+    for (uint32_t i = 0; i < s->nsvcs; i++) {
+        const struct service_cfg *sc = &s->sc->services[i];
+        uint32_t n = sc->replicas;
+        if (n == 0)
+            n = (sc->min_replicas || sc->max_replicas) ? sc->min_replicas
+                                                       : s->sc->policy.as.min_replicas;
+        if (n == 0 && !s->sc->policy.autoscale)
+            n = 1;
+        for (uint32_t r = 0; r < n; r++) {
+            uint32_t g = kai_pick(s, k, i);
+            if (g == NO_GPU || sim_place_replica(s, i, g) != 0)
+                break;
+            initial[i]++;
+        }
+    }
+    k->inf_wanted = 0;
+    int rc = 0;
+    if (s->sc->policy.autoscale) {
+        rc = pol_scaler_init(&k->ps, s, initial);
+        k->scaling = rc == 0;
+    }
+    free(initial);
+    return rc;
+}
+
+/* Leaf of a job: its spec.queue if it names a leaf, else smooth weighted round-robin. */
+static int32_t job_leaf(struct kp *k, const struct job *j)
+{
+    const struct kai_pol_cfg *c = k->cfg;
+    if (j->spec.queue[0]) {
+        int32_t i = qindex(c, j->spec.queue);
+        if (i >= 0 && k->leaf[i])
+            return i;
+    }
+    double total = 0;
+    int32_t best = -1;
+    for (uint32_t i = 0; i < c->ntrain; i++) {
+        k->wrr[i] += c->weights[i];
+        total += c->weights[i];
+        if (best < 0 || k->wrr[i] > k->wrr[best])
+            best = (int32_t)i;
+    }
+    if (best < 0)
+        return -1;
+    k->wrr[best] -= total;
+    return c->train[best];
+}
+
+static void kai_on_submit(struct sim *s, void *state, uint32_t j)
+{
+    struct kp *k = state;
+    const struct job *job = &s->tr.jobs[j];
+    int32_t q = grow_jobs(k, j) ? -1 : job_leaf(k, job);
+    if (q < 0 || job->spec.gpus > s->cl.ngpus || (kai_cap(&k->q[q]) < job_units(s, job) - EPS)) {
+        trainer_reject(&s->tr, j);
+        return;
+    }
+    k->job_q[j] = q;
+    enqueue(s, k, j);
+    cycle(s, k);
+}
+
+static void kai_on_finish(struct sim *s, void *state, uint32_t j)
+{
+    struct kp *k = state;
+    if (j < k->njob && k->job_st[j] != JS_NONE) {
+        if (k->job_st[j] == JS_PENDING)
+            jobq_remove(&k->pq[k->job_q[j]], j);
+        k->job_st[j] = JS_NONE;
+    }
+    cycle(s, k);
+}
+
+static void kai_on_requeue(struct sim *s, void *state, uint32_t j)
+{
+    struct kp *k = state;
+    if (j < k->njob && k->job_st[j] != JS_NONE && k->job_st[j] != JS_PENDING)
+        enqueue(s, k, j);
+    cycle(s, k);
+}
+
+static void kai_on_tick(struct sim *s, void *state)
+{
+    struct kp *k = state;
+    k->inf_wanted = 0;
+    if (k->scaling)
+        pol_scaler_tick(&k->ps, s, NULL, kai_pick, NULL, k);
+    cycle(s, k);
+}
+
+static void kai_destroy(void *state)
+{
+    struct kp *k = state;
+    if (!k)
+        return;
+    for (uint32_t i = 0; k->pq && i < k->nq; i++)
+        jobq_release(&k->pq[i]);
+    pol_scaler_release(&k->ps);
+    free(k->q);
+    free(k->use);
+    free(k->alloc);
+    free(k->nonpre);
+    free(k->held);
+    free(k->pend);
+    free(k->wrr);
+    free(k->pq);
+    free(k->leaf);
+    free(k->job_st);
+    free(k->job_q);
+    free(k->card_used);
+    free(k->gang);
+    free(k);
+}
+
+const struct policy_ops policy_kai = {
+    .name = "kai",
+    .keys = kai_keys,
+    .parse = kai_parse,
+    .free_cfg = kai_free_cfg,
+    .init = kai_init,
+    .on_submit = kai_on_submit,
+    .on_finish = kai_on_finish,
+    .on_requeue = kai_on_requeue,
+    .on_tick = kai_on_tick,
+    .destroy = kai_destroy,
+};

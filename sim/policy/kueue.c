@@ -1,0 +1,592 @@
+/*
+ * kueue.c — the `kueue` policy: Kueue quota, priorities and classic
+ * preemption on whole cards (decisions by sim/kueue.h).
+ *
+ * Two ClusterQueues in one cohort: `inference` (nominal = policy.inference_gpus
+ * unless set) and `training` (nominal = the rest). Every training job is a
+ * Workload of spec.gpus cards with the training WorkloadPriorityClass value;
+ * every inference replica the autoscaler asks for is a Workload of 1 card with
+ * the inference value. Kueue admits by quota (sim/kueue.h: fit in nominal,
+ * borrowing up to borrowingLimit, withinClusterQueue / reclaimWithinCohort
+ * preemption with Kueue's victim order); this policy then puts admitted
+ * workloads on physical cards:
+ *
+ *   workload states  PENDING (quota not reserved) → ADMITTED (quota reserved,
+ *                    waiting for free cards) → PLACED/RUNNING; a victim goes
+ *                    RUNNING → EVICTING (checkpoint being saved, quota already
+ *                    released) → PENDING when the trainer requeues it.
+ *
+ * Placement is asynchronous: the cards of a preempted job are free only when
+ * its save ends, so admitted workloads are placed whenever cards free up
+ * (on_requeue, on_finish, on_tick, scale-downs), inference first. A card is
+ * free when it has no tenant: a workload always takes whole cards, whatever
+ * the sharing mode (MIG is refused at parse). Inference replicas are packed
+ * on the node with the fewest free cards to keep whole nodes for gangs.
+ *
+ * Invariants: an admitted workload's quota is in kueue; the cards in use never
+ * exceed the admitted workloads' quota plus the cards of EVICTING victims (still
+ * saving). Not modelled: Kueue's waitForPodsReady (an admitted gang that cannot
+ * be placed because of fragmentation waits), topology-aware scheduling.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/kueue.h"
+#include "sim/policy/common.h"
+#include "sim/sim.h"
+
+enum { CQ_INF, CQ_TRAIN, CQ_N };
+
+/* Workload ids: training job j is j; inference replicas count from INF_BASE. */
+#define INF_BASE 0x80000000u
+#define NO_GPU   UINT32_MAX
+
+struct kueue_pol_cfg {
+    double nominal[CQ_N];         /* < 0: default */
+    double borrowing_limit[CQ_N]; /* KUEUE_UNLIMITED or GPUs */
+    double lending_limit[CQ_N];
+    int32_t prio[CQ_N];
+    enum kueue_strategy strategy;
+    enum kueue_within within;
+    enum kueue_reclaim reclaim;
+    bool graceful;
+};
+
+enum wl_state { WL_NONE, WL_PENDING, WL_ADMITTED, WL_PLACED, WL_EVICTING };
+
+struct inf_wl {
+    uint32_t id, svc, gpu;
+    enum wl_state st;
+};
+
+struct kq {
+    struct kueue_pol_cfg cfg;
+    struct kueue *q;
+    struct pol_scaler ps;
+    bool scaling;
+    uint8_t *job_st; /* enum wl_state per job index */
+    uint32_t njob_st;
+    struct inf_wl *inf;
+    uint32_t ninf, cap_inf;
+    uint32_t next_inf;
+    uint32_t *gang;
+    uint32_t *victims;
+    uint32_t cap_victims;
+    uint32_t max_train; /* largest training workload that can ever be admitted */
+    bool busy, again;
+    uint64_t preempted_jobs, preempted_replicas;
+};
+
+/* ---- configuration ---- */
+
+static const char *const kueue_keys[] = {"queues",     "priorities", "queueing",
+                                         "preemption", "graceful",   NULL};
+
+static void cfg_default(struct kueue_pol_cfg *c)
+{
+    for (int i = 0; i < CQ_N; i++) {
+        c->nominal[i] = -1;
+        c->borrowing_limit[i] = KUEUE_UNLIMITED;
+        c->lending_limit[i] = KUEUE_UNLIMITED;
+    }
+    c->prio[CQ_INF] = KUEUE_PRIORITY_INFERENCE;
+    c->prio[CQ_TRAIN] = KUEUE_PRIORITY_TRAINING;
+    c->strategy = KUEUE_BEST_EFFORT_FIFO;
+    c->within = KUEUE_WITHIN_LOWER_PRIORITY;
+    c->reclaim = KUEUE_RECLAIM_ANY;
+    c->graceful = true;
+}
+
+static int parse_queue(const struct conf_doc *d, const struct conf_node *q, const char *name,
+                       struct kueue_pol_cfg *c, int i, double total, struct conf_err *err)
+{
+    static const char *const keys[] = {"nominal", "borrowing_limit", "lending_limit", NULL};
+    int rc;
+    if (!q)
+        return 0;
+    if ((rc = conf_check_keys(d, q, name, keys, err)) ||
+        (rc = conf_double(d, q, "nominal", false, 0, total, &c->nominal[i], err)) ||
+        (rc = conf_double(d, q, "borrowing_limit", false, -1, 1e9, &c->borrowing_limit[i], err)) ||
+        (rc = conf_double(d, q, "lending_limit", false, -1, 1e9, &c->lending_limit[i], err)))
+        return rc;
+    return 0;
+}
+
+static int kueue_parse(struct scenario *sc, const struct conf_node *p, struct conf_err *err)
+{
+    static const char *const qkeys[] = {"inference", "training", NULL};
+    static const char *const pkeys[] = {"inference", "training", NULL};
+    static const char *const ekeys[] = {"within_cluster_queue", "reclaim_within_cohort", NULL};
+    static const char *const strategies[] = {"BestEffortFIFO", "StrictFIFO", NULL};
+    static const char *const withins[] = {"Never", "LowerPriority", "LowerOrNewerEqualPriority",
+                                          NULL};
+    static const char *const reclaims[] = {"Never", "LowerPriority", "Any", NULL};
+    const struct conf_doc *d = &sc->doc;
+    double total = scenario_gpus(sc);
+    int rc;
+    struct kueue_pol_cfg *c = malloc(sizeof(*c));
+    if (!c)
+        return -ENOMEM;
+    cfg_default(c);
+    sc->policy.cfg = c;
+    if (sc->sharing == SHARE_MIG)
+        return conf_errf(err, d, p, "name",
+                         "kueue places workloads on whole cards: use sharing exclusive, "
+                         "timeslice or mps, not mig");
+    if (!p)
+        return 0;
+    const struct conf_node *q = conf_get(p, "queues"), *pr = conf_get(p, "priorities"),
+                           *pe = conf_get(p, "preemption");
+    int strategy = (int)c->strategy, within = (int)c->within, reclaim = (int)c->reclaim;
+    int64_t pi = c->prio[CQ_INF], pt = c->prio[CQ_TRAIN];
+    if ((rc = conf_check_keys(d, q, "queues", qkeys, err)) ||
+        (rc = parse_queue(d, conf_get(q, "inference"), "inference", c, CQ_INF, total, err)) ||
+        (rc = parse_queue(d, conf_get(q, "training"), "training", c, CQ_TRAIN, total, err)) ||
+        (rc = conf_check_keys(d, pr, "priorities", pkeys, err)) ||
+        (rc = conf_int(d, pr, "inference", false, -1000000000, 1000000000, &pi, err)) ||
+        (rc = conf_int(d, pr, "training", false, -1000000000, 1000000000, &pt, err)) ||
+        (rc = conf_enum(d, p, "queueing", false, strategies, &strategy, err)) ||
+        (rc = conf_check_keys(d, pe, "preemption", ekeys, err)) ||
+        (rc = conf_enum(d, pe, "within_cluster_queue", false, withins, &within, err)) ||
+        (rc = conf_enum(d, pe, "reclaim_within_cohort", false, reclaims, &reclaim, err)) ||
+        (rc = conf_bool(d, p, "graceful", false, &c->graceful, err)))
+        return rc;
+    c->prio[CQ_INF] = (int32_t)pi;
+    c->prio[CQ_TRAIN] = (int32_t)pt;
+    c->strategy = (enum kueue_strategy)strategy;
+    c->within = (enum kueue_within)within;
+    c->reclaim = (enum kueue_reclaim)reclaim;
+    if (c->nominal[CQ_INF] >= 0 && c->nominal[CQ_TRAIN] >= 0 &&
+        c->nominal[CQ_INF] + c->nominal[CQ_TRAIN] > total)
+        return conf_errf(err, d, q, "queues",
+                         "nominal quotas sum to %g GPUs but the cluster has %g (Kueue would "
+                         "admit workloads that can never be placed)",
+                         c->nominal[CQ_INF] + c->nominal[CQ_TRAIN], total);
+    return 0;
+}
+
+static void kueue_free_cfg(void *cfg)
+{
+    free(cfg);
+}
+
+/* ---- bookkeeping ---- */
+
+static uint8_t *job_state(struct kq *k, uint32_t j)
+{
+    if (j >= k->njob_st) {
+        uint32_t n = k->njob_st ? 2 * k->njob_st : 256;
+        while (n <= j)
+            n *= 2;
+        uint8_t *v = realloc(k->job_st, n);
+        if (!v)
+            return NULL;
+        memset(v + k->njob_st, WL_NONE, n - k->njob_st);
+        k->job_st = v;
+        k->njob_st = n;
+    }
+    return &k->job_st[j];
+}
+
+static struct inf_wl *inf_find(struct kq *k, uint32_t id)
+{
+    for (uint32_t i = 0; i < k->ninf; i++)
+        if (k->inf[i].id == id)
+            return &k->inf[i];
+    return NULL;
+}
+
+static int inf_submit(struct sim *s, struct kq *k, uint32_t svc)
+{
+    if (k->ninf == k->cap_inf) {
+        uint32_t cap = k->cap_inf ? 2 * k->cap_inf : 16;
+        struct inf_wl *v = realloc(k->inf, cap * sizeof(*v));
+        if (!v)
+            return -ENOMEM;
+        k->inf = v;
+        k->cap_inf = cap;
+    }
+    uint32_t id = INF_BASE + k->next_inf;
+    int rc = kueue_submit(k->q, id, CQ_INF, k->cfg.prio[CQ_INF], 1.0, s->eng.now);
+    if (rc)
+        return rc;
+    k->next_inf++;
+    k->inf[k->ninf++] = (struct inf_wl){.id = id, .svc = svc, .gpu = NO_GPU, .st = WL_PENDING};
+    return 0;
+}
+
+static void inf_forget(struct kq *k, struct inf_wl *w)
+{
+    kueue_remove(k->q, w->id);
+    *w = k->inf[--k->ninf];
+}
+
+/* Workloads of svc: placed, and not placed yet (pending or admitted). */
+static void inf_count(const struct kq *k, uint32_t svc, uint32_t *placed, uint32_t *waiting)
+{
+    *placed = *waiting = 0;
+    for (uint32_t i = 0; i < k->ninf; i++)
+        if (k->inf[i].svc == svc) {
+            if (k->inf[i].st == WL_PLACED)
+                (*placed)++;
+            else
+                (*waiting)++;
+        }
+}
+
+static bool card_free(const struct cluster *cl, uint32_t g)
+{
+    return cl->cards[g].nten == 0 && !cl->cards[g].reconfiguring;
+}
+
+/* A free card on the node with the fewest free cards (packing), or NO_GPU. */
+static uint32_t pick_free_card(const struct cluster *cl)
+{
+    uint32_t best = NO_GPU, best_free = UINT32_MAX;
+    for (uint32_t n = 0; n < cl->nodes; n++) {
+        if (cl->node_free[n] == 0 || cl->node_free[n] >= best_free)
+            continue;
+        for (uint32_t i = 0; i < cl->per_node; i++) {
+            uint32_t g = n * cl->per_node + i;
+            if (card_free(cl, g)) {
+                best = g;
+                best_free = cl->node_free[n];
+                break;
+            }
+        }
+    }
+    return best;
+}
+
+/* Stop the replica of svc on card g (a victim). */
+static void stop_replica_on(struct sim *s, uint32_t svc, uint32_t g)
+{
+    struct service *sv = &s->svcs[svc];
+    for (uint32_t r = 0; r < sv->nreps; r++) {
+        const struct replica *rp = &sv->reps[r];
+        if (!rp->gone && !rp->draining && rp->gpu == g) {
+            service_remove_replica(sv, r);
+            return;
+        }
+    }
+}
+
+static void evict(struct sim *s, struct kq *k, uint32_t id)
+{
+    if (id >= INF_BASE) {
+        struct inf_wl *w = inf_find(k, id);
+        if (!w)
+            return;
+        if (w->st == WL_PLACED) {
+            stop_replica_on(s, w->svc, w->gpu);
+            k->preempted_replicas++;
+        }
+        w->st = WL_PENDING;
+        w->gpu = NO_GPU;
+        return;
+    }
+    uint8_t *st = job_state(k, id);
+    if (!st)
+        return;
+    if (*st == WL_PLACED) {
+        k->preempted_jobs++;
+        *st = WL_EVICTING; /* requeued (on_requeue) once the save is over */
+        trainer_preempt(&s->tr, id, k->cfg.graceful);
+    } else {
+        *st = WL_PENDING;
+    }
+}
+
+/* Admit what kueue decides, preempting its victims, until nothing is admissible. */
+static void admit_all(struct sim *s, struct kq *k)
+{
+    struct kueue_decision d;
+    while (kueue_next(k->q, &d) > 0) {
+        if (d.n_victims > k->cap_victims) {
+            uint32_t *v = realloc(k->victims, d.n_victims * sizeof(*v));
+            if (!v)
+                return;
+            k->victims = v;
+            k->cap_victims = d.n_victims;
+        }
+        memcpy(k->victims, d.victims, d.n_victims * sizeof(*k->victims));
+        d.victims = k->victims;
+        if (kueue_apply(k->q, &d, s->eng.now))
+            return;
+        for (uint32_t v = 0; v < d.n_victims; v++)
+            evict(s, k, k->victims[v]);
+        if (d.id >= INF_BASE) {
+            struct inf_wl *w = inf_find(k, d.id);
+            if (w)
+                w->st = WL_ADMITTED;
+        } else {
+            uint8_t *st = job_state(k, d.id);
+            if (st)
+                *st = WL_ADMITTED;
+        }
+    }
+}
+
+/* Put admitted workloads on free cards: inference first, then training in job order. */
+static void place_admitted(struct sim *s, struct kq *k)
+{
+    sim_time delay = s->sc->policy.autoscale ? s->sc->policy.as.up_delay : 0;
+    for (uint32_t i = 0; i < k->ninf; i++) {
+        struct inf_wl *w = &k->inf[i];
+        if (w->st != WL_ADMITTED)
+            continue;
+        uint32_t g = pick_free_card(&s->cl);
+        if (g == NO_GPU || sim_start_replica(s, w->svc, g, delay) != 0)
+            break;
+        w->st = WL_PLACED;
+        w->gpu = g;
+    }
+    for (uint32_t j = 0; j < k->njob_st && j < s->tr.njobs; j++) {
+        if (k->job_st[j] != WL_ADMITTED)
+            continue;
+        const struct job *job = &s->tr.jobs[j];
+        if (job->state != JOB_QUEUED)
+            continue;
+        if (cluster_find_gang(&s->cl, job->spec.gpus, k->gang) == 0) {
+            k->job_st[j] = WL_PLACED;
+            /* 1: OOM-killed at start, on_finish already forgot it. */
+            if (trainer_start(&s->tr, j, k->gang) >= 0)
+                continue;
+            k->job_st[j] = WL_ADMITTED;
+        }
+        if (k->cfg.strategy == KUEUE_STRICT_FIFO)
+            break;
+    }
+}
+
+/* Admission and placement until stable; re-entrant calls (from trainer callbacks) defer. */
+static void reconcile(struct sim *s, struct kq *k)
+{
+    if (k->busy) {
+        k->again = true;
+        return;
+    }
+    k->busy = true;
+    do {
+        k->again = false;
+        admit_all(s, k);
+        place_admitted(s, k);
+    } while (k->again);
+    k->busy = false;
+}
+
+/* ---- autoscaler hooks ---- */
+
+/*
+ * The HPA wants a replica of svc: make sure there is a workload for every
+ * replica it asks for; Kueue admits (and preempts for) them; placement
+ * follows asynchronously, so the card is never handed back here.
+ */
+static uint32_t kueue_pick(struct sim *s, void *ctx, uint32_t svc)
+{
+    struct kq *k = ctx;
+    uint32_t placed, waiting, want = autoscale_current(&k->ps.as[svc]);
+    inf_count(k, svc, &placed, &waiting);
+    for (uint32_t n = placed + waiting; n < want; n++)
+        if (inf_submit(s, k, svc))
+            break;
+    reconcile(s, k);
+    return NO_GPU;
+}
+
+/* A scale-down took a replica off card g: its workload is finished. */
+static void kueue_freed(struct sim *s, void *ctx, uint32_t g)
+{
+    struct kq *k = ctx;
+    (void)s;
+    for (uint32_t i = 0; i < k->ninf; i++)
+        if (k->inf[i].st == WL_PLACED && k->inf[i].gpu == g) {
+            inf_forget(k, &k->inf[i]);
+            return;
+        }
+}
+
+/* Cancel not-yet-placed workloads beyond what the HPA now asks for (newest first). */
+static void trim_waiting(struct kq *k, uint32_t svc)
+{
+    uint32_t placed, waiting, want = autoscale_current(&k->ps.as[svc]);
+    inf_count(k, svc, &placed, &waiting);
+    for (uint32_t i = k->ninf; i-- > 0 && waiting > 0 && placed + waiting > want;)
+        if (k->inf[i].svc == svc && k->inf[i].st != WL_PLACED) {
+            inf_forget(k, &k->inf[i]);
+            waiting--;
+        }
+}
+
+/* ---- policy callbacks ---- */
+
+static int kueue_init(struct sim *s, void **state)
+{
+    struct kq *k = calloc(1, sizeof(*k));
+    if (!k)
+        return -ENOMEM;
+    *state = k;
+    const struct scenario *sc = s->sc;
+    if (sc->policy.cfg)
+        k->cfg = *(const struct kueue_pol_cfg *)sc->policy.cfg;
+    else
+        cfg_default(&k->cfg);
+    double total = s->cl.ngpus;
+    if (k->cfg.nominal[CQ_INF] < 0)
+        k->cfg.nominal[CQ_INF] = sc->policy.inference_gpus;
+    if (k->cfg.nominal[CQ_INF] > total)
+        k->cfg.nominal[CQ_INF] = total;
+    if (k->cfg.nominal[CQ_TRAIN] < 0)
+        k->cfg.nominal[CQ_TRAIN] = total - k->cfg.nominal[CQ_INF];
+    k->q = kueue_create();
+    k->gang = calloc(s->cl.ngpus, sizeof(*k->gang));
+    if (!k->q || !k->gang)
+        return -ENOMEM;
+    for (int i = 0; i < CQ_N; i++) {
+        struct kueue_cq cq;
+        kueue_cq_default(&cq);
+        cq.cohort = 0;
+        cq.nominal = k->cfg.nominal[i];
+        cq.borrowing_limit = k->cfg.borrowing_limit[i];
+        cq.lending_limit = k->cfg.lending_limit[i];
+        cq.strategy = k->cfg.strategy;
+        cq.within = k->cfg.within;
+        cq.reclaim = k->cfg.reclaim;
+        int rc = kueue_add_cq(k->q, &cq);
+        if (rc < 0)
+            return rc;
+    }
+    /* The most a training workload can hold: its nominal plus what it may borrow. */
+    double lend =
+        k->cfg.lending_limit[CQ_INF] < 0 || k->cfg.lending_limit[CQ_INF] > k->cfg.nominal[CQ_INF]
+            ? k->cfg.nominal[CQ_INF]
+            : k->cfg.lending_limit[CQ_INF];
+    double bl = k->cfg.borrowing_limit[CQ_TRAIN];
+    double most = k->cfg.nominal[CQ_TRAIN] + (bl >= 0 && bl < lend ? bl : lend);
+    k->max_train = most > total ? s->cl.ngpus : (uint32_t)(most + 1e-9);
+
+    /* Initial replicas: the service's count, else the HPA minimum; a fixed split without HPA. */
+    uint32_t *initial = calloc(s->nsvcs ? s->nsvcs : 1, sizeof(*initial));
+    if (!initial)
+        return -ENOMEM;
+    uint32_t pool = sc->policy.inference_gpus, fixed = 0, flexible = 0;
+    for (uint32_t i = 0; i < s->nsvcs; i++) {
+        fixed += sc->services[i].replicas;
+        flexible += sc->services[i].replicas == 0;
+    }
+    uint32_t spare = pool > fixed ? pool - fixed : 0;
+    for (uint32_t i = 0; i < s->nsvcs; i++) {
+        const struct service_cfg *c = &sc->services[i];
+        uint32_t n = c->replicas;
+        if (n == 0 && sc->policy.autoscale) {
+            n = (c->min_replicas || c->max_replicas) ? c->min_replicas : sc->policy.as.min_replicas;
+        } else if (n == 0) {
+            n = spare / flexible + (spare % flexible ? 1 : 0);
+            spare -= n;
+            flexible--;
+        }
+        initial[i] = n;
+        for (uint32_t r = 0; r < n; r++) {
+            int rc = inf_submit(s, k, i);
+            if (rc) {
+                free(initial);
+                return rc;
+            }
+        }
+    }
+    admit_all(s, k);
+    /* Initial replicas serve at once (they exist before t = 0). */
+    for (uint32_t i = 0; i < k->ninf; i++) {
+        struct inf_wl *w = &k->inf[i];
+        uint32_t g = w->st == WL_ADMITTED ? pick_free_card(&s->cl) : NO_GPU;
+        if (g != NO_GPU && sim_place_replica(s, w->svc, g) == 0) {
+            w->st = WL_PLACED;
+            w->gpu = g;
+        }
+    }
+    int rc = 0;
+    if (sc->policy.autoscale) {
+        rc = pol_scaler_init(&k->ps, s, initial);
+        k->scaling = rc == 0;
+    }
+    free(initial);
+    return rc;
+}
+
+static void kueue_on_submit(struct sim *s, void *state, uint32_t j)
+{
+    struct kq *k = state;
+    const struct job *job = &s->tr.jobs[j];
+    uint8_t *st = job_state(k, j);
+    if (!st || job->spec.gpus > k->max_train ||
+        kueue_submit(k->q, j, CQ_TRAIN, k->cfg.prio[CQ_TRAIN], (double)job->spec.gpus,
+                     job->spec.submit) != 0) {
+        trainer_reject(&s->tr, j);
+        return;
+    }
+    *st = WL_PENDING;
+    reconcile(s, k);
+}
+
+static void kueue_on_finish(struct sim *s, void *state, uint32_t j)
+{
+    struct kq *k = state;
+    uint8_t *st = job_state(k, j);
+    if (st && *st != WL_NONE) {
+        kueue_remove(k->q, j);
+        *st = WL_NONE;
+    }
+    reconcile(s, k);
+}
+
+static void kueue_on_requeue(struct sim *s, void *state, uint32_t j)
+{
+    struct kq *k = state;
+    uint8_t *st = job_state(k, j);
+    if (!st)
+        return;
+    if (*st == WL_EVICTING)
+        *st = WL_PENDING; /* preempted by Kueue: its quota is gone, it waits its turn */
+    else if (*st == WL_PLACED)
+        *st = WL_ADMITTED; /* a fault restarted it: the workload stays admitted */
+    reconcile(s, k);
+}
+
+static void kueue_on_tick(struct sim *s, void *state)
+{
+    struct kq *k = state;
+    if (k->scaling) {
+        pol_scaler_tick(&k->ps, s, NULL, kueue_pick, kueue_freed, k);
+        for (uint32_t i = 0; i < s->nsvcs; i++)
+            trim_waiting(k, i);
+    }
+    reconcile(s, k);
+}
+
+static void kueue_destroy_state(void *state)
+{
+    struct kq *k = state;
+    if (!k)
+        return;
+    kueue_destroy(k->q);
+    pol_scaler_release(&k->ps);
+    free(k->job_st);
+    free(k->inf);
+    free(k->gang);
+    free(k->victims);
+    free(k);
+}
+
+const struct policy_ops policy_kueue = {
+    .name = "kueue",
+    .keys = kueue_keys,
+    .parse = kueue_parse,
+    .free_cfg = kueue_free_cfg,
+    .init = kueue_init,
+    .on_submit = kueue_on_submit,
+    .on_finish = kueue_on_finish,
+    .on_requeue = kueue_on_requeue,
+    .on_tick = kueue_on_tick,
+    .destroy = kueue_destroy_state,
+};
