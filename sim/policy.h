@@ -47,5 +47,7 @@ const struct policy_ops *policy_find(const char *name);
 const char *policy_names_text(void);
 
 extern const struct policy_ops policy_dedicated;
+extern const struct policy_ops policy_timeslice, policy_mps; /* sim/policy/pack.c */
+extern const struct policy_ops policy_mig_static;            /* sim/policy/migstatic.c */
 
 #endif
