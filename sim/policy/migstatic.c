@@ -223,8 +223,8 @@ static int apply_layouts(struct sim *s, const struct migs_cfg *cfg)
         for (uint32_t node = cfg->g[i].first; node <= cfg->g[i].last && node < c->nodes; node++)
             for (uint32_t k = 0; k < c->per_node; k++) {
                 uint32_t gpu = node * c->per_node + k;
-                int rc = cluster_relayout_begin(c, gpu, s->eng.now, cfg->g[i].layout, err,
-                                                sizeof(err));
+                int rc =
+                    cluster_relayout_begin(c, gpu, s->eng.now, cfg->g[i].layout, err, sizeof(err));
                 if (rc)
                     return rc;
                 cluster_relayout_done(c, gpu, s->eng.now);

@@ -356,9 +356,9 @@ static int mps_parse(struct scenario *sc, const struct conf_node *p, struct conf
 }
 
 static const char *const timeslice_keys[] = {"pack", "max_training_per_card", "inference_spread",
-                                              "check_memory", NULL};
-static const char *const mps_keys[] = {"pack",         "max_training_per_card", "inference_spread",
-                                       "check_memory", "thread_pct",            NULL};
+                                             "check_memory", NULL};
+static const char *const mps_keys[] = {
+    "pack", "max_training_per_card", "inference_spread", "check_memory", "thread_pct", NULL};
 
 const struct policy_ops policy_timeslice = {
     .name = "timeslice",
