@@ -100,8 +100,7 @@ void pol_scaler_tick(struct pol_scaler *ps, struct sim *s, const double *forecas
         uint32_t have = service_replicas(&s->svcs[i]);
         while (have < want) {
             uint32_t gpu = pick(s, ctx, i);
-            if (gpu == UINT32_MAX ||
-                sim_start_replica(s, i, gpu, s->sc->policy.as.up_delay) != 0) {
+            if (gpu == UINT32_MAX || sim_start_replica(s, i, gpu, s->sc->policy.as.up_delay) != 0) {
                 ps->blocked += want - have;
                 break;
             }
