@@ -18,7 +18,8 @@
  * instance is smallest (ties: lowest index) — small instances for inference,
  * the large ones stay free for training. policy.inference_gpus initial
  * replicas (explicit per-service counts first, the rest evenly), then the
- * shared HPA loop when policy.autoscale is given.
+ * shared HPA loop when policy.autoscale is given, with a replica's capacity
+ * scaled by its instance's speed factor and up to one replica per instance.
  *
  * Training: a BestEffortFIFO queue. A job with spec.mig_profile gets that
  * profile; otherwise a job of g GPUs gets g instances of the largest profile
@@ -232,6 +233,44 @@ static int apply_layouts(struct sim *s, const struct migs_cfg *cfg)
     return 0;
 }
 
+/*
+ * pol_scaler sizes a replica as a whole card: under MIG a replica has its
+ * instance's speed (capacity × speed factor), and a card holds up to 7
+ * replicas (max = the instances that could hold one, within the configured
+ * maximum).
+ */
+static void fit_scaler(const struct sim *s, struct autoscale *a, uint32_t svc)
+{
+    const struct service_cfg *c = &s->sc->services[svc];
+    const struct mig_profile *want =
+        c->mig_profile && *c->mig_profile ? mig_profile_find(s->cl.spec, c->mig_profile) : NULL;
+    double speed = 0;
+    uint32_t fit = 0;
+    for (uint32_t g = 0; g < s->cl.ngpus; g++) {
+        const struct mig_layout *l = &s->cl.cards[g].layout;
+        const struct mig_profile *small = NULL;
+        for (size_t k = 0; k < l->n; k++) {
+            const struct mig_profile *p = l->inst[k].profile;
+            if ((want && p != want) || !mig_fits_memory(p, c->mem_gib))
+                continue;
+            fit++;
+            if (!small || p->memory_mib < small->memory_mib)
+                small = p;
+        }
+        /* The speed of the smallest instance that holds it: where migs_pick puts replicas. */
+        double v = small ? mig_knobs_speed(&s->cl.mig, small) : 0;
+        if (v > 0 && (speed == 0 || v < speed))
+            speed = v;
+    }
+    if (speed > 0)
+        a->cfg.capacity = pol_replica_capacity(c) * speed;
+    uint32_t max = c->max_replicas ? c->max_replicas : s->sc->policy.as.max_replicas;
+    if (max > fit)
+        max = fit;
+    if (max >= a->cfg.min_replicas && max > 0)
+        a->cfg.max_replicas = max;
+}
+
 static int migs_init(struct sim *s, void **state)
 {
     struct migs *m = calloc(1, sizeof(*m));
@@ -272,6 +311,8 @@ static int migs_init(struct sim *s, void **state)
         m->scaling = true;
         if ((rc = pol_scaler_init(&m->ps, s, NULL)))
             return rc;
+        for (uint32_t i = 0; i < s->nsvcs; i++)
+            fit_scaler(s, &m->ps.as[i], i);
     }
     return 0;
 }
