@@ -10,6 +10,9 @@ static const struct policy_ops *const all_policies[] = {
     &policy_adaptive,
     &policy_kueue,
     &policy_kai,
+    &policy_timeslice,
+    &policy_mps,
+    &policy_mig_static,
 };
 
 const struct policy_ops *policy_find(const char *name)

@@ -51,5 +51,7 @@ extern const struct policy_ops policy_tidal;
 extern const struct policy_ops policy_adaptive;
 extern const struct policy_ops policy_kueue;
 extern const struct policy_ops policy_kai;
+extern const struct policy_ops policy_timeslice, policy_mps; /* sim/policy/pack.c */
+extern const struct policy_ops policy_mig_static;            /* sim/policy/migstatic.c */
 
 #endif

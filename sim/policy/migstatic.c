@@ -1,0 +1,471 @@
+/*
+ * migstatic.c — the `mig-static` policy: one fixed MIG layout per card.
+ *
+ * Reproduces a cluster partitioned once by the operator (nvidia-mig-parted
+ * per node label, the GPU operator's "mixed" strategy): every card keeps the
+ * layout of cluster.mig.layout, or of its node group given by the policy key
+ *     layouts: [{nodes: "0-3", layout: "1g.10gb*7"}, {nodes: 4, layout: "7g.80gb"}]
+ * (node ranges inclusive, 0-based, not overlapping; nodes outside every group
+ * keep cluster.mig.layout). The group layouts are applied directly at t = 0
+ * (cluster_relayout_begin + _done at the same instant), not with
+ * sim_mig_relayout: a static layout is configured before the workload starts
+ * (node provisioning), so charging a drain + re-creation time would bias
+ * mig-static against the policies that start from cluster.mig.layout; no
+ * re-layout ever happens during the run.
+ *
+ * Inference: each replica goes on the smallest free instance that holds its
+ * memory (of the service's mig_profile when set), on the card whose such
+ * instance is smallest (ties: lowest index) — small instances for inference,
+ * the large ones stay free for training. policy.inference_gpus initial
+ * replicas (explicit per-service counts first, the rest evenly), then the
+ * shared HPA loop when policy.autoscale is given, with a replica's capacity
+ * scaled by its instance's speed factor and up to one replica per instance.
+ *
+ * Training: a BestEffortFIFO queue. A job with spec.mig_profile gets that
+ * profile; otherwise a job of g GPUs gets g instances of the largest profile
+ * (most compute slices, then most memory) that holds training.memory_gb_per_gpu
+ * and is free on g distinct cards (lowest card indices), one member per card;
+ * the gang runs at the speed of that profile (models/mig.h). A job that no
+ * layout of the cluster could ever hold is rejected at submission.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/policy/common.h"
+#include "sim/scenario.h"
+#include "sim/sim.h"
+
+struct migs_group {
+    uint32_t first, last; /* node range, inclusive */
+    const char *layout;   /* points into the scenario document */
+};
+
+struct migs_cfg {
+    struct migs_group *g;
+    uint32_t n;
+};
+
+struct migs {
+    struct jobq q;
+    struct pol_scaler ps;
+    bool scaling;
+    uint32_t *gang; /* ngpus entries */
+    bool in_start, again;
+};
+
+/*
+ * Smallest free instance of card gpu that holds mem (of profile want when not
+ * NULL): its index, or -1.
+ */
+static int smallest_free(const struct cluster *c, uint32_t gpu, const struct mig_profile *want,
+                         double mem)
+{
+    const struct card *g = &c->cards[gpu];
+    if (g->reconfiguring)
+        return -1;
+    int best = -1;
+    for (int k = 0; k < (int)g->layout.n; k++) {
+        const struct mig_profile *p = g->layout.inst[k].profile;
+        if (g->inst_tenant[k] != TENANT_NONE || (want && p != want) || !mig_fits_memory(p, mem))
+            continue;
+        if (best < 0 || p->memory_mib < g->layout.inst[best].profile->memory_mib)
+            best = k;
+    }
+    return best;
+}
+
+/* Does card gpu have an instance of p (free_only: a free one)? */
+static bool card_has(const struct cluster *c, uint32_t gpu, const struct mig_profile *p,
+                     bool free_only)
+{
+    const struct card *g = &c->cards[gpu];
+    if (free_only && g->reconfiguring)
+        return false;
+    for (size_t k = 0; k < g->layout.n; k++)
+        if (g->layout.inst[k].profile == p && (!free_only || g->inst_tenant[k] == TENANT_NONE))
+            return true;
+    return false;
+}
+
+/* pol_pick_fn: the card whose smallest fitting free instance is the smallest. */
+static uint32_t migs_pick(struct sim *s, void *ctx, uint32_t svc)
+{
+    (void)ctx;
+    const struct service_cfg *c = &s->sc->services[svc];
+    const struct mig_profile *want = NULL;
+    if (c->mig_profile && *c->mig_profile) {
+        want = mig_profile_find(s->cl.spec, c->mig_profile);
+        if (!want)
+            return UINT32_MAX;
+    }
+    uint32_t best = UINT32_MAX;
+    int best_mib = 0;
+    for (uint32_t g = 0; g < s->cl.ngpus; g++) {
+        int k = smallest_free(&s->cl, g, want, c->mem_gib);
+        if (k < 0)
+            continue;
+        int mib = s->cl.cards[g].layout.inst[k].profile->memory_mib;
+        if (best == UINT32_MAX || mib < best_mib) {
+            best = g;
+            best_mib = mib;
+        }
+    }
+    return best;
+}
+
+/* Is profile a larger than b (compute slices, then memory)? */
+static bool larger(const struct mig_profile *a, const struct mig_profile *b)
+{
+    if (a->compute_slices != b->compute_slices)
+        return a->compute_slices > b->compute_slices;
+    return a->memory_mib > b->memory_mib;
+}
+
+/*
+ * Cards (lowest first) with an instance of p into gang; returns how many, at
+ * most count (free_only: free instances only).
+ */
+static uint32_t cards_with(const struct sim *s, const struct mig_profile *p, bool free_only,
+                           uint32_t count, uint32_t *gang)
+{
+    uint32_t n = 0;
+    for (uint32_t g = 0; g < s->cl.ngpus && n < count; g++)
+        if (card_has(&s->cl, g, p, free_only))
+            gang[n++] = g;
+    return n;
+}
+
+/*
+ * The profile job j runs on, if its gang fits now (free_only) or could ever
+ * fit the layouts (!free_only); cards into gang. NULL when it does not.
+ */
+static const struct mig_profile *job_profile(const struct sim *s, uint32_t j, bool free_only,
+                                             uint32_t *gang)
+{
+    const struct job *job = &s->tr.jobs[j];
+    double mem = s->tr.cfg.mem_gib_per_gpu;
+    uint32_t g = job->spec.gpus;
+    if (g == 0 || g > s->cl.ngpus)
+        return NULL;
+    if (job->spec.mig_profile[0]) {
+        const struct mig_profile *p = mig_profile_find(s->cl.spec, job->spec.mig_profile);
+        if (!p || !mig_fits_memory(p, mem) || cards_with(s, p, free_only, g, gang) < g)
+            return NULL;
+        return p;
+    }
+    size_t n;
+    const struct mig_profile *tab = mig_profiles(s->cl.spec, &n);
+    const struct mig_profile *best = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const struct mig_profile *p = &tab[i];
+        if (!mig_fits_memory(p, mem) || (best && !larger(p, best)))
+            continue;
+        if (cards_with(s, p, free_only, g, gang) == g)
+            best = p;
+    }
+    if (best)
+        cards_with(s, best, free_only, g, gang);
+    return best;
+}
+
+/* Start job j on the instances of p on gang: the profile is set on the spec only for the call. */
+static int start_on(struct sim *s, uint32_t j, const struct mig_profile *p, const uint32_t *gang)
+{
+    struct job *job = &s->tr.jobs[j];
+    if (job->spec.mig_profile[0])
+        return trainer_start(&s->tr, j, gang);
+    size_t len = strlen(p->name);
+    if (len >= sizeof(job->spec.mig_profile))
+        return -EINVAL;
+    memcpy(job->spec.mig_profile, p->name, len + 1);
+    int rc = trainer_start(&s->tr, j, gang);
+    memset(job->spec.mig_profile, 0, sizeof(job->spec.mig_profile));
+    return rc;
+}
+
+static void start_pass(struct sim *s, struct migs *m)
+{
+    for (uint32_t i = 0; i < m->q.n;) {
+        uint32_t j = m->q.v[i];
+        if (s->tr.jobs[j].state != JOB_QUEUED) {
+            jobq_remove_at(&m->q, i);
+            continue;
+        }
+        const struct mig_profile *p = job_profile(s, j, true, m->gang);
+        if (p && start_on(s, j, p, m->gang) >= 0) {
+            jobq_remove_at(&m->q, i);
+            continue;
+        }
+        i++;
+    }
+}
+
+static void try_start(struct sim *s, struct migs *m)
+{
+    if (m->in_start) {
+        m->again = true;
+        return;
+    }
+    m->in_start = true;
+    do {
+        m->again = false;
+        start_pass(s, m);
+    } while (m->again);
+    m->in_start = false;
+}
+
+/* Apply the node groups' layouts at t = 0 (see the header comment for why not sim_mig_relayout). */
+static int apply_layouts(struct sim *s, const struct migs_cfg *cfg)
+{
+    struct cluster *c = &s->cl;
+    char err[MIG_ERR_LEN];
+    for (uint32_t i = 0; cfg && i < cfg->n; i++)
+        for (uint32_t node = cfg->g[i].first; node <= cfg->g[i].last && node < c->nodes; node++)
+            for (uint32_t k = 0; k < c->per_node; k++) {
+                uint32_t gpu = node * c->per_node + k;
+                int rc =
+                    cluster_relayout_begin(c, gpu, s->eng.now, cfg->g[i].layout, err, sizeof(err));
+                if (rc)
+                    return rc;
+                cluster_relayout_done(c, gpu, s->eng.now);
+            }
+    return 0;
+}
+
+/*
+ * pol_scaler sizes a replica as a whole card: under MIG a replica has its
+ * instance's speed (capacity × speed factor), and a card holds up to 7
+ * replicas (max = the instances that could hold one, within the configured
+ * maximum).
+ */
+static void fit_scaler(const struct sim *s, struct autoscale *a, uint32_t svc)
+{
+    const struct service_cfg *c = &s->sc->services[svc];
+    const struct mig_profile *want =
+        c->mig_profile && *c->mig_profile ? mig_profile_find(s->cl.spec, c->mig_profile) : NULL;
+    double speed = 0;
+    uint32_t fit = 0;
+    for (uint32_t g = 0; g < s->cl.ngpus; g++) {
+        const struct mig_layout *l = &s->cl.cards[g].layout;
+        const struct mig_profile *small = NULL;
+        for (size_t k = 0; k < l->n; k++) {
+            const struct mig_profile *p = l->inst[k].profile;
+            if ((want && p != want) || !mig_fits_memory(p, c->mem_gib))
+                continue;
+            fit++;
+            if (!small || p->memory_mib < small->memory_mib)
+                small = p;
+        }
+        /* The speed of the smallest instance that holds it: where migs_pick puts replicas. */
+        double v = small ? mig_knobs_speed(&s->cl.mig, small) : 0;
+        if (v > 0 && (speed == 0 || v < speed))
+            speed = v;
+    }
+    if (speed > 0)
+        a->cfg.capacity = pol_replica_capacity(c) * speed;
+    uint32_t max = c->max_replicas ? c->max_replicas : s->sc->policy.as.max_replicas;
+    if (max > fit)
+        max = fit;
+    if (max >= a->cfg.min_replicas && max > 0)
+        a->cfg.max_replicas = max;
+}
+
+static int migs_init(struct sim *s, void **state)
+{
+    struct migs *m = calloc(1, sizeof(*m));
+    if (!m)
+        return -ENOMEM;
+    *state = m;
+    const struct scenario *sc = s->sc;
+    m->gang = calloc(s->cl.ngpus ? s->cl.ngpus : 1, sizeof(*m->gang));
+    if (!m->gang)
+        return -ENOMEM;
+    int rc = apply_layouts(s, sc->policy.cfg);
+    if (rc)
+        return rc;
+
+    uint32_t fixed = 0, flexible = 0;
+    for (uint32_t i = 0; i < s->nsvcs; i++) {
+        fixed += sc->services[i].replicas;
+        flexible += sc->services[i].replicas == 0;
+    }
+    uint32_t pool = sc->policy.inference_gpus;
+    uint32_t spare = pool > fixed ? pool - fixed : 0;
+    for (uint32_t i = 0; i < s->nsvcs; i++) {
+        uint32_t want = sc->services[i].replicas;
+        if (want == 0) {
+            want = spare / flexible + (spare % flexible ? 1 : 0);
+            spare -= want;
+            flexible--;
+        }
+        for (uint32_t k = 0; k < want; k++) {
+            uint32_t gpu = migs_pick(s, m, i);
+            if (gpu == UINT32_MAX)
+                return -ENOSPC;
+            if ((rc = sim_place_replica(s, i, gpu)) < 0)
+                return rc;
+        }
+    }
+    if (sc->policy.autoscale) {
+        m->scaling = true;
+        if ((rc = pol_scaler_init(&m->ps, s, NULL)))
+            return rc;
+        for (uint32_t i = 0; i < s->nsvcs; i++)
+            fit_scaler(s, &m->ps.as[i], i);
+    }
+    return 0;
+}
+
+static void migs_on_submit(struct sim *s, void *state, uint32_t j)
+{
+    struct migs *m = state;
+    if (!job_profile(s, j, false, m->gang) || jobq_push(&m->q, j)) {
+        trainer_reject(&s->tr, j);
+        return;
+    }
+    try_start(s, m);
+}
+
+static void migs_on_finish(struct sim *s, void *state, uint32_t j)
+{
+    (void)j;
+    try_start(s, state);
+}
+
+static void migs_on_requeue(struct sim *s, void *state, uint32_t j)
+{
+    struct migs *m = state;
+    if (jobq_push(&m->q, j)) {
+        trainer_reject(&s->tr, j);
+        return;
+    }
+    try_start(s, m);
+}
+
+static void migs_on_tick(struct sim *s, void *state)
+{
+    struct migs *m = state;
+    if (m->scaling)
+        pol_scaler_tick(&m->ps, s, NULL, migs_pick, NULL, m);
+    try_start(s, m);
+}
+
+static void migs_destroy(void *state)
+{
+    struct migs *m = state;
+    if (!m)
+        return;
+    jobq_release(&m->q);
+    if (m->scaling)
+        pol_scaler_release(&m->ps);
+    free(m->gang);
+    free(m);
+}
+
+static void migs_free_cfg(void *cfg)
+{
+    struct migs_cfg *c = cfg;
+    if (!c)
+        return;
+    free(c->g);
+    free(c);
+}
+
+/* "3", "0-3": a node range within [0, nodes). Returns 0 or -EINVAL. */
+static int parse_nodes(const char *text, uint32_t nodes, uint32_t *first, uint32_t *last)
+{
+    char *end;
+    errno = 0;
+    unsigned long a = strtoul(text, &end, 10), b;
+    if (errno || end == text || *text == '-' || *text == '+')
+        return -EINVAL;
+    if (*end == '-') {
+        const char *q = end + 1;
+        if (*q == '-' || *q == '+')
+            return -EINVAL;
+        b = strtoul(q, &end, 10);
+        if (errno || end == q)
+            return -EINVAL;
+    } else {
+        b = a;
+    }
+    if (*end || a > b || b >= nodes)
+        return -EINVAL;
+    *first = (uint32_t)a;
+    *last = (uint32_t)b;
+    return 0;
+}
+
+static int migs_parse(struct scenario *sc, const struct conf_node *p, struct conf_err *err)
+{
+    static const char *const gkeys[] = {"nodes", "layout", NULL};
+    const struct conf_doc *d = &sc->doc;
+    if (sc->sharing != SHARE_MIG)
+        return conf_errf(err, d, conf_get(p, "name"), "name",
+                         "policy 'mig-static' needs 'cluster.sharing: mig' (the cluster shares "
+                         "by %s)",
+                         share_mode_name(sc->sharing));
+    const struct conf_node *l = conf_get(p, "layouts");
+    if (!l)
+        return 0;
+    if (l->kind != CONF_SEQ)
+        return conf_errf(err, d, l, "layouts", "expected a list of {nodes, layout}");
+    struct migs_cfg *c = calloc(1, sizeof(*c));
+    if (!c)
+        return -ENOMEM;
+    c->g = calloc(l->n ? l->n : 1, sizeof(*c->g));
+    if (!c->g) {
+        free(c);
+        return -ENOMEM;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < l->n && !rc; i++) {
+        const struct conf_node *it = l->items[i];
+        struct migs_group *g = &c->g[i];
+        const struct conf_node *nn = conf_get(it, "nodes");
+        char msg[MIG_ERR_LEN];
+        struct mig_layout ml;
+        if ((rc = conf_check_keys(d, it, "layouts", gkeys, err)) ||
+            (rc = conf_string(d, it, "layout", true, &g->layout, err)))
+            break;
+        if (!nn || nn->kind != CONF_SCALAR ||
+            parse_nodes(nn->value, sc->nodes, &g->first, &g->last)) {
+            rc = conf_errf(err, d, nn ? nn : it, "nodes",
+                           "expected a node or a range 'a-b' within 0-%u", sc->nodes - 1);
+            break;
+        }
+        if (mig_layout_check(sc->spec, g->layout, &ml, msg, sizeof(msg))) {
+            rc = conf_errf(err, d, conf_get(it, "layout"), "layout", "%s", msg);
+            break;
+        }
+        for (size_t k = 0; k < i; k++)
+            if (g->first <= c->g[k].last && c->g[k].first <= g->last) {
+                rc = conf_errf(err, d, nn, "nodes", "nodes %u-%u overlap an earlier group (%u-%u)",
+                               g->first, g->last, c->g[k].first, c->g[k].last);
+                break;
+            }
+        c->n++;
+    }
+    if (rc) {
+        migs_free_cfg(c);
+        return rc;
+    }
+    sc->policy.cfg = c;
+    return 0;
+}
+
+static const char *const migs_keys[] = {"layouts", NULL};
+
+const struct policy_ops policy_mig_static = {
+    .name = "mig-static",
+    .keys = migs_keys,
+    .parse = migs_parse,
+    .free_cfg = migs_free_cfg,
+    .init = migs_init,
+    .on_submit = migs_on_submit,
+    .on_finish = migs_on_finish,
+    .on_requeue = migs_on_requeue,
+    .on_tick = migs_on_tick,
+    .destroy = migs_destroy,
+};

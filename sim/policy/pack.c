@@ -1,0 +1,387 @@
+/*
+ * pack.c — the `timeslice` and `mps` policies: tenants bin-packed on shared cards.
+ *
+ * Both reproduce the NVIDIA device plugin's sharing, where a card is
+ * advertised as `replicas` schedulable GPUs (cluster.timeSlicing.replicas or
+ * cluster.mps.replicas) and the Kubernetes scheduler packs pods onto those
+ * slots:
+ *   timeslice  tenants take turns on the card (models/share.h); memory has no
+ *              isolation, so the allocation that overflows the card is
+ *              OOM-killed by the cluster;
+ *   mps        tenants run concurrently under a thread-percentage cap per
+ *              class (services[].active_thread_percentage,
+ *              training.active_thread_percentage, overridable here with
+ *              `thread_pct`); each client is pinned to card memory / replicas
+ *              (the k8s MPS plugin's per-client limit).
+ *
+ * One core, two ops tables. Placement: a tenant (an inference replica or one
+ * gang member) goes to the card that scores best among those with a free slot
+ * — most-allocated (most tenants; packs, leaves whole cards free) or
+ * least-allocated (spreads) — ties to the lowest index. A gang takes one
+ * member per distinct card, the g best cards. Optional limits:
+ * `max_training_per_card`, `inference_spread` (replicas of one service on
+ * distinct cards) and `check_memory` (default true: a careful scheduler sums
+ * the tenants' memory and refuses a card the new tenant would overflow, and
+ * under MPS a tenant above the per-client limit; false reproduces naive
+ * time-slicing, where the cluster's OOM rule kills the overflowing tenant).
+ *
+ * Inference: policy.inference_gpus initial replicas (explicit per-service
+ * counts first, the rest evenly, as `dedicated`), then the shared HPA loop
+ * (pol_scaler) when policy.autoscale is given. Training: a BestEffortFIFO
+ * queue; any queued job starts whenever its gang fits. No preemption. A job
+ * that can never fit (more GPUs than cards; with check_memory, more memory
+ * than a card or an MPS client has) is rejected at submission.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/policy/common.h"
+#include "sim/scenario.h"
+#include "sim/sim.h"
+
+struct pack_cfg {
+    bool least;         /* pack: least-allocated (spread) instead of most-allocated */
+    uint32_t max_train; /* training members per card; 0 = only the slot limit */
+    bool spread;        /* inference_spread: one replica of a service per card */
+    bool check_memory;  /* refuse placements that would overflow memory */
+};
+
+struct pack {
+    struct pack_cfg cfg;
+    struct jobq q;
+    struct pol_scaler ps;
+    bool scaling;
+    uint32_t *gang; /* chosen cards, ngpus entries */
+    uint32_t *cand; /* scratch, ngpus entries */
+    bool in_start, again;
+};
+
+/* Memory slack for sums of GiB figures. */
+#define PACK_MEM_EPS 1e-9
+
+/* Would card gpu take a tenant of this kind, owner and memory under the policy's rules? */
+static bool card_fits(const struct sim *s, const struct pack *p, uint32_t gpu,
+                      enum tenant_kind kind, uint32_t owner, double mem)
+{
+    const struct cluster *c = &s->cl;
+    const struct card *g = &c->cards[gpu];
+    if (g->reconfiguring || g->nten >= c->slots)
+        return false;
+    double used = 0;
+    uint32_t ntrain = 0;
+    bool same = false;
+    for (uint32_t i = 0; i < g->nten; i++) {
+        const struct tenant *t = &c->tenants[g->ten[i]];
+        used += t->st.mem_gib;
+        ntrain += t->kind == TENANT_TRAIN;
+        same = same || (t->kind == TENANT_INFER && t->owner == owner);
+    }
+    if (kind == TENANT_TRAIN && p->cfg.max_train && ntrain >= p->cfg.max_train)
+        return false;
+    if (kind == TENANT_INFER && p->cfg.spread && same)
+        return false;
+    if (p->cfg.check_memory) {
+        if (used + mem > c->mem_gib + PACK_MEM_EPS)
+            return false;
+        if (c->mode == SHARE_MPS && mem > c->mem_gib / c->slots + PACK_MEM_EPS)
+            return false;
+    }
+    return true;
+}
+
+/* Is card a a better choice than card b? */
+static bool better(const struct sim *s, const struct pack *p, uint32_t a, uint32_t b)
+{
+    uint32_t na = s->cl.cards[a].nten, nb = s->cl.cards[b].nten;
+    if (na != nb)
+        return p->cfg.least ? na < nb : na > nb;
+    return a < b;
+}
+
+/*
+ * The `count` best cards that fit, into p->gang, best first. Returns the
+ * number found (< count: the gang does not fit now).
+ */
+static uint32_t pick_cards(const struct sim *s, struct pack *p, enum tenant_kind kind,
+                           uint32_t owner, double mem, uint32_t count)
+{
+    uint32_t n = 0;
+    for (uint32_t g = 0; g < s->cl.ngpus; g++)
+        if (card_fits(s, p, g, kind, owner, mem))
+            p->cand[n++] = g;
+    uint32_t k = 0;
+    for (; k < count && k < n; k++) {
+        uint32_t best = k;
+        for (uint32_t i = k + 1; i < n; i++)
+            if (better(s, p, p->cand[i], p->cand[best]))
+                best = i;
+        uint32_t t = p->cand[k];
+        p->cand[k] = p->cand[best];
+        p->cand[best] = t;
+        p->gang[k] = p->cand[k];
+    }
+    return k;
+}
+
+/* pol_pick_fn: the card for a new replica of svc. */
+static uint32_t pack_pick(struct sim *s, void *ctx, uint32_t svc)
+{
+    struct pack *p = ctx;
+    if (pick_cards(s, p, TENANT_INFER, svc, s->sc->services[svc].mem_gib, 1) < 1)
+        return UINT32_MAX;
+    return p->gang[0];
+}
+
+/* Could job j ever run here (on an empty cluster)? */
+static bool job_can_ever_fit(const struct sim *s, const struct pack *p, uint32_t j)
+{
+    const struct cluster *c = &s->cl;
+    uint32_t g = s->tr.jobs[j].spec.gpus;
+    double mem = s->tr.cfg.mem_gib_per_gpu;
+    if (g == 0 || g > c->ngpus)
+        return false;
+    if (p->cfg.check_memory) {
+        if (mem > c->mem_gib + PACK_MEM_EPS)
+            return false;
+        if (c->mode == SHARE_MPS && mem > c->mem_gib / c->slots + PACK_MEM_EPS)
+            return false;
+    }
+    return true;
+}
+
+/* One pass over the queue in order: start every job whose gang fits (BestEffortFIFO). */
+static void start_pass(struct sim *s, struct pack *p)
+{
+    for (uint32_t i = 0; i < p->q.n;) {
+        uint32_t j = p->q.v[i];
+        const struct job *job = &s->tr.jobs[j];
+        if (job->state != JOB_QUEUED) {
+            jobq_remove_at(&p->q, i);
+            continue;
+        }
+        uint32_t g = job->spec.gpus;
+        if (pick_cards(s, p, TENANT_TRAIN, j, s->tr.cfg.mem_gib_per_gpu, g) == g &&
+            trainer_start(&s->tr, j, p->gang) >= 0) {
+            /* Started, or OOM-killed at its first allocation (FAILED): out of the queue. */
+            jobq_remove_at(&p->q, i);
+            continue;
+        }
+        i++;
+    }
+}
+
+/* Start what fits. Re-entrant calls (on_finish of an OOM-killed start) ask for one more pass. */
+static void try_start(struct sim *s, struct pack *p)
+{
+    if (p->in_start) {
+        p->again = true;
+        return;
+    }
+    p->in_start = true;
+    do {
+        p->again = false;
+        start_pass(s, p);
+    } while (p->again);
+    p->in_start = false;
+}
+
+static int pack_init(struct sim *s, void **state)
+{
+    struct pack *p = calloc(1, sizeof(*p));
+    if (!p)
+        return -ENOMEM;
+    *state = p;
+    const struct scenario *sc = s->sc;
+    const struct pack_cfg *cfg = sc->policy.cfg;
+    p->cfg = cfg ? *cfg : (struct pack_cfg){.check_memory = true};
+    uint32_t n = s->cl.ngpus ? s->cl.ngpus : 1;
+    p->gang = calloc(n, sizeof(*p->gang));
+    p->cand = calloc(n, sizeof(*p->cand));
+    if (!p->gang || !p->cand)
+        return -ENOMEM;
+
+    /* Initial replicas: explicit counts first, the rest of inference_gpus evenly. */
+    uint32_t fixed = 0, flexible = 0;
+    for (uint32_t i = 0; i < s->nsvcs; i++) {
+        fixed += sc->services[i].replicas;
+        flexible += sc->services[i].replicas == 0;
+    }
+    uint32_t pool = sc->policy.inference_gpus;
+    uint32_t spare = pool > fixed ? pool - fixed : 0;
+    for (uint32_t i = 0; i < s->nsvcs; i++) {
+        uint32_t want = sc->services[i].replicas;
+        if (want == 0) {
+            want = spare / flexible + (spare % flexible ? 1 : 0);
+            spare -= want;
+            flexible--;
+        }
+        for (uint32_t k = 0; k < want; k++) {
+            uint32_t gpu = pack_pick(s, p, i);
+            if (gpu == UINT32_MAX)
+                return -ENOSPC;
+            int rc = sim_place_replica(s, i, gpu);
+            if (rc < 0)
+                return rc;
+            /* rc == 1: OOM-killed at once (check_memory false): counted by the sim. */
+        }
+    }
+    if (sc->policy.autoscale) {
+        p->scaling = true; /* released by destroy even if init fails half-way */
+        int rc = pol_scaler_init(&p->ps, s, NULL);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static void pack_on_submit(struct sim *s, void *state, uint32_t j)
+{
+    struct pack *p = state;
+    if (!job_can_ever_fit(s, p, j) || jobq_push(&p->q, j)) {
+        trainer_reject(&s->tr, j);
+        return;
+    }
+    try_start(s, p);
+}
+
+static void pack_on_finish(struct sim *s, void *state, uint32_t j)
+{
+    (void)j;
+    try_start(s, state);
+}
+
+static void pack_on_requeue(struct sim *s, void *state, uint32_t j)
+{
+    struct pack *p = state;
+    if (jobq_push(&p->q, j)) {
+        trainer_reject(&s->tr, j);
+        return;
+    }
+    try_start(s, p);
+}
+
+static void pack_on_tick(struct sim *s, void *state)
+{
+    struct pack *p = state;
+    if (p->scaling)
+        pol_scaler_tick(&p->ps, s, NULL, pack_pick, NULL, p);
+    try_start(s, p);
+}
+
+static void pack_destroy(void *state)
+{
+    struct pack *p = state;
+    if (!p)
+        return;
+    jobq_release(&p->q);
+    if (p->scaling)
+        pol_scaler_release(&p->ps);
+    free(p->gang);
+    free(p->cand);
+    free(p);
+}
+
+static void pack_free_cfg(void *cfg)
+{
+    free(cfg);
+}
+
+/* Keys common to both tables; `what` is the sharing mode the policy needs. */
+static int parse_common(struct scenario *sc, const struct conf_node *p, struct conf_err *err,
+                        enum share_mode need, const char *policy, struct pack_cfg **out)
+{
+    static const char *const packs[] = {"most-allocated", "least-allocated", NULL};
+    const struct conf_doc *d = &sc->doc;
+    if (sc->sharing != need)
+        return conf_errf(err, d, conf_get(p, "name"), "name",
+                         "policy '%s' needs 'cluster.sharing: %s' (the cluster shares by %s)",
+                         policy, share_mode_name(need), share_mode_name(sc->sharing));
+    struct pack_cfg *c = calloc(1, sizeof(*c));
+    if (!c)
+        return -ENOMEM;
+    c->check_memory = true;
+    int pack = 0, rc;
+    int64_t max_train = 0;
+    if ((rc = conf_enum(d, p, "pack", false, packs, &pack, err)) ||
+        (rc = conf_int(d, p, "max_training_per_card", false, 0, 64, &max_train, err)) ||
+        (rc = conf_bool(d, p, "inference_spread", false, &c->spread, err)) ||
+        (rc = conf_bool(d, p, "check_memory", false, &c->check_memory, err))) {
+        free(c);
+        return rc;
+    }
+    c->least = pack == 1;
+    c->max_train = (uint32_t)max_train;
+    *out = c;
+    return 0;
+}
+
+static int timeslice_parse(struct scenario *sc, const struct conf_node *p, struct conf_err *err)
+{
+    struct pack_cfg *c;
+    int rc = parse_common(sc, p, err, SHARE_TIMESLICE, "timeslice", &c);
+    if (rc)
+        return rc;
+    sc->policy.cfg = c;
+    return 0;
+}
+
+/*
+ * mps: thread_pct {inference, training} (1..100) override the scenario's
+ * active_thread_percentage per class, for every service / for training.
+ */
+static int mps_parse(struct scenario *sc, const struct conf_node *p, struct conf_err *err)
+{
+    static const char *const tkeys[] = {"inference", "training", NULL};
+    struct pack_cfg *c;
+    int rc = parse_common(sc, p, err, SHARE_MPS, "mps", &c);
+    if (rc)
+        return rc;
+    const struct conf_doc *d = &sc->doc;
+    const struct conf_node *t = conf_get(p, "thread_pct");
+    double inf = 0, trn = 0;
+    if (t && ((rc = conf_check_keys(d, t, "thread_pct", tkeys, err)) ||
+              (rc = conf_double(d, t, "inference", false, 1, 100, &inf, err)) ||
+              (rc = conf_double(d, t, "training", false, 1, 100, &trn, err)))) {
+        free(c);
+        return rc;
+    }
+    if (inf > 0)
+        for (size_t i = 0; i < sc->nservices; i++)
+            sc->services[i].sm_cap = inf / 100;
+    if (trn > 0)
+        sc->training.run.sm_cap = trn / 100;
+    sc->policy.cfg = c;
+    return 0;
+}
+
+static const char *const timeslice_keys[] = {"pack", "max_training_per_card", "inference_spread",
+                                             "check_memory", NULL};
+static const char *const mps_keys[] = {
+    "pack", "max_training_per_card", "inference_spread", "check_memory", "thread_pct", NULL};
+
+const struct policy_ops policy_timeslice = {
+    .name = "timeslice",
+    .keys = timeslice_keys,
+    .parse = timeslice_parse,
+    .free_cfg = pack_free_cfg,
+    .init = pack_init,
+    .on_submit = pack_on_submit,
+    .on_finish = pack_on_finish,
+    .on_requeue = pack_on_requeue,
+    .on_tick = pack_on_tick,
+    .destroy = pack_destroy,
+};
+
+const struct policy_ops policy_mps = {
+    .name = "mps",
+    .keys = mps_keys,
+    .parse = mps_parse,
+    .free_cfg = pack_free_cfg,
+    .init = pack_init,
+    .on_submit = pack_on_submit,
+    .on_finish = pack_on_finish,
+    .on_requeue = pack_on_requeue,
+    .on_tick = pack_on_tick,
+    .destroy = pack_destroy,
+};

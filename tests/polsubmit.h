@@ -1,0 +1,104 @@
+/*
+ * polsubmit.h — policy tests: submit hand-made training jobs to the policy in
+ * the loop (as the trainer does for a drawn job) and check whole-run
+ * conservation of requests and GPU-seconds.
+ */
+#ifndef TIDESIM_POLSUBMIT_H
+#define TIDESIM_POLSUBMIT_H
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/simtest.h"
+
+/*
+ * Append a queued job of work_s seconds on gpus GPUs at the current time (the
+ * trainer's own cost rule) and hand it to the policy's on_submit. mig_profile
+ * may be NULL. Returns its index.
+ */
+static inline uint32_t polsubmit_job(struct sim *s, double work_s, uint32_t gpus,
+                                     const char *mig_profile)
+{
+    struct trainer *t = &s->tr;
+    if (t->njobs == t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 16;
+        t->jobs = realloc(t->jobs, t->cap * sizeof(*t->jobs));
+        cr_assert_not_null(t->jobs);
+    }
+    uint32_t id = t->njobs++;
+    struct job *j = &t->jobs[id];
+    memset(j, 0, sizeof(*j));
+    j->spec.id = id;
+    j->spec.submit = s->eng.now;
+    j->spec.work = sim_time_from_sec(work_s);
+    j->spec.gpus = gpus;
+    j->spec.gpu_fraction = 1;
+    if (mig_profile)
+        snprintf(j->spec.mig_profile, sizeof(j->spec.mig_profile), "%s", mig_profile);
+    j->state = JOB_QUEUED;
+    j->start = j->end = -1;
+    j->gpus = calloc(gpus, sizeof(uint32_t));
+    j->tids = calloc(gpus, sizeof(uint32_t));
+    j->queued_since = s->eng.now;
+    const struct train_cfg *c = &t->cfg;
+    double bytes = c->state_gb_per_gpu * 1e9 * gpus;
+    j->save_s = ckpt_save_s(&c->knobs, bytes);
+    j->restore_s = ckpt_restore_s(&c->knobs, bytes);
+    j->interval_s = sim_time_to_sec(c->interval);
+    t->queued++;
+    s->pol->on_submit(s, s->pol_state, id);
+    return id;
+}
+
+/* Seconds at which job j ended. */
+static inline double polsubmit_end_s(const struct sim *s, uint32_t j)
+{
+    return sim_time_to_sec(s->tr.jobs[j].end);
+}
+
+/*
+ * After a whole run: every request is served, dropped, in service or waiting;
+ * every card's use states fit its elapsed time (and equal its allocated time
+ * unless MIG); useful training card time equals the work the jobs did
+ * (equal_speeds: every gang member runs at the gang's speed) or exceeds it.
+ */
+static inline void polsubmit_check_conservation(struct sim *s, bool equal_speeds)
+{
+    for (uint32_t i = 0; i < s->nsvcs; i++) {
+        const struct service *sv = &s->svcs[i];
+        cr_expect_gt(sv->tot.arrived, 0);
+        cr_expect_eq(sv->tot.arrived,
+                     sv->tot.served + sv->tot.dropped + sv->in_service + service_waiting(sv),
+                     "service %s: requests not conserved", sv->cfg->name);
+    }
+    double elapsed = (double)s->end, useful = 0, work = 0;
+    for (uint32_t g = 0; g < s->cl.ngpus; g++) {
+        const struct card *c = &s->cl.cards[g];
+        double sum = 0;
+        for (int k = 0; k < USE_NSTATES; k++) {
+            cr_expect_geq(c->acc[k], -1e-6);
+            sum += c->acc[k];
+        }
+        cr_expect_leq(sum, elapsed + 1e-3, "card %u: states exceed the run", g);
+        cr_expect_leq(c->alloc_us, elapsed + 1e-3);
+        if (s->cl.mode != SHARE_MIG)
+            cr_expect(fabs(sum - c->alloc_us) < 1e-3 * (1 + sum / 1e9),
+                      "card %u: states %f != allocated %f", g, sum, c->alloc_us);
+        useful += c->acc[USE_USEFUL];
+    }
+    uint32_t started = 0;
+    for (uint32_t j = 0; j < s->tr.njobs; j++) {
+        work += s->tr.jobs[j].done_us * s->tr.jobs[j].spec.gpus;
+        started += s->tr.jobs[j].start >= 0;
+    }
+    cr_expect_gt(started, 0, "no job ran");
+    cr_expect_eq(s->tr.njobs,
+                 s->tr.queued + s->tr.running + s->tr.done + s->tr.rejected + s->tr.failed);
+    if (equal_speeds)
+        cr_expect(fabs(useful - work) < 1e-6 * work + 10, "useful %f != work %f", useful, work);
+    else
+        cr_expect_geq(useful, work - 10);
+}
+
+#endif
