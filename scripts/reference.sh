@@ -20,3 +20,33 @@ gen tidal "" "  name: tidal
   day: \"09:00-22:00\""
 gen adaptive "" "  name: adaptive
   inference_gpus: 32"
+gen kueue "" "  name: kueue
+  inference_gpus: 48
+  autoscale: { target: 0.7, scale_up_delay: 60s, scale_down_window: 300s }
+  priorities: { inference: 1000, training: 100 }"
+gen kai "  sharing: timeslice
+  timeSlicing: { replicas: 2 }" "  name: kai
+  inference_gpus: 48
+  autoscale: { target: 0.7, scale_up_delay: 60s, scale_down_window: 300s }
+  gpu_fraction: { inference: 0.5 }"
+gen timeslice "  sharing: timeslice
+  timeSlicing: { replicas: 2 }" "  name: timeslice
+  inference_gpus: 48
+  autoscale: { target: 0.7, scale_up_delay: 60s, scale_down_window: 300s }
+  pack: most-allocated
+  inference_spread: true
+  check_memory: true"
+gen mps "  sharing: mps
+  mps: { replicas: 2 }" "  name: mps
+  inference_gpus: 48
+  autoscale: { target: 0.7, scale_up_delay: 60s, scale_down_window: 300s }
+  thread_pct: { inference: 50, training: 100 }
+  pack: most-allocated
+  check_memory: true"
+gen mig-static "  sharing: mig
+  mig: { layout: 7g.80gb }" "  name: mig-static
+  inference_gpus: 64
+  autoscale: { target: 0.7, scale_up_delay: 60s, scale_down_window: 300s }
+  layouts:
+    - { nodes: \"0-7\", layout: \"3g.40gb+3g.40gb\" }
+    - { nodes: \"8-15\", layout: 7g.80gb }"

@@ -17,7 +17,13 @@ const char *use_state_name(enum use_state s)
 void cluster_account(struct card *g, sim_time now)
 {
     double dt = (double)(now - g->last);
-    if (dt > 0) {
+    if (dt > 0 && g->single >= 0) {
+        /* Whole card in one state (the exclusive hot path): one add, not eight. */
+        g->acc[g->single] += dt;
+        g->iacc[g->single] += dt;
+        g->alloc_us += dt;
+        g->ialloc_us += dt;
+    } else if (dt > 0) {
         for (int k = 0; k < USE_NSTATES; k++) {
             double x = g->rate[k] * dt;
             g->acc[k] += x;
@@ -128,6 +134,7 @@ int cluster_init(struct cluster *c, uint32_t nodes, uint32_t per_node, const str
     for (uint32_t i = 0; i < c->ngpus; i++) {
         struct card *g = &c->cards[i];
         g->node = i / per_node;
+        g->single = -1;
         g->layout = l;
         for (int k = 0; k < MIG_MAX_INSTANCES; k++)
             g->inst_tenant[k] = TENANT_NONE;
@@ -179,10 +186,35 @@ static double inst_share(const struct card *g, int k)
  * Recompute the speeds of the card's tenants and its use rates, after
  * accounting up to now. Reports tenants whose speed changed.
  */
+static void replan_rates(struct cluster *c, uint32_t gi, sim_time now);
+
+static inline double capped(const struct tenant *t, double speed)
+{
+    return t->cap >= 0 && t->cap < speed ? t->cap : speed;
+}
+
+/* Recompute, then note whether the card is wholly in one state (for fast accounting). */
 static void replan_card(struct cluster *c, uint32_t gi, sim_time now)
 {
     struct card *g = &c->cards[gi];
+    replan_rates(c, gi, now);
+    g->single = -1;
+    if (g->alloc_rate == 1.0)
+        for (int k = 0; k < USE_NSTATES; k++)
+            if (g->rate[k] == 1.0) {
+                g->single = k;
+                for (int m = 0; m < USE_NSTATES; m++)
+                    if (m != k && g->rate[m] != 0)
+                        g->single = -1;
+                break;
+            }
+}
+
+static void replan_rates(struct cluster *c, uint32_t gi, sim_time now)
+{
+    struct card *g = &c->cards[gi];
     cluster_account(g, now);
+    g->single = -1;
     memset(g->rate, 0, sizeof(g->rate));
     g->alloc_rate = 0;
     if (g->reconfiguring) {
@@ -204,7 +236,9 @@ static void replan_card(struct cluster *c, uint32_t gi, sim_time now)
             g->alloc_rate += share;
             t->speed = t->st.active ? t->st.slice_speed : 0;
             if (t->st.active) {
-                g->rate[t->state] += t->speed;
+                double used = capped(t, t->speed);
+                g->rate[t->state] += used;
+                g->rate[USE_IDLE] += t->speed - used;
                 g->rate[USE_OVERHEAD] += share > t->speed ? share - t->speed : 0;
             } else {
                 g->rate[USE_IDLE] += share;
@@ -217,7 +251,10 @@ static void replan_card(struct cluster *c, uint32_t gi, sim_time now)
     if (c->mode == SHARE_EXCLUSIVE) {
         struct tenant *t = &c->tenants[g->ten[0]];
         t->speed = t->st.active ? 1.0 : 0.0;
-        g->rate[t->st.active ? t->state : USE_IDLE] = 1;
+        double used = t->st.active ? capped(t, 1.0) : 0;
+        if (used > 0)
+            g->rate[t->state] = used;
+        g->rate[USE_IDLE] += 1 - used;
         return;
     }
 
@@ -234,7 +271,9 @@ static void replan_card(struct cluster *c, uint32_t gi, sim_time now)
         struct tenant *t = &c->tenants[g->ten[i]];
         double s = c->speeds[i];
         if (t->st.active) {
-            g->rate[t->state] += s;
+            double used = capped(t, s);
+            g->rate[t->state] += used;
+            g->rate[USE_IDLE] += s - used; /* waiting for slower gang members */
             sum += s;
             double u = t->st.demand < t->st.sm_cap ? t->st.demand : t->st.sm_cap;
             busy += c->mode == SHARE_MPS ? u : 0;
@@ -251,7 +290,7 @@ static void replan_card(struct cluster *c, uint32_t gi, sim_time now)
     if (busy < sum)
         busy = sum;
     g->rate[USE_OVERHEAD] += busy - sum;
-    g->rate[USE_IDLE] = 1 - busy;
+    g->rate[USE_IDLE] += 1 - busy;
     if (c->on_speed)
         for (uint32_t i = 0; i < nchanged; i++)
             c->on_speed(c->cb_ctx, c->changed[i]);
@@ -322,6 +361,7 @@ int cluster_place(struct cluster *c, uint32_t gpu, sim_time now, const struct te
     t->member = r->member;
     t->instance = inst;
     t->state = USE_USEFUL;
+    t->cap = -1;
     share_tenant_init(&t->st);
     t->st.active = false;
     t->st.mem_gib = r->mem_gib;
@@ -387,7 +427,7 @@ void cluster_set_active(struct cluster *c, uint32_t tid, sim_time now, bool acti
                         enum use_state state)
 {
     struct tenant *t = &c->tenants[tid];
-    if (c->mode == SHARE_EXCLUSIVE) {
+    if (c->mode == SHARE_EXCLUSIVE && t->cap < 0) {
         /* Fast path: one tenant, speed 1 while active. */
         struct card *g = &c->cards[t->gpu];
         cluster_account(g, now);
@@ -395,11 +435,21 @@ void cluster_set_active(struct cluster *c, uint32_t tid, sim_time now, bool acti
         t->st.active = active;
         t->state = state;
         t->speed = active ? 1.0 : 0.0;
-        g->rate[active ? state : USE_IDLE] = 1;
+        g->single = active ? (int)state : USE_IDLE;
+        g->rate[g->single] = 1;
         return;
     }
     t->st.active = active;
     t->state = state;
+    replan_card(c, t->gpu, now);
+}
+
+void cluster_set_cap(struct cluster *c, uint32_t tid, sim_time now, double cap)
+{
+    struct tenant *t = &c->tenants[tid];
+    if (t->cap == cap)
+        return;
+    t->cap = cap;
     replan_card(c, t->gpu, now);
 }
 

@@ -67,6 +67,7 @@ struct tenant {
     enum use_state state; /* what it does while active */
     struct share_tenant st;
     double speed; /* current effective speed, fraction of a full card */
+    double cap;   /* gang rate: work counted useful is at most this (< 0: none) */
     uint32_t gen; /* bumped when the id is reused */
     uint32_t next_free;
     bool used;
@@ -79,9 +80,10 @@ struct card {
     struct mig_layout layout;                /* MIG only */
     uint32_t inst_tenant[MIG_MAX_INSTANCES]; /* tenant on each instance or TENANT_NONE */
     bool reconfiguring;
-    double rate[USE_NSTATES];            /* current fractions of card time per state */
-    double alloc_rate;                   /* current allocated fraction */
-    sim_time last;                       /* time of the last accounting */
+    double rate[USE_NSTATES]; /* current fractions of card time per state */
+    double alloc_rate;        /* current allocated fraction */
+    int single;    /* the one state at rate 1 with alloc_rate 1 (fast accounting), or -1 */
+    sim_time last; /* time of the last accounting */
     double acc[USE_NSTATES], alloc_us;   /* µs since t = 0 */
     double iacc[USE_NSTATES], ialloc_us; /* µs in the current sample interval */
 };
@@ -160,6 +162,13 @@ int cluster_remove(struct cluster *c, uint32_t tid, sim_time now);
 /* Mark a tenant active in a state, or idle (active = false); re-plans the card. */
 void cluster_set_active(struct cluster *c, uint32_t tid, sim_time now, bool active,
                         enum use_state state);
+
+/*
+ * A gang member whose gang runs slower than its card lets it (it waits for the
+ * slowest member at every step): count at most `cap` of its speed as work and
+ * the rest as idle. cap < 0 removes the limit. Speeds do not change.
+ */
+void cluster_set_cap(struct cluster *c, uint32_t tid, sim_time now, double cap);
 
 static inline double cluster_tenant_speed(const struct cluster *c, uint32_t tid)
 {

@@ -5,14 +5,8 @@
 #include <string.h>
 
 static const struct policy_ops *const all_policies[] = {
-    &policy_dedicated,
-    &policy_tidal,
-    &policy_adaptive,
-    &policy_kueue,
-    &policy_kai,
-    &policy_timeslice,
-    &policy_mps,
-    &policy_mig_static,
+    &policy_dedicated, &policy_tidal,     &policy_adaptive, &policy_kueue,
+    &policy_kai,       &policy_timeslice, &policy_mps,      &policy_mig_static,
 };
 
 const struct policy_ops *policy_find(const char *name)

@@ -148,6 +148,17 @@ static double gang_rate(const struct trainer *t, const struct job *j)
     return isfinite(r) ? r : 0;
 }
 
+/* Members faster than the gang wait for the slowest: cap what they count as work. */
+static void cap_members(struct trainer *t, struct job *j, double cap)
+{
+    if (j->spec.gpus < 2)
+        return;
+    j->updating = true;
+    for (uint32_t i = 0; i < j->spec.gpus; i++)
+        cluster_set_cap(t->cl, j->tids[i], t->eng->now, cap);
+    j->updating = false;
+}
+
 static void schedule(struct trainer *t, struct job *j, sim_time at)
 {
     engine_cancel(t->eng, &j->ev);
@@ -174,6 +185,7 @@ static void plan_run(struct trainer *t, struct job *j)
         set_members(t, j, true, st);
         j->rate = gang_rate(t, j);
     }
+    cap_members(t, j, j->rate);
     if (!(j->rate > 0)) {
         engine_cancel(t->eng, &j->ev);
         return; /* stalled until a speed change */
@@ -204,6 +216,7 @@ static void enter_phase(struct trainer *t, struct job *j, enum job_phase ph, enu
     j->phase = ph;
     j->since = t->eng->now;
     j->phase_end = after(t->eng->now, seconds * 1e6);
+    cap_members(t, j, -1); /* saves and restores use every member fully */
     set_members(t, j, true, st);
     schedule(t, j, j->phase_end);
 }

@@ -57,7 +57,7 @@ Test(policies, tidal_trains_only_at_night_and_relayouts_at_the_edges)
         "services:\n"
         "  - name: q\n"
         "    latency: { a_ms: 1, b_ms: 0.1 }\n"
-                "    arrivals: { synthetic: { peak_rps: 40, trough_ratio: 0.2, peak_hour: 14 } }\n"
+        "    arrivals: { synthetic: { peak_rps: 40, trough_ratio: 0.2, peak_hour: 14 } }\n"
         "training:\n"
         "  backlog: 1\n"
         "  checkpoint: { interval: 30m }\n"
@@ -82,7 +82,7 @@ Test(policies, tidal_trains_only_at_night_and_relayouts_at_the_edges)
             bool day_time = h >= 9 && h < 22;
             if (night)
                 cr_expect(job_running(&s), "day %d %02d:15: training should run", day, h);
-                        if (day_time) {
+            if (day_time) {
                 cr_expect(!job_running(&s), "day %d %02d:15: training runs by day", day, h);
                 /* The training card was re-laid out for the day: 7 replicas on it. */
                 cr_expect_geq(service_replicas(&s.svcs[0]), 7, "day %d %02d:15", day, h);
@@ -90,7 +90,7 @@ Test(policies, tidal_trains_only_at_night_and_relayouts_at_the_edges)
         }
     }
     cr_assert_eq(sim_run(&s, NULL), 0);
-            /*
+    /*
      * Cards are re-laid out only when the window needs them in the other
      * layout: by hand, day 0 08:30 (the training card, to 1g.10gb×7), day 1
      * 08:30 (the card training used that night) and day 1 22:00 (a card
@@ -111,7 +111,7 @@ Test(policies, tidal_trains_only_at_night_and_relayouts_at_the_edges)
 
 Test(policies, adaptive_scales_up_before_a_ramp_it_has_seen)
 {
-        /* 5 req/s until 07:00, a linear ramp to 200 req/s at 08:00, then 200 until 22:00. */
+    /* 5 req/s until 07:00, a linear ramp to 200 req/s at 08:00, then 200 until 22:00. */
     const char *yaml =
         "name: adaptive\n"
         "duration: 2d\n"
@@ -119,10 +119,10 @@ Test(policies, adaptive_scales_up_before_a_ramp_it_has_seen)
         "cluster: { nodes: 2, gpus_per_node: 8 }\n"
         "services:\n"
         "  - name: q\n"
-                "    latency: { a_ms: 100, b_ms: 20, dist: deterministic }\n"
+        "    latency: { a_ms: 100, b_ms: 20, dist: deterministic }\n"
         "    batching: { max_batch: 8, max_wait: 5ms }\n"
         "    replicas: { min: 1, max: 16 }\n"
-                "    arrivals: { synthetic: { shape: hourly, hourly: [5, 5, 5, 5, 5, 5, 5, 5, 200, 200, "
+        "    arrivals: { synthetic: { shape: hourly, hourly: [5, 5, 5, 5, 5, 5, 5, 5, 200, 200, "
         "200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 5] } }\n"
         "training:\n"
         "  backlog: 40\n"
@@ -133,7 +133,7 @@ Test(policies, adaptive_scales_up_before_a_ramp_it_has_seen)
     struct scenario sc;
     struct sim s;
     simtest_build(&sc, &s, yaml, 1);
-        /*
+    /*
      * A replica serves 8 / 260 ms = 30.8 req/s at full batches; sized at 70 %:
      * 21.5 req/s. At 07:30 the load is 102.5 req/s; at 07:50, 167.5 req/s.
      * Day 0 (no history) can only react to what it saw: about 102.5 × 1.15 /

@@ -336,3 +336,29 @@ Test(sharing, energy_is_idle_plus_busy_share_of_the_range)
     cr_expect_float_eq(sim_util_useful(&s), 0.5, 1e-12);
     simtest_free(&sc, &s);
 }
+
+Test(sharing, gang_members_faster_than_the_gang_count_the_gap_as_idle)
+{
+    struct scenario sc;
+    struct sim s;
+    bare(&sc, &s,
+         "{ nodes: 1, gpus_per_node: 2, sharing: timeslice, timeSlicing: { replicas: 2 } }",
+         "  memory_gb_per_gpu: 10\n  checkpoint: { interval: none }\n");
+    double o = sc.knobs.ts_overhead;
+    uint32_t g1 = 1, both[2] = {0, 1};
+    uint32_t other = add_job(&s, 100000, 1, 0), gang = add_job(&s, 3600, 2, 0);
+    cr_assert_eq(trainer_start(&s.tr, other, &g1), 0);
+    cr_assert_eq(trainer_start(&s.tr, gang, both), 0);
+    /* Member 0 alone on card 0 (speed 1), member 1 time-sliced on card 1: the gang runs at (1-o)/2.
+     */
+    double r = (1 - o) / 2;
+    cr_expect_float_eq(s.tr.jobs[gang].rate, r, 1e-12);
+    engine_run(&s.eng, SIM_HOUR);
+    cluster_account_all(&s.cl, s.eng.now);
+    const struct card *c0 = &s.cl.cards[0];
+    cr_expect(fabs(c0->acc[USE_USEFUL] / 1e6 - r * 3600) < 1e-3, "useful %f",
+              c0->acc[USE_USEFUL] / 1e6);
+    cr_expect(fabs(c0->acc[USE_IDLE] / 1e6 - (1 - r) * 3600) < 1e-3, "idle %f",
+              c0->acc[USE_IDLE] / 1e6);
+    simtest_free(&sc, &s);
+}
