@@ -315,27 +315,7 @@ fail_msg:
 
 int sim_place_replica(struct sim *s, uint32_t svc, uint32_t gpu)
 {
-    if (svc >= s->nsvcs)
-        return -EINVAL;
-    const struct service_cfg *c = s->svcs[svc].cfg;
-    struct tenant_req req = {
-        .kind = TENANT_INFER,
-        .owner = svc,
-        .member = s->svcs[svc].nreps,
-        .mem_gib = c->mem_gib,
-        .sm_cap = c->sm_cap,
-        .mig_profile = c->mig_profile,
-    };
-    uint32_t tid;
-    int rc = cluster_place(&s->cl, gpu, s->eng.now, &req, &tid);
-    if (rc == 1)
-        s->oom_kills++;
-    if (rc)
-        return rc;
-    rc = service_add_replica(&s->svcs[svc], tid, true, NULL);
-    if (rc)
-        cluster_remove(&s->cl, tid, s->eng.now);
-    return rc;
+    return sim_start_replica(s, svc, gpu, 0);
 }
 
 int sim_start_replica(struct sim *s, uint32_t svc, uint32_t gpu, sim_time delay)

@@ -232,20 +232,10 @@ static void adaptive_on_tick(struct sim *s, void *state)
     start_training(s, st);
 }
 
-static void insert_sorted(struct jobq *q, uint32_t j)
-{
-    if (jobq_push(q, j))
-        return;
-    for (uint32_t i = q->n - 1; i > 0 && q->v[i - 1] > j; i--) {
-        q->v[i] = q->v[i - 1];
-        q->v[i - 1] = j;
-    }
-}
-
 static void adaptive_on_submit(struct sim *s, void *state, uint32_t j)
 {
     struct adaptive_state *st = state;
-    insert_sorted(&st->q, j);
+    jobq_insert_sorted(&st->q, j);
     start_training(s, st);
 }
 
@@ -259,7 +249,7 @@ static void adaptive_on_finish(struct sim *s, void *state, uint32_t j)
 static void adaptive_on_requeue(struct sim *s, void *state, uint32_t j)
 {
     struct adaptive_state *st = state;
-    insert_sorted(&st->q, j);
+    jobq_insert_sorted(&st->q, j);
     place(s, st);
     start_training(s, st);
 }

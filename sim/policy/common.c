@@ -20,6 +20,18 @@ int jobq_push(struct jobq *q, uint32_t job)
     return 0;
 }
 
+int jobq_insert_sorted(struct jobq *q, uint32_t job)
+{
+    int rc = jobq_push(q, job);
+    if (rc)
+        return rc;
+    for (uint32_t i = q->n - 1; i > 0 && q->v[i - 1] > job; i--) {
+        q->v[i] = q->v[i - 1];
+        q->v[i - 1] = job;
+    }
+    return 0;
+}
+
 void jobq_remove_at(struct jobq *q, uint32_t i)
 {
     if (i >= q->n)

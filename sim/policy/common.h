@@ -21,6 +21,8 @@ struct jobq {
 int jobq_push(struct jobq *q, uint32_t job);
 /* Remove the entry at position i, keeping the order. */
 void jobq_remove_at(struct jobq *q, uint32_t i);
+/* Insert job keeping the queue sorted by job index (= submission order). Returns 0 or -ENOMEM. */
+int jobq_insert_sorted(struct jobq *q, uint32_t job);
 /* Remove job (if present). Returns true if it was there. */
 bool jobq_remove(struct jobq *q, uint32_t job);
 void jobq_release(struct jobq *q);

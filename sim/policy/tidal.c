@@ -282,20 +282,10 @@ static int tidal_init(struct sim *s, void **state)
     return 0;
 }
 
-static void insert_sorted(struct jobq *q, uint32_t j)
-{
-    if (jobq_push(q, j))
-        return;
-    for (uint32_t i = q->n - 1; i > 0 && q->v[i - 1] > j; i--) {
-        q->v[i] = q->v[i - 1];
-        q->v[i - 1] = j;
-    }
-}
-
 static void tidal_on_submit(struct sim *s, void *state, uint32_t j)
 {
     struct tidal_state *st = state;
-    insert_sorted(&st->q, j);
+    jobq_insert_sorted(&st->q, j);
     if (st->phase == PH_NIGHT)
         pol_start_whole(s, &st->q, false, s->cl.ngpus);
 }
@@ -309,7 +299,7 @@ static void tidal_on_event(struct sim *s, void *state, uint32_t x)
 static void tidal_on_requeue(struct sim *s, void *state, uint32_t j)
 {
     struct tidal_state *st = state;
-    insert_sorted(&st->q, j);
+    jobq_insert_sorted(&st->q, j);
     reconcile(s, st);
 }
 
