@@ -23,21 +23,33 @@ SUMMARY = ["duration_s", "gpus", "gpu_hours", "util_allocated", "util_busy",
            "requests_arrived", "requests_served", "requests_dropped", "slo_share",
            "slo_share_worst_service", "p99_ms_worst_service", "jobs_submitted",
            "jobs_completed", "jobs_running", "jobs_queued", "jobs_rejected",
-           "training_gpu_hours", "queue_delay_mean_s", "completion_mean_s"]
+           "training_gpu_hours", "queue_delay_mean_s", "completion_mean_s",
+           "util_useful", "checkpoint_overhead", "energy_kwh", "power_mean_w", "faults",
+           "fault_victims", "oom_kills", "requests_failed", "jobs_failed", "preemptions",
+           "restarts", "training_gpu_hours_failed_in_log", "jobs_failed_in_log",
+           "jobs_cancelled_in_log", "jobs_services_in_log", "job_log_services_skipped",
+           "job_log_rows_skipped", "job_log_rows_filtered", "queue_delay_p50_s",
+           "queue_delay_p95_s", "completion_p50_s", "completion_p95_s"]
+STATES = ["training", "inference", "checkpoint", "restore", "recompute", "overhead",
+          "reconfiguring", "idle"]
+SUMMARY += ["gpu_hours_" + k for k in STATES]
 TS = {"time_s": "s", "util_allocated": "1", "util_busy": "1", "gpus_inference": "GPUs",
-      "gpus_training": "GPUs", "jobs_running": "jobs", "jobs_queued": "jobs"}
+      "gpus_training": "GPUs", "jobs_running": "jobs", "jobs_queued": "jobs",
+      "util_useful": "1", "share_free": "1", "checkpoint_gpu_s": "GPU*s", "power_w": "W"}
 SVC_TS = {"time_s": "s", "arrived": "requests", "rate_rps": "req/s", "served": "requests",
           "dropped": "requests", "queue_len": "requests", "replicas": "replicas",
           "mean_ms": "ms", "p50_ms": "ms", "p95_ms": "ms", "p99_ms": "ms", "max_ms": "ms",
           "slo_share": "1"}
 SVC_ATTRS = ["arrived", "served", "dropped", "waiting", "in_service", "batches", "mean_ms",
              "p50_ms", "p95_ms", "p99_ms", "max_ms", "mean_wait_ms", "slo_ms", "slo_quantile",
-             "slo_quantile_ms", "slo_share", "slo_met"]
+             "slo_quantile_ms", "slo_share", "slo_met", "failed", "trace_rows_skipped"]
 JOBS = {"id": "1", "submit_s": "s", "start_s": "s", "end_s": "s", "gpus": "GPUs",
         "work_s": "s", "done_s": "s", "queue_delay_s": "s", "completion_s": "s",
-        "preemptions": "1"}
-GPUS = {"node": "index", "allocated_s": "s", "busy_s": "s", "inference_s": "s",
-        "training_s": "s"}
+        "preemptions": "1", "restarts": "1", "checkpoints": "1", "checkpoint_save_s": "s",
+        "checkpoint_restore_s": "s", "lost_s": "s", "queued_total_s": "s"}
+GPUS = {"node": "index", "allocated_s": "s", "busy_s": "s", "useful_s": "s", "free_s": "s"}
+TS.update({"share_" + k: "1" for k in STATES})
+GPUS.update({k + "_s": "s" for k in STATES})
 
 
 def units(ds):
@@ -87,8 +99,10 @@ def check_run(r, where):
         for k in SVC_ATTRS:
             need(k in svc.attrs, f"{where}/services/{name}: attribute {k} missing")
         a = svc.attrs
-        need(a["arrived"] == a["served"] + a["dropped"] + a["waiting"] + a["in_service"],
-             f"{where}/services/{name}: arrived != served + dropped + waiting + in_service")
+        need(a["arrived"] == a["served"] + a["dropped"] + a["failed"] + a["waiting"] +
+             a["in_service"],
+             f"{where}/services/{name}: arrived != served + dropped + failed + waiting + "
+             "in_service")
         columns(svc["timeseries"], SVC_TS, f"{where}/services/{name}/timeseries", n)
         h = svc["histogram"]
         m = columns(h, {"count": "requests", "lo_us": "us", "hi_us": "us"},
@@ -103,9 +117,16 @@ def check_run(r, where):
     nj = columns(r["jobs"], JOBS, where + "/jobs")
     need(nj == s["jobs_submitted"], f"{where}/jobs: {nj} rows, {s['jobs_submitted']} submitted")
     need(units(r["jobs/state"]) is not None, f"{where}/jobs/state: no units/legend")
+    need(units(r["jobs/log_outcome"]) is not None, f"{where}/jobs/log_outcome: no units/legend")
+    ts = r["timeseries"]
+    total = sum(ts["share_" + k][:] for k in STATES) + ts["share_free"][:]
+    need(np.allclose(total, 1, atol=1e-6), f"{where}/timeseries: share_* do not sum to 1")
     g = columns(r["gpus"], GPUS, where + "/gpus")
     need(g == s["gpus"], f"{where}/gpus: {g} cards, summary says {s['gpus']}")
-    for k in ("allocated_by_interval", "busy_by_interval"):
+    cards = sum(r["gpus"][k + "_s"][:] for k in STATES) + r["gpus"]["free_s"][:]
+    need(np.allclose(cards, s["duration_s"], rtol=1e-9, atol=1e-3),
+         f"{where}/gpus: <state>_s + free_s != duration_s")
+    for k in ("allocated_by_interval", "busy_by_interval", "useful_by_interval"):
         if k in r["gpus"]:
             need(r["gpus"][k].shape == (n, g), f"{where}/gpus/{k}: shape {r['gpus'][k].shape}")
             need(units(r["gpus"][k]) == "1", f"{where}/gpus/{k}: units")
