@@ -7,18 +7,10 @@ b=${1:-build}
 cd "$(dirname "$0")/.."
 mkdir -p results/reference
 files=$(ls scenarios/reference/*.yaml)
-running=0
-for f in $files; do
-    p=$(basename "$f" .yaml)
-    echo "compare: running $p" >&2
-    "$b/tidesim" run "$f" -o "results/reference/$p.h5" --quiet &
-    running=$((running + 1))
-    if [ "$running" -ge 2 ]; then
-        wait -n 2>/dev/null || wait
-        running=$((running - 1))
-    fi
-done
-wait
+# Two runs at a time (the machine's cores); each run is one process.
+for f in $files; do echo "$f"; done |
+    xargs -P 2 -I{} sh -c 'p=$(basename "{}" .yaml); echo "compare: running $p" >&2;
+        "$0/tidesim" run "{}" -o "results/reference/$p.h5" --quiet' "$b"
 
 out=docs/results-reference.md
 {

@@ -367,7 +367,9 @@ int cluster_place(struct cluster *c, uint32_t gpu, sim_time now, const struct te
     t->st.mem_gib = r->mem_gib;
     t->st.sm_cap = c->mode == SHARE_MPS && r->sm_cap > 0 && r->sm_cap <= 1 ? r->sm_cap : 1.0;
     /* k8s device plugin MPS: each replica gets 1/N of the memory (models.md §3). */
-    t->st.mem_limit_gib = c->mode == SHARE_MPS ? c->mem_gib / c->slots : 0;
+    t->st.mem_limit_gib = c->mode != SHARE_MPS   ? 0
+                          : c->mps_limit_gib > 0 ? c->mps_limit_gib
+                                                 : c->mem_gib / c->slots;
     if (inst >= 0) {
         t->st.group = inst;
         t->st.slice_speed = mig_knobs_speed(&c->mig, g->layout.inst[inst].profile);

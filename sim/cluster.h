@@ -101,7 +101,8 @@ struct cluster {
     const struct gpu_spec *spec;
     struct share_knobs knobs;
     struct mig_knobs mig;
-    double mem_gib; /* card memory */
+    double mem_gib;       /* card memory */
+    double mps_limit_gib; /* MPS pinned memory limit per client, 0 = card / slots */
     struct tenant *tenants;
     uint32_t ntenants, cap_tenants, free_tenant; /* free list, 1-based; 0 = none */
     uint32_t live_tenants;

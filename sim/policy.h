@@ -35,6 +35,12 @@ struct policy_ops {
     void (*on_requeue)(struct sim *s, void *state, uint32_t job);
     /* A MIG card finished its re-layout (may be NULL). */
     void (*on_card_ready)(struct sim *s, void *state, uint32_t gpu);
+    /*
+     * Inference pressure (may be NULL): at the end of a sample interval,
+     * service svc missed its SLO quantile in that interval or has more
+     * requests waiting than its replicas can take in one batch each.
+     */
+    void (*on_pressure)(struct sim *s, void *state, uint32_t svc);
     /* Called every sample interval (may be NULL). */
     void (*on_tick)(struct sim *s, void *state);
     void (*destroy)(void *state);

@@ -271,7 +271,7 @@ static int load_arrivals(const struct conf_doc *d, const struct conf_node *svc,
 }
 
 static int load_service(const struct conf_doc *d, const struct conf_node *n, struct service_cfg *c,
-                        struct conf_err *err)
+                        const struct gpu_spec *sc_spec, struct conf_err *err)
 {
     static const char *const keys[] = {"name",        "latency",   "batching",
                                        "slo",         "replicas",  "arrivals",
@@ -364,6 +364,9 @@ static int load_service(const struct conf_doc *d, const struct conf_node *n, str
         (rc = conf_double(d, n, "active_thread_percentage", false, 1, 100, &atp, err)) ||
         (rc = conf_string(d, n, "mig_profile", false, &c->mig_profile, err)))
         return rc;
+    if (c->mig_profile && !mig_profile_find(sc_spec, c->mig_profile))
+        return conf_errf(err, d, conf_get(n, "mig_profile"), "mig_profile",
+                         "unknown MIG profile '%.40s' for this GPU", c->mig_profile);
     c->sm_cap = atp / 100;
     if (c->max_queue < c->max_batch)
         return conf_errf(err, d, conf_get(n, "max_queue"), "max_queue",
@@ -386,7 +389,7 @@ static int load_services(struct scenario *sc, const struct conf_node *root, stru
         return -ENOMEM;
     sc->nservices = s->n;
     for (size_t i = 0; i < s->n; i++) {
-        int rc = load_service(d, s->items[i], &sc->services[i], err);
+        int rc = load_service(d, s->items[i], &sc->services[i], sc->spec, err);
         if (rc)
             return rc;
         for (size_t j = 0; j < i; j++)
@@ -623,9 +626,10 @@ static int load_policy(struct scenario *sc, const struct conf_node *root, struct
 /* cluster.mig / timeSlicing / mps / faults: the sharing knobs (models/share.h, models/mig.h). */
 static int load_sharing(struct scenario *sc, const struct conf_node *c, struct conf_err *err)
 {
-    static const char *const mkeys[] = {"layout", "efficiency", "reconfig", "drain_grace", NULL};
+    static const char *const mkeys[] = {"layout",   "efficiency",  "speeds",
+                                        "reconfig", "drain_grace", NULL};
     static const char *const tkeys[] = {"replicas", "slice", "overhead", NULL};
-    static const char *const pkeys[] = {"replicas", "interference", NULL};
+    static const char *const pkeys[] = {"replicas", "interference", "pinned_mem_limit_gb", NULL};
     static const char *const fkeys[] = {"per_tenant_per_hour", "restart", NULL};
     const struct conf_doc *d = &sc->doc;
     const struct conf_node *m = conf_get(c, "mig"), *t = conf_get(c, "timeSlicing"),
@@ -659,6 +663,19 @@ static int load_sharing(struct scenario *sc, const struct conf_node *c, struct c
             (rc = conf_duration(d, m, "drain_grace", false, 0, &drain, err)))
             return rc;
         mig_knobs_set_efficiency(&sc->mig, eff);
+        const struct conf_node *sp = conf_get(m, "speeds");
+        if (sp && sp->kind != CONF_MAP)
+            return conf_errf(err, d, sp, "speeds", "expected a mapping of profile to speed");
+        for (size_t i = 0; sp && i < sp->n; i++) {
+            double v = 0;
+            if ((rc = conf_double(d, sp, sp->keys[i], true, 1e-3, 1, &v, err)))
+                return rc;
+            if (mig_knobs_set_speed(&sc->mig, sp->keys[i], v)) {
+                struct conf_node at = {.line = sp->key_line[i], .col = sp->key_col[i]};
+                return conf_errf(err, d, &at, sp->keys[i], "unknown MIG profile for %s",
+                                 sc->spec->name);
+            }
+        }
         sc->mig.reconfig_s = sim_time_to_sec(rec);
         sc->mig.drain_grace_s = sim_time_to_sec(drain);
         struct mig_layout l;
@@ -682,6 +699,8 @@ static int load_sharing(struct scenario *sc, const struct conf_node *c, struct c
             ((rc = conf_check_keys(d, p, "mps", pkeys, err)) ||
              (rc = get_u32(d, p, "replicas", false, 1, SHARE_MPS_MAX_CLIENTS, &sc->slots, err)) ||
              (rc = conf_double(d, p, "interference", false, 0, 10, &sc->knobs.mps_interference,
+                               err)) ||
+             (rc = conf_double(d, p, "pinned_mem_limit_gb", false, 0, 1024, &sc->mps_mem_limit_gib,
                                err))))
             return rc;
     }
@@ -699,7 +718,8 @@ static int load_root(struct scenario *sc, struct conf_err *err)
                                        "timezone", "cluster", "services", "training",
                                        "policy",   "output",  NULL};
     static const char *const ckeys[] = {"gpu",         "nodes", "gpus_per_node", "sharing", "mig",
-                                        "timeSlicing", "mps",   "faults",        NULL};
+                                        "timeSlicing", "mps",   "faults",        "spec",    NULL};
+    static const char *const skeys[] = {"tdp_w", "idle_w", "memory_gb", "sms", NULL};
     static const char *const okeys[] = {"per_gpu_timeseries", NULL};
     const struct conf_doc *d = &sc->doc;
     const struct conf_node *root = d->root;
@@ -743,7 +763,24 @@ static int load_root(struct scenario *sc, struct conf_err *err)
         gpu_spec_unknown_msg(msg, sizeof(msg), gpu);
         return conf_errf(err, d, conf_get(c, "gpu"), "gpu", "%s", msg);
     }
+    /* cluster.spec: override the board's published numbers (models/gpu.c). */
+    sc->spec_own = *sc->spec;
+    sc->spec = &sc->spec_own;
     sc->gpu = sc->spec->name;
+    const struct conf_node *sp = conf_get(c, "spec");
+    if (sp) {
+        int64_t mem = sc->spec_own.memory_gb, sms = sc->spec_own.sms;
+        if ((rc = conf_check_keys(d, sp, "spec", skeys, err)) ||
+            (rc = conf_double(d, sp, "tdp_w", false, 1, 5000, &sc->spec_own.tdp_w, err)) ||
+            (rc = conf_double(d, sp, "idle_w", false, 0, 5000, &sc->spec_own.idle_w, err)) ||
+            (rc = conf_int(d, sp, "memory_gb", false, 1, 4096, &mem, err)) ||
+            (rc = conf_int(d, sp, "sms", false, 1, 4096, &sms, err)))
+            return rc;
+        if (sc->spec_own.idle_w > sc->spec_own.tdp_w)
+            return conf_errf(err, d, sp, "idle_w", "expected idle_w <= tdp_w");
+        sc->spec_own.memory_gb = (int)mem;
+        sc->spec_own.sms = (int)sms;
+    }
     if ((rc = get_u32(d, c, "nodes", true, 1, 1 << 16, &sc->nodes, err)))
         return rc;
     sc->gpus_per_node = 8;

@@ -109,7 +109,9 @@ struct scenario {
     int tz_offset_min; /* minutes east of UTC of the local time used for t = 0 */
 
     const char *gpu;             /* GPU model name, e.g. a100-sxm4-80gb */
-    const struct gpu_spec *spec; /* its specification (models/gpu.h) */
+    const struct gpu_spec *spec; /* its specification (models/gpu.h, with cluster.spec overrides) */
+    struct gpu_spec spec_own;    /* the copy spec points to */
+    double mps_mem_limit_gib;    /* MPS pinned memory limit per client, 0 = card / replicas */
     uint32_t nodes, gpus_per_node;
     enum share_mode sharing;
     uint32_t slots;           /* tenants per card (timeslice/MPS replicas) */

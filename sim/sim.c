@@ -117,6 +117,15 @@ static void close_interval(struct sim *s)
             s->eng.stop = true;
         }
     }
+    for (uint32_t i = 0; s->pol->on_pressure && i < s->nsvcs; i++) {
+        const struct service *sv = &s->svcs[i];
+        double share = sv->win.served ? (double)sv->win.within_slo / (double)sv->win.served : 1;
+        uint64_t room = (uint64_t)service_replicas(sv) * sv->cfg->max_batch;
+        /* An SLO below a lone request's service time is not pressure more replicas relieve. */
+        bool reachable = (sv->cfg->a_ms + sv->cfg->b_ms) * 1e3 < (double)sv->cfg->slo;
+        if ((reachable && share < sv->cfg->slo_quantile) || service_waiting(sv) > room)
+            s->pol->on_pressure(s, s->pol_state, i);
+    }
     if (s->pol->on_tick)
         s->pol->on_tick(s, s->pol_state);
     cluster_reset_interval(&s->cl);
@@ -260,6 +269,7 @@ int sim_init(struct sim *s, const struct scenario *sc, uint64_t seed, struct sim
         goto fail_msg;
     if (rc)
         goto fail;
+    s->cl.mps_limit_gib = sc->mps_mem_limit_gib;
     s->cl.on_speed = on_tenant_speed;
     s->cl.on_place = on_tenant_placed;
     s->cl.cb_ctx = s;

@@ -120,6 +120,7 @@ Test(policies, adaptive_scales_up_before_a_ramp_it_has_seen)
         "services:\n"
         "  - name: q\n"
         "    latency: { a_ms: 100, b_ms: 20, dist: deterministic }\n"
+        "    slo: { p99_ms: 1000 }\n"
         "    batching: { max_batch: 8, max_wait: 5ms }\n"
         "    replicas: { min: 1, max: 16 }\n"
         "    arrivals: { synthetic: { shape: hourly, hourly: [5, 5, 5, 5, 5, 5, 5, 5, 200, 200, "
@@ -135,17 +136,19 @@ Test(policies, adaptive_scales_up_before_a_ramp_it_has_seen)
     simtest_build(&sc, &s, yaml, 1);
     /*
      * A replica serves 8 / 260 ms = 30.8 req/s at full batches; sized at 70 %:
-     * 21.5 req/s. At 07:30 the load is 102.5 req/s; at 07:50, 167.5 req/s.
-     * Day 0 (no history) can only react to what it saw: about 102.5 × 1.15 /
-     * 21.5 → 6 replicas. Day 1 forecasts the next 20 minutes from day 0:
-     * at least ceil(167.5 × 1.1 / 21.5) = 9 replicas already at 07:30.
+     * 21.5 req/s. At 07:10 the load is 37.5 req/s; at 07:30, 102.5 req/s.
+     * Day 0 (no history) can only react to what it saw: 37.5 × 1.15 / 21.5
+     * → 2 replicas (3 with a noisy minute). Day 1 forecasts the next 20
+     * minutes from day 0's 5-minute slots: the slot starting 07:25 saw at
+     * least 86.25 req/s, so at least ceil(86.25 × 1.1 / 21.5) = 5 replicas
+     * already at 07:10, before any SLO pressure.
      */
-    cr_assert_eq(engine_run(&s.eng, 7 * SIM_HOUR + 30 * SIM_MIN), 0);
+    cr_assert_eq(engine_run(&s.eng, 7 * SIM_HOUR + 10 * SIM_MIN), 0);
     uint32_t day0 = service_replicas(&s.svcs[0]);
-    cr_assert_eq(engine_run(&s.eng, SIM_DAY + 7 * SIM_HOUR + 30 * SIM_MIN), 0);
+    cr_assert_eq(engine_run(&s.eng, SIM_DAY + 7 * SIM_HOUR + 10 * SIM_MIN), 0);
     uint32_t day1 = service_replicas(&s.svcs[0]);
-    cr_expect_leq(day0, 7, "no history yet: %u replicas on the first ramp", day0);
-    cr_expect_geq(day1, 9, "forecast: only %u replicas on the second ramp", day1);
+    cr_expect_leq(day0, 3, "no history yet: %u replicas at the start of the first ramp", day0);
+    cr_expect_geq(day1, 5, "forecast: only %u replicas at the start of the second ramp", day1);
     cr_assert_eq(sim_run(&s, NULL), 0);
     /* The cards came from training, checkpointed gracefully: no work lost. */
     double lost = 0;

@@ -13,7 +13,9 @@
  * nothing is lost when the save fits the grace period). It scales down only
  * when the forecast stays low over horizon + the down window, and gives the
  * cards back to training, which it never starts on cards the forecast will
- * want back within the horizon.
+ * want back within the horizon. When a service misses its SLO quantile in an
+ * interval anyway (inference pressure), it adds a replica per pressured
+ * interval on top of the plan, and drops one per calm interval after.
  *
  * Simplifies: whole cards (exclusive sharing); one forecast per service,
  * no cross-service packing.
@@ -37,7 +39,9 @@ struct adaptive_state {
     struct adaptive_pcfg cfg;
     sim_time horizon;
     struct forecast **fc;
-    uint32_t *want; /* replicas wanted per service */
+    uint32_t *want;  /* replicas wanted per service */
+    uint32_t *boost; /* extra replicas after SLO pressure; decays one per calm interval */
+    bool *pressed;   /* pressure seen in the interval being closed */
     struct jobq q;
     uint32_t *gang;
     uint32_t reserve; /* cards the forecast will want back within the horizon */
@@ -171,6 +175,10 @@ static int adaptive_init(struct sim *s, void **state)
     st->cfg = *(const struct adaptive_pcfg *)s->sc->policy.cfg;
     st->fc = calloc(s->nsvcs + 1, sizeof(*st->fc));
     st->want = calloc(s->nsvcs + 1, sizeof(*st->want));
+    st->boost = calloc(s->nsvcs + 1, sizeof(*st->boost));
+    st->pressed = calloc(s->nsvcs + 1, sizeof(*st->pressed));
+    if (!st->boost || !st->pressed)
+        return -ENOMEM;
     st->gang = calloc(s->cl.ngpus, sizeof(*st->gang));
     if (!st->fc || !st->want || !st->gang)
         return -ENOMEM;
@@ -214,7 +222,10 @@ static void adaptive_on_tick(struct sim *s, void *state)
         if (forecast_peak(st->fc[i], now, now + st->horizon + down, &later) < 0)
             later = soon;
         double up_rate = seen * (1 + st->cfg.margin) > soon ? seen * (1 + st->cfg.margin) : soon;
-        uint32_t up = replicas_for(s, i, up_rate, st->cfg.target);
+        if (!st->pressed[i] && st->boost[i])
+            st->boost[i]--;
+        st->pressed[i] = false;
+        uint32_t up = replicas_for(s, i, up_rate, st->cfg.target) + st->boost[i];
         uint32_t keep = replicas_for(s, i, later > up_rate ? later : up_rate, st->cfg.target);
         uint32_t have = service_replicas(&s->svcs[i]);
         if (up > have)
@@ -230,6 +241,15 @@ static void adaptive_on_tick(struct sim *s, void *state)
     st->reserve = future;
     place(s, st);
     start_training(s, st);
+}
+
+/* The service is behind now: add a replica beyond the plan, from free cards or training. */
+static void adaptive_on_pressure(struct sim *s, void *state, uint32_t svc)
+{
+    struct adaptive_state *st = state;
+    (void)s;
+    st->boost[svc]++;
+    st->pressed[svc] = true;
 }
 
 static void adaptive_on_submit(struct sim *s, void *state, uint32_t j)
@@ -263,6 +283,8 @@ static void adaptive_destroy(void *state)
         forecast_destroy(st->fc[i]);
     free(st->fc);
     free(st->want);
+    free(st->boost);
+    free(st->pressed);
     free(st->gang);
     jobq_release(&st->q);
     free(st);
@@ -277,6 +299,7 @@ const struct policy_ops policy_adaptive = {
     .on_submit = adaptive_on_submit,
     .on_finish = adaptive_on_finish,
     .on_requeue = adaptive_on_requeue,
+    .on_pressure = adaptive_on_pressure,
     .on_tick = adaptive_on_tick,
     .destroy = adaptive_destroy,
 };

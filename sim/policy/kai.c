@@ -458,6 +458,10 @@ static uint32_t pick_victim(struct sim *s, struct kp *k, int32_t v, double room)
         if (k->job_q[j] != v || k->job_st[j] != JS_RUNNING || job->state != JOB_RUNNING ||
             job_units(s, job) > room + EPS)
             continue;
+        /* Not a job (re)started at this very instant: evicting it at once would
+         * livelock allocate and reclaim at one simulated time. */
+        if (job->phase == PHASE_RESTORE && job->since == s->eng.now)
+            continue;
         if (best == UINT32_MAX || job->start >= s->tr.jobs[best].start)
             best = j;
     }
@@ -521,6 +525,7 @@ static void cycle(struct sim *s, struct kp *k)
         return;
     }
     k->busy = true;
+    unsigned passes = 0;
     do {
         k->again = false;
         measure(s, k);
@@ -530,7 +535,7 @@ static void cycle(struct sim *s, struct kp *k)
         allocate(s, k);
         measure(s, k);
         reclaim(s, k);
-    } while (k->again);
+    } while (k->again && ++passes < 8); /* the next tick finishes what is left */
     k->busy = false;
 }
 
