@@ -21,7 +21,7 @@ gen tidal "" "  name: tidal
 gen adaptive "" "  name: adaptive
   inference_gpus: 32"
 gen kueue "" "  name: kueue
-  inference_gpus: 48
+  inference_gpus: 72
   autoscale: { target: 0.7, scale_up_delay: 60s, scale_down_window: 300s }
   priorities: { inference: 1000, training: 100 }"
 gen kai "  sharing: timeslice
@@ -34,6 +34,7 @@ gen timeslice "  sharing: timeslice
   inference_gpus: 48
   autoscale: { target: 0.7, scale_up_delay: 60s, scale_down_window: 300s }
   pack: most-allocated
+  max_training_per_card: 1
   inference_spread: true
   check_memory: true"
 gen mps "  sharing: mps
@@ -42,11 +43,12 @@ gen mps "  sharing: mps
   autoscale: { target: 0.7, scale_up_delay: 60s, scale_down_window: 300s }
   thread_pct: { inference: 50, training: 100 }
   pack: most-allocated
+  max_training_per_card: 1
   check_memory: true"
 gen mig-static "  sharing: mig
   mig: { layout: 7g.80gb }" "  name: mig-static
   inference_gpus: 64
   autoscale: { target: 0.7, scale_up_delay: 60s, scale_down_window: 300s }
   layouts:
-    - { nodes: \"0-7\", layout: \"3g.40gb+3g.40gb\" }
-    - { nodes: \"8-15\", layout: 7g.80gb }"
+    - { nodes: \"0-11\", layout: \"4g.40gb+3g.40gb\" }
+    - { nodes: \"12-15\", layout: 7g.80gb }"

@@ -167,6 +167,7 @@ static void start_batch(struct service *s, uint32_t ri, uint32_t n, sim_time now
         st = 1;
     r->busy = true;
     r->batch_n = n;
+    r->batch_start = now;
     r->batch_end = now + st;
     s->tot.batches++;
     s->win.batches++;
@@ -236,6 +237,8 @@ static void on_batch_done(void *ctx, uint64_t arg)
     }
     s->tot.served += r->batch_n;
     s->win.served += r->batch_n;
+    s->tot.busy_us += (double)(now - r->batch_start);
+    s->win.busy_us += (double)(now - r->batch_start);
     s->tot.within_slo += ok;
     s->win.within_slo += ok;
     s->in_service -= r->batch_n;

@@ -41,7 +41,7 @@ struct replica {
     bool draining; /* leaves its card when its batch completes */
     bool gone;     /* removed; the slot may be reused */
     uint32_t batch_n;
-    sim_time batch_end;
+    sim_time batch_start, batch_end;
     sim_time *batch_arrivals; /* max_batch entries */
     struct evq_handle done;
 };
@@ -51,6 +51,7 @@ struct service_stats {
     uint64_t failed; /* lost in a batch whose replica was killed */
     uint64_t batches;
     double wait_us; /* sum over served requests of (batch start − arrival) */
+    double busy_us; /* replica time spent on completed batches (HPA utilisation) */
 };
 
 struct service {

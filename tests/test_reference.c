@@ -36,8 +36,9 @@ static void check_policy(const char *policy)
     for (uint32_t i = 0; i < s.nsvcs; i++) {
         const struct service *sv = &s.svcs[i];
         cr_expect_gt(sv->tot.arrived, 0);
-        cr_expect_eq(sv->tot.arrived, sv->tot.served + sv->tot.dropped + sv->tot.failed +
-                                          sv->in_service + service_waiting(sv),
+        cr_expect_eq(sv->tot.arrived,
+                     sv->tot.served + sv->tot.dropped + sv->tot.failed + sv->in_service +
+                         service_waiting(sv),
                      "%s/%s: requests not conserved", policy, sv->cfg->name);
         cr_expect_eq(sv->h_total->total, sv->tot.served);
     }
@@ -49,14 +50,13 @@ static void check_policy(const char *policy)
             cr_expect_geq(c->acc[k], -1e-6);
             sum += c->acc[k];
         }
-        cr_expect_leq(sum, horizon + 1e-3, "%s card %u: %f us of states in %f us", policy, g,
-                      sum, horizon);
+        cr_expect_leq(sum, horizon + 1e-3, "%s card %u: %f us of states in %f us", policy, g, sum,
+                      horizon);
         cr_expect_leq(c->alloc_us, horizon + 1e-3);
     }
     cr_expect_leq(sim_util_useful(&s), sim_util_busy(&s) + 1e-12);
     cr_expect_leq(sim_util_busy(&s), 1.0 + 1e-12);
-    cr_expect_eq(s.tr.njobs,
-                 s.tr.queued + s.tr.running + s.tr.done + s.tr.rejected + s.tr.failed);
+    cr_expect_eq(s.tr.njobs, s.tr.queued + s.tr.running + s.tr.done + s.tr.rejected + s.tr.failed);
     simtest_free(&sc, &s);
     free(text);
 }

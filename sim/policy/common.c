@@ -108,6 +108,19 @@ void pol_scaler_tick(struct pol_scaler *ps, struct sim *s, const double *forecas
 {
     for (uint32_t i = 0; i < ps->n; i++) {
         double rate = forecast_rate ? forecast_rate[i] : pol_interval_rate(s, i);
+        /*
+         * Two metrics, the larger recommendation wins (HPA's multi-metric rule):
+         * the request rate, and the replicas' measured busy time, which also
+         * sees replicas slowed by sharing their card.
+         */
+        sim_time span = s->eng.now - s->last_sample;
+        uint32_t reps = service_replicas(&s->svcs[i]);
+        if (span > 0 && reps > 0) {
+            double util = s->svcs[i].win.busy_us / ((double)reps * (double)span);
+            double equiv = util * reps * ps->as[i].cfg.capacity;
+            if (equiv > rate)
+                rate = equiv;
+        }
         uint32_t want = (uint32_t)autoscale_observe(&ps->as[i], s->eng.now, rate);
         uint32_t have = service_replicas(&s->svcs[i]);
         while (have < want) {

@@ -38,7 +38,12 @@ typedef uint32_t (*pol_pick_fn)(struct sim *s, void *ctx, uint32_t svc);
 /* A card was given back by a scale-down (the policy may backfill it). */
 typedef void (*pol_freed_fn)(struct sim *s, void *ctx, uint32_t gpu);
 
-/* One HPA per service, fed every sample interval with the arrival rate of the interval. */
+/*
+ * One HPA per service, fed every sample interval with two metrics, the larger
+ * recommendation winning (HPA's multi-metric rule): the interval's arrival rate
+ * over the per-replica capacity, and the replicas' measured busy time (which
+ * also sees replicas slowed by a shared card or a MIG slice).
+ */
 struct pol_scaler {
     struct autoscale *as; /* one per service */
     uint32_t n;
