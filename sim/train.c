@@ -77,24 +77,21 @@ static void job_costs(const struct trainer *t, struct job *j)
         j->interval_s = sim_time_to_sec(c->interval);
 }
 
-static void on_submit_ev(void *ctx, uint64_t arg)
+/* Add spec as a queued job; returns its index or a negative code. */
+static int64_t add_job(struct trainer *t, const struct job_spec *spec)
 {
-    struct trainer *t = ctx;
-    (void)arg;
     if (t->njobs == t->cap) {
         uint32_t cap = t->cap ? 2 * t->cap : 256;
         struct job *j = realloc(t->jobs, cap * sizeof(*j));
-        if (!j) {
-            fail(t, -ENOMEM);
-            return;
-        }
+        if (!j)
+            return -ENOMEM;
         t->jobs = j;
         t->cap = cap;
     }
-    uint32_t id = t->njobs++;
+    uint32_t id = t->njobs;
     struct job *j = &t->jobs[id];
     memset(j, 0, sizeof(*j));
-    j->spec = t->next;
+    j->spec = *spec;
     j->state = JOB_QUEUED;
     j->start = -1;
     j->end = -1;
@@ -103,14 +100,38 @@ static void on_submit_ev(void *ctx, uint64_t arg)
     j->gpus = calloc(n, sizeof(*j->gpus));
     j->tids = calloc(n, sizeof(*j->tids));
     if (!j->gpus || !j->tids) {
-        fail(t, -ENOMEM);
-        return;
+        free(j->gpus);
+        free(j->tids);
+        return -ENOMEM;
     }
     job_costs(t, j);
+    t->njobs++;
     t->queued++;
+    return id;
+}
+
+int64_t trainer_submit(struct trainer *t, const struct job_spec *spec)
+{
+    if (spec->gpus == 0 || spec->work <= 0)
+        return -EINVAL;
+    int64_t id = add_job(t, spec);
+    if (id >= 0 && t->on_submit)
+        t->on_submit(t->cb_ctx, (uint32_t)id);
+    return id;
+}
+
+static void on_submit_ev(void *ctx, uint64_t arg)
+{
+    struct trainer *t = ctx;
+    (void)arg;
+    int64_t id = add_job(t, &t->next);
+    if (id < 0) {
+        fail(t, (int)id);
+        return;
+    }
     schedule_next(t);
     if (t->on_submit)
-        t->on_submit(t->cb_ctx, id);
+        t->on_submit(t->cb_ctx, (uint32_t)id);
 }
 
 /* Progress up to now at the current rate (RUN phase only). */

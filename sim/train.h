@@ -105,6 +105,13 @@ int trainer_init(struct trainer *t, struct engine *eng, struct cluster *cl, stru
                  const struct train_cfg *cfg);
 void trainer_release(struct trainer *t);
 
+/*
+ * Submit a job now (as if its source had produced it): it is queued and the
+ * on_submit callback runs. For what-if tools and tests. Returns the job's
+ * index, or a negative code (-ENOMEM, -EINVAL for a job of zero GPUs or work).
+ */
+int64_t trainer_submit(struct trainer *t, const struct job_spec *spec);
+
 /* Schedule the first submission. Call once callbacks are set. */
 int trainer_begin(struct trainer *t);
 

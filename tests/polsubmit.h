@@ -20,35 +20,18 @@
 static inline uint32_t polsubmit_job(struct sim *s, double work_s, uint32_t gpus,
                                      const char *mig_profile)
 {
-    struct trainer *t = &s->tr;
-    if (t->njobs == t->cap) {
-        t->cap = t->cap ? 2 * t->cap : 16;
-        t->jobs = realloc(t->jobs, t->cap * sizeof(*t->jobs));
-        cr_assert_not_null(t->jobs);
-    }
-    uint32_t id = t->njobs++;
-    struct job *j = &t->jobs[id];
-    memset(j, 0, sizeof(*j));
-    j->spec.id = id;
-    j->spec.submit = s->eng.now;
-    j->spec.work = sim_time_from_sec(work_s);
-    j->spec.gpus = gpus;
-    j->spec.gpu_fraction = 1;
+    struct job_spec spec = {
+        .id = s->tr.njobs,
+        .submit = s->eng.now,
+        .work = sim_time_from_sec(work_s),
+        .gpus = gpus,
+        .gpu_fraction = 1,
+    };
     if (mig_profile)
-        snprintf(j->spec.mig_profile, sizeof(j->spec.mig_profile), "%s", mig_profile);
-    j->state = JOB_QUEUED;
-    j->start = j->end = -1;
-    j->gpus = calloc(gpus, sizeof(uint32_t));
-    j->tids = calloc(gpus, sizeof(uint32_t));
-    j->queued_since = s->eng.now;
-    const struct train_cfg *c = &t->cfg;
-    double bytes = c->state_gb_per_gpu * 1e9 * gpus;
-    j->save_s = ckpt_save_s(&c->knobs, bytes);
-    j->restore_s = ckpt_restore_s(&c->knobs, bytes);
-    j->interval_s = sim_time_to_sec(c->interval);
-    t->queued++;
-    s->pol->on_submit(s, s->pol_state, id);
-    return id;
+        snprintf(spec.mig_profile, sizeof(spec.mig_profile), "%s", mig_profile);
+    int64_t id = trainer_submit(&s->tr, &spec); /* the policy's on_submit runs */
+    cr_assert_geq(id, 0);
+    return (uint32_t)id;
 }
 
 /* Seconds at which job j ended. */

@@ -26,40 +26,23 @@ static void bare(struct scenario *sc, struct sim *s, const char *cluster, const 
     /* No policy in the loop: a preempted job stays queued until the test restarts it. */
     s->tr.on_requeue = NULL;
     s->tr.on_finish = NULL;
+    s->tr.on_submit = NULL;
 }
 
-/* Submit a job of `work` seconds on `gpus` GPUs at the current time; returns its index. */
+/* Queue a job of `work` seconds on `gpus` GPUs now (no policy: the test starts it). */
 static uint32_t add_job(struct sim *s, double work_s, uint32_t gpus, double params_b)
 {
-    struct trainer *t = &s->tr;
-    if (t->njobs == t->cap) {
-        t->cap = t->cap ? 2 * t->cap : 16;
-        t->jobs = realloc(t->jobs, t->cap * sizeof(*t->jobs));
-    }
-    uint32_t id = t->njobs++;
-    struct job *j = &t->jobs[id];
-    memset(j, 0, sizeof(*j));
-    j->spec.id = id;
-    j->spec.submit = s->eng.now;
-    j->spec.work = sim_time_from_sec(work_s);
-    j->spec.gpus = gpus;
-    j->spec.gpu_fraction = 1;
-    j->spec.params_b = params_b;
-    j->state = JOB_QUEUED;
-    j->start = j->end = -1;
-    j->gpus = calloc(gpus, sizeof(uint32_t));
-    j->tids = calloc(gpus, sizeof(uint32_t));
-    j->queued_since = s->eng.now;
-    /* Same cost rule as a submitted job (train.c job_costs). */
-    const struct train_cfg *c = &t->cfg;
-    double bytes = params_b > 0 ? ckpt_state_bytes(&c->knobs, params_b * 1e9)
-                                : c->state_gb_per_gpu * 1e9 * gpus;
-    j->save_s = ckpt_save_s(&c->knobs, bytes);
-    j->restore_s = ckpt_restore_s(&c->knobs, bytes);
-    j->interval_s =
-        c->young ? ckpt_young_interval(j->save_s, c->mtbf_s) : sim_time_to_sec(c->interval);
-    t->queued++;
-    return id;
+    struct job_spec spec = {
+        .id = s->tr.njobs,
+        .submit = s->eng.now,
+        .work = sim_time_from_sec(work_s),
+        .gpus = gpus,
+        .gpu_fraction = 1,
+        .params_b = params_b,
+    };
+    int64_t id = trainer_submit(&s->tr, &spec);
+    cr_assert_geq(id, 0);
+    return (uint32_t)id;
 }
 
 /* Every card: the use states plus free time add up to the elapsed time. */
