@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 mkdir -p results/reference
 files=$(ls scenarios/reference/*.yaml)
 # Two runs at a time (the machine's cores); each run is one process.
-for f in $files; do echo "$f"; done |
+# COMPARE_TABLE_ONLY=1 rewrites the table from existing results.
+[ -n "${COMPARE_TABLE_ONLY:-}" ] || for f in $files; do echo "$f"; done |
     xargs -P 2 -I{} sh -c 'p=$(basename "{}" .yaml); echo "compare: running $p" >&2;
         "$0/tidesim" run "{}" -o "results/reference/$p.h5" --quiet' "$b"
 
@@ -41,6 +42,36 @@ print("| %s | %.1f %% | %.1f %% | %.1f %% | %s | %s | %.3f %% | %.3f %% | %.2f %
     p99("chat"), p99("search"), 100 * v("slo_share"), 100 * v("slo_share_worst_service"),
     100 * v("checkpoint_overhead"), v("preemptions"), v("training_gpu_hours"), v("energy_kwh") / 1000))
 '
+    done
+    echo
+    echo "Per simulated day: share of requests over their SLO (both services) and busy utilization."
+    echo "Day 0 is the first day, before \`adaptive\` has any history to forecast from."
+    echo
+    echo "| policy | over SLO day 0 | day 1 | day 2 | busy day 0 | day 1 | day 2 |"
+    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+    for f in $files; do
+        p=$(basename "$f" .yaml)
+        /usr/bin/python3 - "results/reference/$p.h5" "$p" <<'PY'
+import sys
+import h5py
+import numpy as np
+f = h5py.File(sys.argv[1], "r")
+step = int(round(86400 / float(f["/meta"].attrs["sample_interval_s"])))
+miss = [0.0, 0.0, 0.0]
+served = [0.0, 0.0, 0.0]
+for name in f["/services"]:
+    t = f["/services/%s/timeseries" % name]
+    n = t["served"][:]
+    share = np.nan_to_num(t["slo_share"][:], nan=1.0)
+    for d in range(3):
+        sl = slice(d * step, (d + 1) * step)
+        miss[d] += float((n[sl] * (1 - share[sl])).sum())
+        served[d] += float(n[sl].sum())
+busy = f["/timeseries/util_busy"][:]
+cells = ["%.4f %%" % (100 * miss[d] / served[d]) if served[d] else "-" for d in range(3)]
+cells += ["%.1f %%" % (100 * busy[d * step:(d + 1) * step].mean()) for d in range(3)]
+print("| %s | %s |" % (sys.argv[2], " | ".join(cells)))
+PY
     done
     echo
     echo "Columns: allocated / busy / useful = shares of the GPU-time offered (docs/results.md);"
