@@ -345,3 +345,33 @@ Test(sharing, gang_members_faster_than_the_gang_count_the_gap_as_idle)
               c0->acc[USE_IDLE] / 1e6);
     simtest_free(&sc, &s);
 }
+
+Test(sharing, model_numbers_are_overridden_from_the_scenario)
+{
+    struct scenario sc;
+    struct sim s;
+    bare(&sc, &s,
+         "{ nodes: 1, gpus_per_node: 1, sharing: mig, spec: { tdp_w: 500, idle_w: 60 },\n"
+         "  mig: { layout: '1g.10gb*7', speeds: { 1g.10gb: 0.132 } } }",
+         "  memory_gb_per_gpu: 5\n  checkpoint: { interval: none }\n");
+    cr_expect_float_eq(sc.spec->tdp_w, 500.0, 1e-12);
+    cr_expect_float_eq(sc.spec->idle_w, 60.0, 1e-12);
+    /* The published table is untouched. */
+    cr_expect_float_eq(gpu_spec_find("a100-sxm4-80gb")->tdp_w, 400.0, 1e-12);
+    uint32_t g0 = 0, j = add_job(&s, 132, 1, 0);
+    cr_assert_eq(trainer_start(&s.tr, j, &g0), 0);
+    cr_expect_float_eq(s.tr.jobs[j].rate, 0.132, 1e-12);
+    engine_run(&s.eng, SIM_DAY);
+    cr_expect(fabs(sim_time_to_sec(s.tr.jobs[j].end) - 1000) < 1e-5);
+    simtest_free(&sc, &s);
+
+    bare(&sc, &s,
+         "{ nodes: 1, gpus_per_node: 1, sharing: mps, mps: { replicas: 2, pinned_mem_limit_gb: "
+         "30 } }",
+         "  memory_gb_per_gpu: 35\n");
+    /* 35 GiB fits the 40 GiB default split but not the 30 GiB pinned limit: OOM-killed. */
+    j = add_job(&s, 60, 1, 0);
+    cr_expect_eq(trainer_start(&s.tr, j, &g0), 1);
+    cr_expect_eq(s.tr.jobs[j].state, JOB_FAILED);
+    simtest_free(&sc, &s);
+}
