@@ -275,23 +275,18 @@ int main(int argc, char **argv)
         usage_main(stderr);
         return 2;
     }
+    static const struct {
+        const char *name;
+        int (*fn)(int, char **);
+    } commands[] = {
+        {"run", cmd_run},         {"validate", cmd_validate}, {"report", cli_report},
+        {"compare", cli_compare}, {"check", cli_check},       {"plot", cli_plot},
+        {"mig", cli_mig},         {"traces", cli_traces},
+    };
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "run"))
-        return cmd_run(argc - 1, argv + 1);
-    if (!strcmp(cmd, "validate"))
-        return cmd_validate(argc - 1, argv + 1);
-    if (!strcmp(cmd, "report"))
-        return cli_report(argc - 1, argv + 1);
-    if (!strcmp(cmd, "compare"))
-        return cli_compare(argc - 1, argv + 1);
-    if (!strcmp(cmd, "check"))
-        return cli_check(argc - 1, argv + 1);
-    if (!strcmp(cmd, "plot"))
-        return cli_plot(argc - 1, argv + 1);
-    if (!strcmp(cmd, "mig"))
-        return cli_mig(argc - 1, argv + 1);
-    if (!strcmp(cmd, "traces"))
-        return cli_traces(argc - 1, argv + 1);
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (!strcmp(cmd, commands[i].name))
+            return commands[i].fn(argc - 1, argv + 1);
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         usage_main(stdout);
         return 0;

@@ -191,3 +191,60 @@ void pol_split_by_peak(const struct sim *s, uint32_t n, uint32_t *out)
     for (uint32_t i = 0; given < n && s->nsvcs; i = (i + 1) % s->nsvcs, given++)
         out[i]++;
 }
+
+void pol_fifo_start(struct sim *s, struct pol_fifo *f)
+{
+    if (f->in_start) {
+        f->again = true;
+        return;
+    }
+    f->in_start = true;
+    do {
+        f->again = false;
+        f->pass(s, f);
+    } while (f->again);
+    f->in_start = false;
+}
+
+void pol_fifo_release(struct pol_fifo *f)
+{
+    jobq_release(&f->q);
+    if (f->scaling)
+        pol_scaler_release(&f->ps);
+    free(f->gang);
+    f->gang = NULL;
+}
+
+void pol_fifo_on_submit(struct sim *s, void *state, uint32_t j)
+{
+    struct pol_fifo *f = state;
+    if ((f->can_fit && !f->can_fit(s, f, j)) || jobq_push(&f->q, j)) {
+        trainer_reject(&s->tr, j);
+        return;
+    }
+    pol_fifo_start(s, f);
+}
+
+void pol_fifo_on_finish(struct sim *s, void *state, uint32_t j)
+{
+    (void)j;
+    pol_fifo_start(s, state);
+}
+
+void pol_fifo_on_requeue(struct sim *s, void *state, uint32_t j)
+{
+    struct pol_fifo *f = state;
+    if (jobq_push(&f->q, j)) {
+        trainer_reject(&s->tr, j);
+        return;
+    }
+    pol_fifo_start(s, f);
+}
+
+void pol_fifo_on_tick(struct sim *s, void *state)
+{
+    struct pol_fifo *f = state;
+    if (f->scaling)
+        pol_scaler_tick(&f->ps, s, NULL, f->pick, NULL, f);
+    pol_fifo_start(s, f);
+}

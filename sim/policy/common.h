@@ -85,4 +85,31 @@ double pol_interval_rate(const struct sim *s, uint32_t i);
  */
 uint32_t pol_start_whole(struct sim *s, struct jobq *q, bool strict, uint32_t max_gpus);
 
+/*
+ * The skeleton of a policy that keeps training in a FIFO started by its own
+ * `pass` and (optionally) autoscales inference: embed it FIRST in the
+ * policy's state so the pol_fifo_on_* callbacks can be used as its ops.
+ */
+struct pol_fifo {
+    struct jobq q;
+    struct pol_scaler ps;
+    bool scaling;   /* ps is in use (policy.autoscale) */
+    uint32_t *gang; /* cards chosen for a start, one per GPU of the cluster */
+    bool in_start, again;
+    /* One pass over q starting what fits (BestEffortFIFO). */
+    void (*pass)(struct sim *s, struct pol_fifo *f);
+    /* Could job j ever run here? (NULL: yes) Jobs that never can are rejected. */
+    bool (*can_fit)(struct sim *s, struct pol_fifo *f, uint32_t j);
+    pol_pick_fn pick; /* card for a new replica; its ctx is the pol_fifo */
+};
+
+/* Run pass until nothing more starts (re-entrant calls from callbacks just ask for another pass).
+ */
+void pol_fifo_start(struct sim *s, struct pol_fifo *f);
+void pol_fifo_release(struct pol_fifo *f);
+void pol_fifo_on_submit(struct sim *s, void *state, uint32_t j);
+void pol_fifo_on_finish(struct sim *s, void *state, uint32_t j);
+void pol_fifo_on_requeue(struct sim *s, void *state, uint32_t j);
+void pol_fifo_on_tick(struct sim *s, void *state);
+
 #endif

@@ -47,11 +47,7 @@ struct migs_cfg {
 };
 
 struct migs {
-    struct jobq q;
-    struct pol_scaler ps;
-    bool scaling;
-    uint32_t *gang; /* ngpus entries */
-    bool in_start, again;
+    struct pol_fifo base; /* first: the pol_fifo_on_* callbacks take the state as a pol_fifo */
 };
 
 /*
@@ -186,33 +182,29 @@ static int start_on(struct sim *s, uint32_t j, const struct mig_profile *p, cons
 
 static void start_pass(struct sim *s, struct migs *m)
 {
-    for (uint32_t i = 0; i < m->q.n;) {
-        uint32_t j = m->q.v[i];
+    for (uint32_t i = 0; i < m->base.q.n;) {
+        uint32_t j = m->base.q.v[i];
         if (s->tr.jobs[j].state != JOB_QUEUED) {
-            jobq_remove_at(&m->q, i);
+            jobq_remove_at(&m->base.q, i);
             continue;
         }
-        const struct mig_profile *p = job_profile(s, j, true, m->gang);
-        if (p && start_on(s, j, p, m->gang) >= 0) {
-            jobq_remove_at(&m->q, i);
+        const struct mig_profile *p = job_profile(s, j, true, m->base.gang);
+        if (p && start_on(s, j, p, m->base.gang) >= 0) {
+            jobq_remove_at(&m->base.q, i);
             continue;
         }
         i++;
     }
 }
 
-static void try_start(struct sim *s, struct migs *m)
+static void migs_pass(struct sim *s, struct pol_fifo *f)
 {
-    if (m->in_start) {
-        m->again = true;
-        return;
-    }
-    m->in_start = true;
-    do {
-        m->again = false;
-        start_pass(s, m);
-    } while (m->again);
-    m->in_start = false;
+    start_pass(s, (struct migs *)f);
+}
+
+static bool migs_can_fit(struct sim *s, struct pol_fifo *f, uint32_t j)
+{
+    return job_profile(s, j, false, f->gang) != NULL;
 }
 
 /* Apply the node groups' layouts at t = 0 (see the header comment for why not sim_mig_relayout). */
@@ -277,9 +269,12 @@ static int migs_init(struct sim *s, void **state)
     if (!m)
         return -ENOMEM;
     *state = m;
+    m->base.pass = migs_pass;
+    m->base.can_fit = migs_can_fit;
+    m->base.pick = migs_pick;
     const struct scenario *sc = s->sc;
-    m->gang = calloc(s->cl.ngpus ? s->cl.ngpus : 1, sizeof(*m->gang));
-    if (!m->gang)
+    m->base.gang = calloc(s->cl.ngpus ? s->cl.ngpus : 1, sizeof(*m->base.gang));
+    if (!m->base.gang)
         return -ENOMEM;
     int rc = apply_layouts(s, sc->policy.cfg);
     if (rc)
@@ -308,47 +303,13 @@ static int migs_init(struct sim *s, void **state)
         }
     }
     if (sc->policy.autoscale) {
-        m->scaling = true;
-        if ((rc = pol_scaler_init(&m->ps, s, NULL)))
+        m->base.scaling = true;
+        if ((rc = pol_scaler_init(&m->base.ps, s, NULL)))
             return rc;
         for (uint32_t i = 0; i < s->nsvcs; i++)
-            fit_scaler(s, &m->ps.as[i], i);
+            fit_scaler(s, &m->base.ps.as[i], i);
     }
     return 0;
-}
-
-static void migs_on_submit(struct sim *s, void *state, uint32_t j)
-{
-    struct migs *m = state;
-    if (!job_profile(s, j, false, m->gang) || jobq_push(&m->q, j)) {
-        trainer_reject(&s->tr, j);
-        return;
-    }
-    try_start(s, m);
-}
-
-static void migs_on_finish(struct sim *s, void *state, uint32_t j)
-{
-    (void)j;
-    try_start(s, state);
-}
-
-static void migs_on_requeue(struct sim *s, void *state, uint32_t j)
-{
-    struct migs *m = state;
-    if (jobq_push(&m->q, j)) {
-        trainer_reject(&s->tr, j);
-        return;
-    }
-    try_start(s, m);
-}
-
-static void migs_on_tick(struct sim *s, void *state)
-{
-    struct migs *m = state;
-    if (m->scaling)
-        pol_scaler_tick(&m->ps, s, NULL, migs_pick, NULL, m);
-    try_start(s, m);
 }
 
 static void migs_destroy(void *state)
@@ -356,10 +317,7 @@ static void migs_destroy(void *state)
     struct migs *m = state;
     if (!m)
         return;
-    jobq_release(&m->q);
-    if (m->scaling)
-        pol_scaler_release(&m->ps);
-    free(m->gang);
+    pol_fifo_release(&m->base);
     free(m);
 }
 
@@ -463,9 +421,9 @@ const struct policy_ops policy_mig_static = {
     .parse = migs_parse,
     .free_cfg = migs_free_cfg,
     .init = migs_init,
-    .on_submit = migs_on_submit,
-    .on_finish = migs_on_finish,
-    .on_requeue = migs_on_requeue,
-    .on_tick = migs_on_tick,
+    .on_submit = pol_fifo_on_submit,
+    .on_finish = pol_fifo_on_finish,
+    .on_requeue = pol_fifo_on_requeue,
+    .on_tick = pol_fifo_on_tick,
     .destroy = migs_destroy,
 };

@@ -48,13 +48,9 @@ struct pack_cfg {
 };
 
 struct pack {
+    struct pol_fifo base; /* first: the pol_fifo_on_* callbacks take the state as a pol_fifo */
     struct pack_cfg cfg;
-    struct jobq q;
-    struct pol_scaler ps;
-    bool scaling;
-    uint32_t *gang; /* chosen cards, ngpus entries */
     uint32_t *cand; /* scratch, ngpus entries */
-    bool in_start, again;
 };
 
 /* Memory slack for sums of GiB figures. */
@@ -100,7 +96,7 @@ static bool better(const struct sim *s, const struct pack *p, uint32_t a, uint32
 }
 
 /*
- * The `count` best cards that fit, into p->gang, best first. Returns the
+ * The `count` best cards that fit, into p->base.gang, best first. Returns the
  * number found (< count: the gang does not fit now).
  */
 static uint32_t pick_cards(const struct sim *s, struct pack *p, enum tenant_kind kind,
@@ -119,7 +115,7 @@ static uint32_t pick_cards(const struct sim *s, struct pack *p, enum tenant_kind
         uint32_t t = p->cand[k];
         p->cand[k] = p->cand[best];
         p->cand[best] = t;
-        p->gang[k] = p->cand[k];
+        p->base.gang[k] = p->cand[k];
     }
     return k;
 }
@@ -130,7 +126,7 @@ static uint32_t pack_pick(struct sim *s, void *ctx, uint32_t svc)
     struct pack *p = ctx;
     if (pick_cards(s, p, TENANT_INFER, svc, s->sc->services[svc].mem_gib, 1) < 1)
         return UINT32_MAX;
-    return p->gang[0];
+    return p->base.gang[0];
 }
 
 /* Could job j ever run here (on an empty cluster)? */
@@ -153,37 +149,32 @@ static bool job_can_ever_fit(const struct sim *s, const struct pack *p, uint32_t
 /* One pass over the queue in order: start every job whose gang fits (BestEffortFIFO). */
 static void start_pass(struct sim *s, struct pack *p)
 {
-    for (uint32_t i = 0; i < p->q.n;) {
-        uint32_t j = p->q.v[i];
+    for (uint32_t i = 0; i < p->base.q.n;) {
+        uint32_t j = p->base.q.v[i];
         const struct job *job = &s->tr.jobs[j];
         if (job->state != JOB_QUEUED) {
-            jobq_remove_at(&p->q, i);
+            jobq_remove_at(&p->base.q, i);
             continue;
         }
         uint32_t g = job->spec.gpus;
         if (pick_cards(s, p, TENANT_TRAIN, j, s->tr.cfg.mem_gib_per_gpu, g) == g &&
-            trainer_start(&s->tr, j, p->gang) >= 0) {
+            trainer_start(&s->tr, j, p->base.gang) >= 0) {
             /* Started, or OOM-killed at its first allocation (FAILED): out of the queue. */
-            jobq_remove_at(&p->q, i);
+            jobq_remove_at(&p->base.q, i);
             continue;
         }
         i++;
     }
 }
 
-/* Start what fits. Re-entrant calls (on_finish of an OOM-killed start) ask for one more pass. */
-static void try_start(struct sim *s, struct pack *p)
+static void pack_pass(struct sim *s, struct pol_fifo *f)
 {
-    if (p->in_start) {
-        p->again = true;
-        return;
-    }
-    p->in_start = true;
-    do {
-        p->again = false;
-        start_pass(s, p);
-    } while (p->again);
-    p->in_start = false;
+    start_pass(s, (struct pack *)f);
+}
+
+static bool pack_can_fit(struct sim *s, struct pol_fifo *f, uint32_t j)
+{
+    return job_can_ever_fit(s, (const struct pack *)f, j);
 }
 
 static int pack_init(struct sim *s, void **state)
@@ -195,10 +186,13 @@ static int pack_init(struct sim *s, void **state)
     const struct scenario *sc = s->sc;
     const struct pack_cfg *cfg = sc->policy.cfg;
     p->cfg = cfg ? *cfg : (struct pack_cfg){.check_memory = true};
+    p->base.pass = pack_pass;
+    p->base.can_fit = pack_can_fit;
+    p->base.pick = pack_pick;
     uint32_t n = s->cl.ngpus ? s->cl.ngpus : 1;
-    p->gang = calloc(n, sizeof(*p->gang));
+    p->base.gang = calloc(n, sizeof(*p->base.gang));
     p->cand = calloc(n, sizeof(*p->cand));
-    if (!p->gang || !p->cand)
+    if (!p->base.gang || !p->cand)
         return -ENOMEM;
 
     /* Initial replicas: explicit counts first, the rest of inference_gpus evenly. */
@@ -227,46 +221,12 @@ static int pack_init(struct sim *s, void **state)
         }
     }
     if (sc->policy.autoscale) {
-        p->scaling = true; /* released by destroy even if init fails half-way */
-        int rc = pol_scaler_init(&p->ps, s, NULL);
+        p->base.scaling = true; /* released by destroy even if init fails half-way */
+        int rc = pol_scaler_init(&p->base.ps, s, NULL);
         if (rc)
             return rc;
     }
     return 0;
-}
-
-static void pack_on_submit(struct sim *s, void *state, uint32_t j)
-{
-    struct pack *p = state;
-    if (!job_can_ever_fit(s, p, j) || jobq_push(&p->q, j)) {
-        trainer_reject(&s->tr, j);
-        return;
-    }
-    try_start(s, p);
-}
-
-static void pack_on_finish(struct sim *s, void *state, uint32_t j)
-{
-    (void)j;
-    try_start(s, state);
-}
-
-static void pack_on_requeue(struct sim *s, void *state, uint32_t j)
-{
-    struct pack *p = state;
-    if (jobq_push(&p->q, j)) {
-        trainer_reject(&s->tr, j);
-        return;
-    }
-    try_start(s, p);
-}
-
-static void pack_on_tick(struct sim *s, void *state)
-{
-    struct pack *p = state;
-    if (p->scaling)
-        pol_scaler_tick(&p->ps, s, NULL, pack_pick, NULL, p);
-    try_start(s, p);
 }
 
 static void pack_destroy(void *state)
@@ -274,10 +234,7 @@ static void pack_destroy(void *state)
     struct pack *p = state;
     if (!p)
         return;
-    jobq_release(&p->q);
-    if (p->scaling)
-        pol_scaler_release(&p->ps);
-    free(p->gang);
+    pol_fifo_release(&p->base);
     free(p->cand);
     free(p);
 }
@@ -366,10 +323,10 @@ const struct policy_ops policy_timeslice = {
     .parse = timeslice_parse,
     .free_cfg = pack_free_cfg,
     .init = pack_init,
-    .on_submit = pack_on_submit,
-    .on_finish = pack_on_finish,
-    .on_requeue = pack_on_requeue,
-    .on_tick = pack_on_tick,
+    .on_submit = pol_fifo_on_submit,
+    .on_finish = pol_fifo_on_finish,
+    .on_requeue = pol_fifo_on_requeue,
+    .on_tick = pol_fifo_on_tick,
     .destroy = pack_destroy,
 };
 
@@ -379,9 +336,9 @@ const struct policy_ops policy_mps = {
     .parse = mps_parse,
     .free_cfg = pack_free_cfg,
     .init = pack_init,
-    .on_submit = pack_on_submit,
-    .on_finish = pack_on_finish,
-    .on_requeue = pack_on_requeue,
-    .on_tick = pack_on_tick,
+    .on_submit = pol_fifo_on_submit,
+    .on_finish = pol_fifo_on_finish,
+    .on_requeue = pol_fifo_on_requeue,
+    .on_tick = pol_fifo_on_tick,
     .destroy = pack_destroy,
 };
