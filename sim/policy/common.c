@@ -248,3 +248,38 @@ void pol_fifo_on_tick(struct sim *s, void *state)
         pol_scaler_tick(&f->ps, s, NULL, f->pick, NULL, f);
     pol_fifo_start(s, f);
 }
+
+int pol_place_initial(struct sim *s, pol_pick_fn pick, void *ctx)
+{
+    const struct scenario *sc = s->sc;
+    uint32_t fixed = 0, flexible = 0;
+    for (uint32_t i = 0; i < s->nsvcs; i++) {
+        fixed += sc->services[i].replicas;
+        flexible += sc->services[i].replicas == 0;
+    }
+    uint32_t pool = sc->policy.inference_gpus, spare = pool > fixed ? pool - fixed : 0;
+    double tot = 0;
+    for (uint32_t i = 0; i < s->nsvcs; i++)
+        if (sc->services[i].replicas == 0)
+            tot += rate_profile_max(&sc->services[i].arrivals) + 1e-9;
+    uint32_t given = 0;
+    for (uint32_t i = 0; i < s->nsvcs; i++) {
+        uint32_t want = sc->services[i].replicas;
+        if (want == 0) {
+            double w = (rate_profile_max(&sc->services[i].arrivals) + 1e-9) / tot;
+            want = --flexible == 0 ? spare - given : (uint32_t)(w * spare + 0.5);
+            if (want == 0)
+                want = 1;
+            given += want;
+        }
+        for (uint32_t k = 0; k < want; k++) {
+            uint32_t gpu = pick(s, ctx, i);
+            if (gpu == UINT32_MAX)
+                return -ENOSPC;
+            int rc = sim_place_replica(s, i, gpu);
+            if (rc < 0)
+                return rc;
+        }
+    }
+    return 0;
+}

@@ -74,6 +74,14 @@ void pol_scaler_tick(struct pol_scaler *ps, struct sim *s, const double *forecas
  */
 void pol_split_by_peak(const struct sim *s, uint32_t n, uint32_t *out);
 
+/*
+ * Place every service's initial replicas: its `replicas` count when given, the
+ * rest of policy.inference_gpus split over the other services in proportion to
+ * their peak rate; each on the card pick() returns. Returns 0, -ENOSPC when
+ * pick finds no card, or the placement's error.
+ */
+int pol_place_initial(struct sim *s, pol_pick_fn pick, void *ctx);
+
 /* Arrival rate of service i over the sample interval just closed (req/s). */
 double pol_interval_rate(const struct sim *s, uint32_t i);
 

@@ -18,6 +18,7 @@ struct dedicated {
     uint32_t *fifo; /* job indices; head .. tail */
     uint32_t head, tail, cap;
     uint32_t pool; /* cards left for training */
+    uint32_t next; /* next card for an initial replica */
     uint32_t *gang;
 };
 
@@ -56,6 +57,14 @@ static void try_start(struct sim *s, struct dedicated *d)
     }
 }
 
+/* pol_pick_fn: the next card of the pool. */
+static uint32_t next_card(struct sim *s, void *ctx, uint32_t svc)
+{
+    struct dedicated *d = ctx;
+    (void)svc;
+    return d->next < s->cl.ngpus ? d->next++ : UINT32_MAX;
+}
+
 static int dedicated_init(struct sim *s, void **state)
 {
     struct dedicated *d = calloc(1, sizeof(*d));
@@ -68,32 +77,11 @@ static int dedicated_init(struct sim *s, void **state)
     }
     *state = d;
 
-    /* Split the pool: explicit replica counts first, the rest in proportion to peak load. */
-    const struct scenario *sc = s->sc;
-    uint32_t pool = sc->policy.inference_gpus, fixed = 0, flexible = 0;
-    for (uint32_t i = 0; i < s->nsvcs; i++) {
-        fixed += sc->services[i].replicas;
-        flexible += sc->services[i].replicas == 0;
-    }
-    uint32_t gpu = 0, spare = pool - fixed;
-    uint32_t *share = calloc(s->nsvcs + 1, sizeof(*share));
-    if (!share)
-        return -ENOMEM;
-    if (flexible)
-        pol_split_by_peak(s, spare, share);
-    for (uint32_t i = 0; i < s->nsvcs; i++) {
-        uint32_t n = sc->services[i].replicas;
-        if (n == 0)
-            n = share[i] < pool - gpu ? share[i] : pool - gpu;
-        for (uint32_t k = 0; k < n; k++) {
-            int rc = sim_place_replica(s, i, gpu++);
-            if (rc < 0) {
-                free(share);
-                return rc;
-            }
-        }
-    }
-    free(share);
+    /* The pool is the first inference_gpus cards, in order. */
+    int rc = pol_place_initial(s, next_card, d);
+    if (rc)
+        return rc;
+    uint32_t pool = s->sc->policy.inference_gpus;
     d->pool = s->cl.ngpus - pool;
     return 0;
 }

@@ -280,28 +280,9 @@ static int migs_init(struct sim *s, void **state)
     if (rc)
         return rc;
 
-    uint32_t fixed = 0, flexible = 0;
-    for (uint32_t i = 0; i < s->nsvcs; i++) {
-        fixed += sc->services[i].replicas;
-        flexible += sc->services[i].replicas == 0;
-    }
-    uint32_t pool = sc->policy.inference_gpus;
-    uint32_t spare = pool > fixed ? pool - fixed : 0;
-    for (uint32_t i = 0; i < s->nsvcs; i++) {
-        uint32_t want = sc->services[i].replicas;
-        if (want == 0) {
-            want = spare / flexible + (spare % flexible ? 1 : 0);
-            spare -= want;
-            flexible--;
-        }
-        for (uint32_t k = 0; k < want; k++) {
-            uint32_t gpu = migs_pick(s, m, i);
-            if (gpu == UINT32_MAX)
-                return -ENOSPC;
-            if ((rc = sim_place_replica(s, i, gpu)) < 0)
-                return rc;
-        }
-    }
+    /* Initial replicas: explicit counts first, the rest of inference_gpus by peak load. */
+    if ((rc = pol_place_initial(s, migs_pick, m)))
+        return rc;
     if (sc->policy.autoscale) {
         m->base.scaling = true;
         if ((rc = pol_scaler_init(&m->base.ps, s, NULL)))

@@ -195,35 +195,13 @@ static int pack_init(struct sim *s, void **state)
     if (!p->base.gang || !p->cand)
         return -ENOMEM;
 
-    /* Initial replicas: explicit counts first, the rest of inference_gpus evenly. */
-    uint32_t fixed = 0, flexible = 0;
-    for (uint32_t i = 0; i < s->nsvcs; i++) {
-        fixed += sc->services[i].replicas;
-        flexible += sc->services[i].replicas == 0;
-    }
-    uint32_t pool = sc->policy.inference_gpus;
-    uint32_t spare = pool > fixed ? pool - fixed : 0;
-    for (uint32_t i = 0; i < s->nsvcs; i++) {
-        uint32_t want = sc->services[i].replicas;
-        if (want == 0) {
-            want = spare / flexible + (spare % flexible ? 1 : 0);
-            spare -= want;
-            flexible--;
-        }
-        for (uint32_t k = 0; k < want; k++) {
-            uint32_t gpu = pack_pick(s, p, i);
-            if (gpu == UINT32_MAX)
-                return -ENOSPC;
-            int rc = sim_place_replica(s, i, gpu);
-            if (rc < 0)
-                return rc;
-            /* rc == 1: OOM-killed at once (check_memory false): counted by the sim. */
-        }
-    }
+    /* Initial replicas: explicit counts first, the rest of inference_gpus by peak load. */
+    int rc = pol_place_initial(s, pack_pick, p);
+    if (rc)
+        return rc;
     if (sc->policy.autoscale) {
         p->base.scaling = true; /* released by destroy even if init fails half-way */
-        int rc = pol_scaler_init(&p->base.ps, s, NULL);
-        if (rc)
+        if ((rc = pol_scaler_init(&p->base.ps, s, NULL)))
             return rc;
     }
     return 0;
