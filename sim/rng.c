@@ -1,8 +1,8 @@
 /*
  * rng.c — per-component GSL streams seeded from (master seed, stream id).
  *
- * Seeding: GSL's mt19937 takes a 32-bit seed (gsl_rng_set keeps the low 32
- * bits and maps 0 to its own default 4357). The 64-bit stream seed s is folded
+ * Seeding: GSL's taus2 takes a 32-bit seed (gsl_rng_set keeps the low 32
+ * bits and maps 0 to its own default). The 64-bit stream seed s is folded
  * to 32 bits as (s ^ (s >> 32)) & 0xffffffff so both halves count; a fold of 0
  * is replaced by RNG_SEED_ZERO_FOLD (an arbitrary odd constant) so that seed 0
  * never silently aliases GSL's default seed. Consequence: at most 2^32
@@ -56,7 +56,7 @@ unsigned long rng_seed_fold32(uint64_t seed)
 
 int rng_init(struct rng *r, uint64_t master_seed, uint64_t stream_id)
 {
-    r->g = gsl_rng_alloc(gsl_rng_mt19937);
+    r->g = gsl_rng_alloc(gsl_rng_taus2);
     if (!r->g)
         return -ENOMEM;
     gsl_rng_set(r->g, rng_seed_fold32(rng_stream_seed(master_seed, stream_id)));

@@ -7,7 +7,11 @@
  * so adding a component never shifts the numbers another component draws.
  * Never the C library rand, never gsl_rng_env_setup: both hide global state.
  *
- * GSL's mt19937 takes a 32-bit seed: the 64-bit stream seed is folded with
+ * The generator is GSL's taus2 (L'Ecuyer's maximally equidistributed
+ * combined Tausworthe, period 2^88; GSL: "one of the fastest simulation
+ * quality generators"): it made whole runs ~10 % faster than mt19937, whose
+ * longer period a run drawing ~10^10 numbers per stream does not need. It
+ * takes a 32-bit seed: the 64-bit stream seed is folded with
  * rng_seed_fold32() (see there). A struct rng is owned by its component; it
  * holds no global state, so streams and simulations may interleave freely.
  */
@@ -38,7 +42,7 @@ uint64_t rng_stream_seed(uint64_t master_seed, uint64_t stream_id);
 unsigned long rng_seed_fold32(uint64_t seed);
 
 /*
- * Allocate the generator (gsl_rng_mt19937) and seed it with
+ * Allocate the generator (gsl_rng_taus2) and seed it with
  * rng_seed_fold32(rng_stream_seed(master_seed, stream_id)).
  * Returns 0, or -ENOMEM with r->g == NULL. Release with rng_release().
  */
