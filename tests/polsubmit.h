@@ -34,6 +34,30 @@ static inline uint32_t polsubmit_job(struct sim *s, double work_s, uint32_t gpus
     return (uint32_t)id;
 }
 
+/*
+ * Build a sim for a policy test: the given cluster, optional services block,
+ * training block lines and policy; no job stream and no checkpoints (the
+ * tests submit jobs with polsubmit_job).
+ */
+static inline void polsubmit_build(struct scenario *sc, struct sim *s, const char *cluster,
+                                   const char *training, const char *services, const char *policy)
+{
+    char yaml[4096];
+    snprintf(yaml, sizeof(yaml),
+             "name: policy-test\n"
+             "duration: 10d\n"
+             "sample_interval: 1h\n"
+             "cluster: %s\n"
+             "%s"
+             "training:\n"
+             "  jobs: { synthetic: { per_hour: 0 } }\n"
+             "  checkpoint: { interval: none }\n"
+             "%s"
+             "policy: %s\n",
+             cluster, services ? services : "", training, policy);
+    simtest_build(sc, s, yaml, 1);
+}
+
 /* Seconds at which job j ended. */
 static inline double polsubmit_end_s(const struct sim *s, uint32_t j)
 {
@@ -48,23 +72,13 @@ static inline double polsubmit_end_s(const struct sim *s, uint32_t j)
  */
 static inline void polsubmit_check_conservation(struct sim *s, bool equal_speeds)
 {
-    for (uint32_t i = 0; i < s->nsvcs; i++) {
-        const struct service *sv = &s->svcs[i];
-        cr_expect_gt(sv->tot.arrived, 0);
-        cr_expect_eq(sv->tot.arrived,
-                     sv->tot.served + sv->tot.dropped + sv->in_service + service_waiting(sv),
-                     "service %s: requests not conserved", sv->cfg->name);
-    }
-    double elapsed = (double)s->end, useful = 0, work = 0;
+    simtest_expect_conserved(s);
+    double useful = 0, work = 0;
     for (uint32_t g = 0; g < s->cl.ngpus; g++) {
         const struct card *c = &s->cl.cards[g];
         double sum = 0;
-        for (int k = 0; k < USE_NSTATES; k++) {
-            cr_expect_geq(c->acc[k], -1e-6);
+        for (int k = 0; k < USE_NSTATES; k++)
             sum += c->acc[k];
-        }
-        cr_expect_leq(sum, elapsed + 1e-3, "card %u: states exceed the run", g);
-        cr_expect_leq(c->alloc_us, elapsed + 1e-3);
         if (s->cl.mode != SHARE_MIG)
             cr_expect(fabs(sum - c->alloc_us) < 1e-3 * (1 + sum / 1e9),
                       "card %u: states %f != allocated %f", g, sum, c->alloc_us);
@@ -76,8 +90,6 @@ static inline void polsubmit_check_conservation(struct sim *s, bool equal_speeds
         started += s->tr.jobs[j].start >= 0;
     }
     cr_expect_gt(started, 0, "no job ran");
-    cr_expect_eq(s->tr.njobs,
-                 s->tr.queued + s->tr.running + s->tr.done + s->tr.rejected + s->tr.failed);
     if (equal_speeds)
         cr_expect(fabs(useful - work) < 1e-6 * work + 10, "useful %f != work %f", useful, work);
     else

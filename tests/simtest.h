@@ -31,4 +31,37 @@ static inline void simtest_free(struct scenario *sc, struct sim *s)
     scenario_release(sc);
 }
 
+/*
+ * Conservation after a run: for every service, arrived = served + dropped +
+ * failed + in service + waiting, with something arrived and every served
+ * request in the latency histogram; every card's use states are non-negative
+ * and fit the elapsed time, as does its allocated time; every job is in
+ * exactly one state.
+ */
+static inline void simtest_expect_conserved(const struct sim *s)
+{
+    for (uint32_t i = 0; i < s->nsvcs; i++) {
+        const struct service *sv = &s->svcs[i];
+        cr_expect_gt(sv->tot.arrived, 0, "service %s: nothing arrived", sv->cfg->name);
+        cr_expect_eq(sv->tot.arrived,
+                     sv->tot.served + sv->tot.dropped + sv->tot.failed + sv->in_service +
+                         service_waiting(sv),
+                     "service %s: requests not conserved", sv->cfg->name);
+        cr_expect_eq(sv->h_total->total, sv->tot.served);
+    }
+    double elapsed = (double)s->end;
+    for (uint32_t g = 0; g < s->cl.ngpus; g++) {
+        const struct card *c = &s->cl.cards[g];
+        double sum = 0;
+        for (int k = 0; k < USE_NSTATES; k++) {
+            cr_expect_geq(c->acc[k], -1e-6);
+            sum += c->acc[k];
+        }
+        cr_expect_leq(sum, elapsed + 1e-3, "card %u: %f us of states in %f us", g, sum, elapsed);
+        cr_expect_leq(c->alloc_us, elapsed + 1e-3);
+    }
+    cr_expect_eq(s->tr.njobs,
+                 s->tr.queued + s->tr.running + s->tr.done + s->tr.rejected + s->tr.failed);
+}
+
 #endif

@@ -7,25 +7,6 @@
  */
 #include "tests/polsubmit.h"
 
-static void build(struct scenario *sc, struct sim *s, const char *cluster, const char *training,
-                  const char *services, const char *policy)
-{
-    char yaml[4096];
-    snprintf(yaml, sizeof(yaml),
-             "name: migstatic\n"
-             "duration: 10d\n"
-             "sample_interval: 1h\n"
-             "cluster: %s\n"
-             "%s"
-             "training:\n"
-             "  jobs: { synthetic: { per_hour: 0 } }\n"
-             "  checkpoint: { interval: none }\n"
-             "%s"
-             "policy: %s\n",
-             cluster, services ? services : "", training, policy);
-    simtest_build(sc, s, yaml, 1);
-}
-
 /* A100-SXM4-80GB: 108 SMs; 3g = 42 SMs, 7g = 98 SMs; efficiency 0.968 (models/mig.h). */
 #define SPEED_3G (0.968 * 42 / 108)
 #define SPEED_7G (0.968 * 98 / 108)
@@ -35,9 +16,9 @@ Test(migstatic, one_gpu_jobs_run_at_the_3g_speed_and_the_third_waits)
 {
     struct scenario sc;
     struct sim s;
-    build(&sc, &s,
-          "{ nodes: 1, gpus_per_node: 1, sharing: mig, mig: { layout: '3g.40gb+3g.40gb' } }",
-          "  memory_gb_per_gpu: 30\n", NULL, "{ name: mig-static }");
+    polsubmit_build(
+        &sc, &s, "{ nodes: 1, gpus_per_node: 1, sharing: mig, mig: { layout: '3g.40gb+3g.40gb' } }",
+        "  memory_gb_per_gpu: 30\n", NULL, "{ name: mig-static }");
     uint32_t a = polsubmit_job(&s, 3600, 1, NULL), b = polsubmit_job(&s, 1800, 1, NULL),
              c = polsubmit_job(&s, 3600, 1, NULL);
     cr_expect_eq(s.tr.jobs[a].state, JOB_RUNNING);
@@ -69,9 +50,10 @@ Test(migstatic, node_group_layouts_inference_small_training_large)
     struct scenario sc;
     struct sim s;
     /* Node 0: seven 1g.10gb; node 1 keeps the cluster layout, one 7g.80gb. */
-    build(&sc, &s, "{ nodes: 2, gpus_per_node: 1, sharing: mig, mig: { layout: '7g.80gb' } }",
-          "  memory_gb_per_gpu: 30\n", svc1g,
-          "{ name: mig-static, layouts: [ { nodes: '0', layout: '1g.10gb*7' } ] }");
+    polsubmit_build(&sc, &s,
+                    "{ nodes: 2, gpus_per_node: 1, sharing: mig, mig: { layout: '7g.80gb' } }",
+                    "  memory_gb_per_gpu: 30\n", svc1g,
+                    "{ name: mig-static, layouts: [ { nodes: '0', layout: '1g.10gb*7' } ] }");
     cr_expect_eq(s.cl.cards[0].layout.n, 7);
     cr_expect_eq(s.cl.cards[1].layout.n, 1);
     cr_expect_eq(s.relayouts, 0, "applied at t = 0, not as a re-layout");
@@ -87,9 +69,10 @@ Test(migstatic, node_group_layouts_inference_small_training_large)
 
     /* A small job asking a 1g.10gb explicitly goes to card 0, at the 1g speed. */
 
-    build(&sc, &s, "{ nodes: 2, gpus_per_node: 1, sharing: mig, mig: { layout: '7g.80gb' } }",
-          "  memory_gb_per_gpu: 5\n", svc1g,
-          "{ name: mig-static, layouts: [ { nodes: 0, layout: '1g.10gb*7' } ] }");
+    polsubmit_build(&sc, &s,
+                    "{ nodes: 2, gpus_per_node: 1, sharing: mig, mig: { layout: '7g.80gb' } }",
+                    "  memory_gb_per_gpu: 5\n", svc1g,
+                    "{ name: mig-static, layouts: [ { nodes: 0, layout: '1g.10gb*7' } ] }");
     j = polsubmit_job(&s, 3600, 1, "1g.10gb");
     cr_assert_eq(s.tr.jobs[j].state, JOB_RUNNING);
     cr_expect_eq(s.tr.jobs[j].gpus[0], 0u);
@@ -107,10 +90,10 @@ Test(migstatic, replica_asking_a_profile_the_card_lacks_is_refused_state_unchang
 {
     struct scenario sc;
     struct sim s;
-    build(&sc, &s,
-          "{ nodes: 2, gpus_per_node: 1, sharing: mig, mig: { layout: '3g.40gb+3g.40gb' } }",
-          "  memory_gb_per_gpu: 30\n", svc1g,
-          "{ name: mig-static, layouts: [ { nodes: 0-0, layout: '1g.10gb*7' } ] }");
+    polsubmit_build(
+        &sc, &s, "{ nodes: 2, gpus_per_node: 1, sharing: mig, mig: { layout: '3g.40gb+3g.40gb' } }",
+        "  memory_gb_per_gpu: 30\n", svc1g,
+        "{ name: mig-static, layouts: [ { nodes: 0-0, layout: '1g.10gb*7' } ] }");
     const struct card *c1 = &s.cl.cards[1];
     uint32_t live = s.cl.live_tenants, nreps = s.svcs[0].nreps, reps = service_replicas(&s.svcs[0]);
     cr_expect_eq(sim_place_replica(&s, 0, 1), -EBUSY, "card 1 has no 1g.10gb");

@@ -6,33 +6,13 @@
  */
 #include "tests/polsubmit.h"
 
-/* One node of `gpus` cards, no services unless given, no job stream: tests submit jobs. */
-static void build(struct scenario *sc, struct sim *s, const char *cluster, const char *training,
-                  const char *services, const char *policy)
-{
-    char yaml[4096];
-    snprintf(yaml, sizeof(yaml),
-             "name: pack\n"
-             "duration: 10d\n"
-             "sample_interval: 1h\n"
-             "cluster: %s\n"
-             "%s"
-             "training:\n"
-             "  jobs: { synthetic: { per_hour: 0 } }\n"
-             "  checkpoint: { interval: none }\n"
-             "%s"
-             "policy: %s\n",
-             cluster, services ? services : "", training, policy);
-    simtest_build(sc, s, yaml, 1);
-}
-
 #define TS2 "{ nodes: 1, gpus_per_node: 1, sharing: timeslice, timeSlicing: { replicas: 2 } }"
 
 Test(pack, timeslice_two_jobs_share_a_card_and_the_third_waits)
 {
     struct scenario sc;
     struct sim s;
-    build(&sc, &s, TS2, "  memory_gb_per_gpu: 30\n", NULL, "{ name: timeslice }");
+    polsubmit_build(&sc, &s, TS2, "  memory_gb_per_gpu: 30\n", NULL, "{ name: timeslice }");
     double o = sc.knobs.ts_overhead, r = (1 - o) / 2; /* 0.475 each while both run */
     uint32_t a = polsubmit_job(&s, 3600, 1, NULL), b = polsubmit_job(&s, 7200, 1, NULL),
              c = polsubmit_job(&s, 1800, 1, NULL);
@@ -61,7 +41,7 @@ Test(pack, timeslice_memory_check_holds_back_what_would_oom)
     struct scenario sc;
     struct sim s;
     /* 30 + 30 GiB fit the 80 GiB card, a third 30 GiB does not: it waits for a card. */
-    build(&sc, &s, TS4, "  memory_gb_per_gpu: 30\n", NULL, "{ name: timeslice }");
+    polsubmit_build(&sc, &s, TS4, "  memory_gb_per_gpu: 30\n", NULL, "{ name: timeslice }");
     uint32_t j[3];
     for (int i = 0; i < 3; i++)
         j[i] = polsubmit_job(&s, 3600, 1, NULL);
@@ -80,8 +60,8 @@ Test(pack, timeslice_without_memory_check_the_oom_rule_kills)
 {
     struct scenario sc;
     struct sim s;
-    build(&sc, &s, TS4, "  memory_gb_per_gpu: 30\n", NULL,
-          "{ name: timeslice, check_memory: false }");
+    polsubmit_build(&sc, &s, TS4, "  memory_gb_per_gpu: 30\n", NULL,
+                    "{ name: timeslice, check_memory: false }");
     uint32_t j[3];
     for (int i = 0; i < 3; i++)
         j[i] = polsubmit_job(&s, 3600, 1, NULL);
@@ -96,7 +76,7 @@ Test(pack, timeslice_rejects_jobs_that_can_never_fit)
 {
     struct scenario sc;
     struct sim s;
-    build(&sc, &s, TS4, "  memory_gb_per_gpu: 90\n", NULL, "{ name: timeslice }");
+    polsubmit_build(&sc, &s, TS4, "  memory_gb_per_gpu: 90\n", NULL, "{ name: timeslice }");
     uint32_t j = polsubmit_job(&s, 60, 1, NULL), big = polsubmit_job(&s, 60, 2, NULL);
     cr_expect_eq(s.tr.jobs[j].state, JOB_REJECTED);
     cr_expect_eq(s.tr.jobs[big].state, JOB_REJECTED, "2 GPUs on a 1-card cluster");
@@ -114,7 +94,7 @@ Test(pack, gang_members_go_to_the_most_or_least_allocated_distinct_cards)
     for (int k = 0; k < 2; k++) {
         struct scenario sc;
         struct sim s;
-        build(&sc, &s, TS_4CARDS, "  memory_gb_per_gpu: 10\n", NULL, pol[k]);
+        polsubmit_build(&sc, &s, TS_4CARDS, "  memory_gb_per_gpu: 10\n", NULL, pol[k]);
         uint32_t a = polsubmit_job(&s, 600, 1, NULL), b = polsubmit_job(&s, 600, 2, NULL);
         cr_expect_eq(s.tr.jobs[a].gpus[0], 0u);
         cr_assert_eq(s.tr.jobs[b].state, JOB_RUNNING);
@@ -139,13 +119,13 @@ Test(pack, max_training_per_card_and_inference_spread)
         "    arrivals: { synthetic: { shape: constant, rate_rps: 10 } }\n";
     struct scenario sc;
     struct sim s;
-    build(&sc, &s, TS_4CARDS, "  memory_gb_per_gpu: 10\n", svc, "{ name: timeslice }");
+    polsubmit_build(&sc, &s, TS_4CARDS, "  memory_gb_per_gpu: 10\n", svc, "{ name: timeslice }");
     cr_expect_eq(s.svcs[0].reps[0].gpu, 0u);
     cr_expect_eq(s.svcs[0].reps[1].gpu, 0u, "packed: both replicas on card 0");
     simtest_free(&sc, &s);
 
-    build(&sc, &s, TS_4CARDS, "  memory_gb_per_gpu: 10\n", svc,
-          "{ name: timeslice, inference_spread: true, max_training_per_card: 1 }");
+    polsubmit_build(&sc, &s, TS_4CARDS, "  memory_gb_per_gpu: 10\n", svc,
+                    "{ name: timeslice, inference_spread: true, max_training_per_card: 1 }");
     cr_expect_eq(s.svcs[0].reps[0].gpu, 0u);
     cr_expect_eq(s.svcs[0].reps[1].gpu, 1u, "spread: one replica per card");
     /* Cards 0 and 1 hold a replica each; one training member per card: 0, 1, 2, 3 then wait. */
@@ -186,8 +166,8 @@ Test(pack, mps_caps_give_the_share_model_speeds)
      * Caps 50 % each: u = 0.5 + 0.5 <= 1, no water-filling; k = 0.2:
      * speed = 0.5 / (1 + 0.2 · 0.5) = 0.5/1.1 while both run, 0.5 alone (capped).
      */
-    build(&sc, &s, MPS2, "  memory_gb_per_gpu: 30\n  active_thread_percentage: 50\n", NULL,
-          "{ name: mps }");
+    polsubmit_build(&sc, &s, MPS2, "  memory_gb_per_gpu: 30\n  active_thread_percentage: 50\n",
+                    NULL, "{ name: mps }");
     cr_expect_float_eq(sc.training.run.sm_cap, 0.5, 1e-12);
     uint32_t a = polsubmit_job(&s, 3600, 1, NULL), b = polsubmit_job(&s, 7200, 1, NULL);
     cr_expect_float_eq(s.tr.jobs[a].rate, 0.5 / 1.1, 1e-12);
@@ -200,8 +180,8 @@ Test(pack, mps_caps_give_the_share_model_speeds)
 
     /* The policy's thread_pct overrides the class: 100 % each = water-filled 0.5 + 0.5, and
      * interference from a co-runner wanting 1: 0.5 / (1 + 0.2) = 0.41667. */
-    build(&sc, &s, MPS2, "  memory_gb_per_gpu: 30\n  active_thread_percentage: 50\n", NULL,
-          "{ name: mps, thread_pct: { training: 100 } }");
+    polsubmit_build(&sc, &s, MPS2, "  memory_gb_per_gpu: 30\n  active_thread_percentage: 50\n",
+                    NULL, "{ name: mps, thread_pct: { training: 100 } }");
     cr_expect_float_eq(sc.training.run.sm_cap, 1.0, 1e-12);
     a = polsubmit_job(&s, 3600, 1, NULL);
     b = polsubmit_job(&s, 3600, 1, NULL);
@@ -215,12 +195,13 @@ Test(pack, mps_per_client_memory_limit)
     /* k8s MPS plugin: each client is pinned to 80/2 = 40 GiB; 50 GiB per GPU cannot fit. */
     struct scenario sc;
     struct sim s;
-    build(&sc, &s, MPS2, "  memory_gb_per_gpu: 50\n", NULL, "{ name: mps }");
+    polsubmit_build(&sc, &s, MPS2, "  memory_gb_per_gpu: 50\n", NULL, "{ name: mps }");
     uint32_t j = polsubmit_job(&s, 600, 1, NULL);
     cr_expect_eq(s.tr.jobs[j].state, JOB_REJECTED);
     cr_expect_eq(s.cl.cards[0].nten, 0);
     simtest_free(&sc, &s);
-    build(&sc, &s, MPS2, "  memory_gb_per_gpu: 50\n", NULL, "{ name: mps, check_memory: false }");
+    polsubmit_build(&sc, &s, MPS2, "  memory_gb_per_gpu: 50\n", NULL,
+                    "{ name: mps, check_memory: false }");
     j = polsubmit_job(&s, 600, 1, NULL);
     cr_expect_eq(s.tr.jobs[j].state, JOB_FAILED, "over its pinned limit: the client OOMs");
     cr_expect_eq(s.cl.cards[0].nten, 0);

@@ -247,10 +247,7 @@ Test(policy_kueue, conservation_of_requests_and_gpu_seconds)
     struct scenario sc;
     struct sim s;
     simtest_run(&sc, &s, diurnal, 7);
-    const struct service *sv = &s.svcs[0];
-    cr_assert_gt(sv->tot.arrived, 0);
-    cr_expect_eq(sv->tot.arrived, sv->tot.served + sv->tot.dropped + sv->tot.failed +
-                                      sv->in_service + service_waiting(sv));
+    simtest_expect_conserved(&s);
     /* The scenario exercises the policy: inference grew past its nominal quota of 4 by
      * reclaiming borrowed cards from training. */
     cr_expect_gt(s.tr.preemptions, 0);

@@ -33,30 +33,9 @@ static void check_policy(const char *policy)
     struct sim s;
     simtest_run(&sc, &s, text, 1);
     cr_expect_str_eq(sc.policy.name, policy);
-    for (uint32_t i = 0; i < s.nsvcs; i++) {
-        const struct service *sv = &s.svcs[i];
-        cr_expect_gt(sv->tot.arrived, 0);
-        cr_expect_eq(sv->tot.arrived,
-                     sv->tot.served + sv->tot.dropped + sv->tot.failed + sv->in_service +
-                         service_waiting(sv),
-                     "%s/%s: requests not conserved", policy, sv->cfg->name);
-        cr_expect_eq(sv->h_total->total, sv->tot.served);
-    }
-    double horizon = (double)s.end;
-    for (uint32_t g = 0; g < s.cl.ngpus; g++) {
-        const struct card *c = &s.cl.cards[g];
-        double sum = 0;
-        for (int k = 0; k < USE_NSTATES; k++) {
-            cr_expect_geq(c->acc[k], -1e-6);
-            sum += c->acc[k];
-        }
-        cr_expect_leq(sum, horizon + 1e-3, "%s card %u: %f us of states in %f us", policy, g, sum,
-                      horizon);
-        cr_expect_leq(c->alloc_us, horizon + 1e-3);
-    }
+    simtest_expect_conserved(&s);
     cr_expect_leq(sim_util_useful(&s), sim_util_busy(&s) + 1e-12);
     cr_expect_leq(sim_util_busy(&s), 1.0 + 1e-12);
-    cr_expect_eq(s.tr.njobs, s.tr.queued + s.tr.running + s.tr.done + s.tr.rejected + s.tr.failed);
     simtest_free(&sc, &s);
     free(text);
 }
