@@ -16,8 +16,6 @@
 
 #include <gsl/gsl_randist.h>
 
-#include "sim/zigtab.h"
-
 #define RNG_SEED_ZERO_FOLD 0x9e3779b9UL
 
 /* FNV-1a 64 parameters (Fowler, Noll, Vo; http://www.isthe.com/chongo/tech/comp/fnv/). */
@@ -54,11 +52,57 @@ unsigned long rng_seed_fold32(uint64_t seed)
     return s ? s : RNG_SEED_ZERO_FOLD;
 }
 
+/*
+ * taus2 seeding as GSL does it (rng/taus.c): three linear congruential steps
+ * x -> 69069·x mod 2^32 from the seed give s1, s2, s3, each raised past the
+ * bits its component ignores (s1 >= 2, s2 >= 8, s3 >= 16), then six outputs
+ * are discarded. Seed 0 becomes 1, as in GSL.
+ */
+static void taus2_set(void *state, unsigned long seed)
+{
+    struct rng_taus *t = state;
+    struct rng r = {.g = NULL, .st = t};
+    const unsigned long m = 0xffffffffUL;
+    if (seed == 0)
+        seed = 1;
+    t->s1 = (69069UL * seed) & m;
+    if (t->s1 < 2)
+        t->s1 += 2;
+    t->s2 = (69069UL * t->s1) & m;
+    if (t->s2 < 8)
+        t->s2 += 8;
+    t->s3 = (69069UL * t->s2) & m;
+    if (t->s3 < 16)
+        t->s3 += 16;
+    for (int i = 0; i < 6; i++)
+        (void)rng_u32(&r);
+}
+
+static unsigned long taus2_get(void *state)
+{
+    struct rng r = {.g = NULL, .st = state};
+    return rng_u32(&r);
+}
+
+static double taus2_get_double(void *state)
+{
+    struct rng r = {.g = NULL, .st = state};
+    return rng_uniform(&r);
+}
+
+static const gsl_rng_type taus2_type = {"tidesim-taus2",         0xffffffffUL, 0,
+                                        sizeof(struct rng_taus), taus2_set,    taus2_get,
+                                        taus2_get_double};
+
+const gsl_rng_type *const rng_taus2_type = &taus2_type;
+
 int rng_init(struct rng *r, uint64_t master_seed, uint64_t stream_id)
 {
-    r->g = gsl_rng_alloc(gsl_rng_taus2);
+    r->g = gsl_rng_alloc(rng_taus2_type);
+    r->st = NULL;
     if (!r->g)
         return -ENOMEM;
+    r->st = r->g->state;
     gsl_rng_set(r->g, rng_seed_fold32(rng_stream_seed(master_seed, stream_id)));
     return 0;
 }
@@ -68,37 +112,23 @@ void rng_release(struct rng *r)
     if (r->g)
         gsl_rng_free(r->g);
     r->g = NULL;
+    r->st = NULL;
 }
 
-double rng_uniform_pos(struct rng *r)
-{
-    return gsl_rng_uniform_pos(r->g);
-}
-
-/*
- * Unit exponential by the ziggurat method (Marsaglia & Tsang 2000), ~4x
- * faster than inversion (-log u), which dominated the per-request cost. One
- * 32-bit draw gives the layer (8 low bits) and a 24-bit uniform (high bits);
- * the rare wedge and tail cases fall back to exp/log. Tables: sim/zigtab.h.
- */
-static double exp1_zig(struct rng *r)
+double rng_exp1_slow(struct rng *r, uint32_t i, uint32_t u)
 {
     for (;;) {
-        uint32_t j = (uint32_t)(gsl_rng_get(r->g) & 0xffffffffUL);
-        uint32_t i = j & 255u, u = j >> 8;
-        if (u < zig_exp_k[i])
-            return u * zig_exp_w[i];
         if (i == 0)
-            return ZIG_EXP_R - log(gsl_rng_uniform_pos(r->g));
-        double x = u * zig_exp_w[i];
-        if (zig_exp_f[i] + gsl_rng_uniform(r->g) * (zig_exp_f[i - 1] - zig_exp_f[i]) < exp(-x))
+            return RNG_ZIG_R - log(rng_uniform_pos(r));
+        double x = u * rng_zig_w[i];
+        if (rng_zig_f[i] + rng_uniform(r) * (rng_zig_f[i - 1] - rng_zig_f[i]) < exp(-x))
             return x;
+        uint32_t j = rng_u32(r);
+        i = j & 255u;
+        u = j >> 8;
+        if (u < rng_zig_k[i])
+            return u * rng_zig_w[i];
     }
-}
-
-double rng_exponential(struct rng *r, double mean)
-{
-    return mean * exp1_zig(r);
 }
 
 double rng_lognormal_mean_cv(struct rng *r, double mean, double cv)
