@@ -14,7 +14,22 @@ const char *use_state_name(enum use_state s)
     return s < USE_NSTATES ? names[s] : "?";
 }
 
+static void account_span(struct card *g, sim_time now);
+
 void cluster_account(struct card *g, sim_time now)
+{
+    if (__builtin_expect(g->pend_at <= now, 0)) {
+        /* A deferred activation begins in this span (cluster_defer_active). */
+        account_span(g, g->pend_at);
+        g->rate[USE_IDLE] = 0;
+        g->rate[g->pend_state] = 1;
+        g->single = g->pend_state;
+        g->pend_at = SIM_TIME_MAX;
+    }
+    account_span(g, now);
+}
+
+static void account_span(struct card *g, sim_time now)
 {
     double dt = (double)(now - g->last);
     if (dt > 0 && g->single >= 0) {
@@ -135,6 +150,7 @@ int cluster_init(struct cluster *c, uint32_t nodes, uint32_t per_node, const str
         struct card *g = &c->cards[i];
         g->node = i / per_node;
         g->single = -1;
+        g->pend_at = SIM_TIME_MAX;
         g->layout = l;
         for (int k = 0; k < MIG_MAX_INSTANCES; k++)
             g->inst_tenant[k] = TENANT_NONE;
@@ -250,8 +266,9 @@ static void replan_rates(struct cluster *c, uint32_t gi, sim_time now)
     g->alloc_rate = 1;
     if (c->mode == SHARE_EXCLUSIVE) {
         struct tenant *t = &c->tenants[g->ten[0]];
+        bool on = t->st.active && g->pend_at == SIM_TIME_MAX; /* deferred: idle until pend_at */
         t->speed = t->st.active ? 1.0 : 0.0;
-        double used = t->st.active ? capped(t, 1.0) : 0;
+        double used = on ? capped(t, 1.0) : 0;
         if (used > 0)
             g->rate[t->state] = used;
         g->rate[USE_IDLE] += 1 - used;
@@ -408,6 +425,7 @@ int cluster_remove(struct cluster *c, uint32_t tid, sim_time now)
     struct card *g = &c->cards[t->gpu];
     uint32_t gpu = t->gpu;
     cluster_account(g, now);
+    g->pend_at = SIM_TIME_MAX; /* a deferred activation not begun goes with its tenant */
     for (uint32_t i = 0; i < g->nten; i++)
         if (g->ten[i] == tid) {
             memmove(g->ten + i, g->ten + i + 1, (g->nten - i - 1) * sizeof(*g->ten));
@@ -433,7 +451,8 @@ void cluster_set_active(struct cluster *c, uint32_t tid, sim_time now, bool acti
         /* Fast path: one tenant, speed 1 while active. */
         struct card *g = &c->cards[t->gpu];
         cluster_account(g, now);
-        g->rate[t->st.active ? t->state : USE_IDLE] = 0;
+        g->pend_at = SIM_TIME_MAX; /* an explicit change overrides a deferred one */
+        memset(g->rate, 0, sizeof(g->rate));
         t->st.active = active;
         t->state = state;
         t->speed = active ? 1.0 : 0.0;
@@ -444,6 +463,32 @@ void cluster_set_active(struct cluster *c, uint32_t tid, sim_time now, bool acti
     t->st.active = active;
     t->state = state;
     replan_card(c, t->gpu, now);
+}
+
+bool cluster_defer_active(struct cluster *c, uint32_t tid, sim_time at, enum use_state state)
+{
+    struct tenant *t = &c->tenants[tid];
+    struct card *g = &c->cards[t->gpu];
+    if (c->mode != SHARE_EXCLUSIVE || t->cap >= 0 || t->st.active || g->pend_at != SIM_TIME_MAX ||
+        g->single != USE_IDLE || at < g->last)
+        return false;
+    t->st.active = true;
+    t->state = state;
+    t->speed = 1.0;
+    g->pend_at = at;
+    g->pend_state = (int)state;
+    return true;
+}
+
+void cluster_cancel_deferred(struct cluster *c, uint32_t tid)
+{
+    struct tenant *t = &c->tenants[tid];
+    struct card *g = &c->cards[t->gpu];
+    if (g->pend_at == SIM_TIME_MAX)
+        return;
+    g->pend_at = SIM_TIME_MAX;
+    t->st.active = false;
+    t->speed = 0.0;
 }
 
 void cluster_set_cap(struct cluster *c, uint32_t tid, sim_time now, double cap)

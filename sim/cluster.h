@@ -84,6 +84,10 @@ struct card {
     double alloc_rate;        /* current allocated fraction */
     int single;    /* the one state at rate 1 with alloc_rate 1 (fast accounting), or -1 */
     sim_time last; /* time of the last accounting */
+    /* A deferred activation (cluster_defer_active): at pend_at the card's one
+     * tenant turns active in pend_state; SIM_TIME_MAX when none. */
+    sim_time pend_at;
+    int pend_state;
     double acc[USE_NSTATES], alloc_us;   /* µs since t = 0 */
     double iacc[USE_NSTATES], ialloc_us; /* µs in the current sample interval */
 };
@@ -163,6 +167,19 @@ int cluster_remove(struct cluster *c, uint32_t tid, sim_time now);
 /* Mark a tenant active in a state, or idle (active = false); re-plans the card. */
 void cluster_set_active(struct cluster *c, uint32_t tid, sim_time now, bool active,
                         enum use_state state);
+
+/*
+ * Exclusive cards only: tenant tid (idle) turns active in `state` at time
+ * `at` (> now), without an event: the card's accounting switches state when
+ * it passes `at`. The tenant reads as active from now on (it is committed to
+ * work that starts at `at`); until then the card counts as idle. Returns
+ * false, changing nothing, when the card is not on the exclusive fast path
+ * (sharing, MIG, a capped tenant) or already has a deferred activation.
+ */
+bool cluster_defer_active(struct cluster *c, uint32_t tid, sim_time at, enum use_state state);
+
+/* Take back a deferred activation that has not begun (its time is still ahead). */
+void cluster_cancel_deferred(struct cluster *c, uint32_t tid);
 
 /*
  * A gang member whose gang runs slower than its card lets it (it waits for the

@@ -53,9 +53,8 @@ int engine_run(struct engine *e, sim_time until)
     for (;;) {
         /* Check the interrupt flag and the progress clock every 64k events. */
         for (unsigned burst = 0; burst < 65536u; burst++) {
-            if (evq_peek_time(&e->q) > until)
+            if (!evq_pop_until(&e->q, until, &ev))
                 goto done;
-            evq_pop(&e->q, &ev);
             e->now = ev.time;
             e->processed++;
             ev.fn(ev.ctx, ev.arg);

@@ -42,6 +42,13 @@
  *   - For big queues, pop prefetches the slot of the root's smallest child
  *     (the next event to pop) before descending, hiding the one random access
  *     into the slot table that every pop needs.
+ *   - Pop leaves the popped entry at the root, stale (root_stale), and the
+ *     next push takes its place (hole to a leaf, then the new entry sifts
+ *     up, as in a pop): a handler that schedules an
+ *     event (a batch completion scheduling the next batch, the hold model)
+ *     costs one sift instead of a removal plus a sift-up. If the next
+ *     operation is a pop instead, the stale root goes as any stale entry does.
+ *     Invariant: root_stale implies n > 0 and heap[0] stale.
  */
 #include "sim/evq.h"
 
@@ -145,13 +152,9 @@ static void sift_down(struct evq_entry *heap, size_t i, size_t n, struct evq_ent
     heap[i] = x;
 }
 
-/* Remove heap[0] (bottom-up: hole to a leaf, then the last entry sifts up). */
-static inline void heap_remove_top(struct evq *q)
+/* Move the hole at the root down to a leaf along the smallest children; returns the leaf. */
+static inline size_t hole_to_leaf(struct evq_entry *heap, size_t n)
 {
-    size_t n = --q->n;
-    if (n == 0)
-        return;
-    struct evq_entry *heap = q->heap;
     size_t i = 0;
     for (;;) {
         size_t first = EVQ_ARITY * i + 1;
@@ -170,7 +173,24 @@ static inline void heap_remove_top(struct evq *q)
         heap[i] = heap[c];
         i = c;
     }
-    sift_up(heap, i, heap[n]);
+    return i;
+}
+
+/* Remove heap[0] (bottom-up: hole to a leaf, then the last entry sifts up). */
+static inline void heap_remove_top(struct evq *q)
+{
+    size_t n = --q->n;
+    if (n == 0)
+        return;
+    size_t i = hole_to_leaf(q->heap, n);
+    sift_up(q->heap, i, q->heap[n]);
+}
+
+/* Replace heap[0] by x (bottom-up too: a new event usually belongs near the leaves). */
+static inline void heap_replace_top(struct evq *q, struct evq_entry x)
+{
+    size_t i = hole_to_leaf(q->heap, q->n);
+    sift_up(q->heap, i, x);
 }
 
 static void heapify(struct evq_entry *heap, size_t n)
@@ -189,6 +209,7 @@ static void compact(struct evq *q)
         if (entry_is_live(q, &q->heap[i]))
             q->heap[k++] = q->heap[i];
     q->n = k;
+    q->root_stale = false;
     heapify(q->heap, k);
 }
 
@@ -299,7 +320,12 @@ int evq_push(struct evq *q, sim_time t, evq_fn fn, void *ctx, uint64_t arg, stru
     s->next_free = SLOT_IN_USE;
 
     struct evq_entry e = {.time = t, .seq = q->next_seq++, .slot = slot, .gen = s->gen};
-    sift_up(q->heap, q->n++, e);
+    if (q->root_stale) {
+        q->root_stale = false;
+        heap_replace_top(q, e);
+    } else {
+        sift_up(q->heap, q->n++, e);
+    }
     q->live++;
     if (out) {
         out->slot = slot;
@@ -349,6 +375,7 @@ bool evq_is_pending(const struct evq *q, struct evq_handle h)
 /* Pop stale entries off the top; returns false when the heap is empty. */
 static inline bool drop_stale_top(struct evq *q)
 {
+    q->root_stale = false;
     while (q->n > 0) {
         if (entry_is_live(q, &q->heap[0]))
             return true;
@@ -357,9 +384,9 @@ static inline bool drop_stale_top(struct evq *q)
     return false;
 }
 
-bool evq_pop(struct evq *q, struct evq_event *out)
+bool evq_pop_until(struct evq *q, sim_time until, struct evq_event *out)
 {
-    if (!drop_stale_top(q))
+    if (!drop_stale_top(q) || q->heap[0].time > until)
         return false;
     if (q->n >= EVQ_SLOT_PREFETCH_FROM)
         __builtin_prefetch(&q->slots[q->heap[min_child(q->heap, 1, q->n)].slot - 1]);
@@ -373,8 +400,13 @@ bool evq_pop(struct evq *q, struct evq_event *out)
     out->arg = s->arg;
     slot_free(q, s, slot);
     q->live--;
-    heap_remove_top(q);
+    q->root_stale = true; /* removed by the next push or pop */
     return true;
+}
+
+bool evq_pop(struct evq *q, struct evq_event *out)
+{
+    return evq_pop_until(q, SIM_TIME_MAX, out);
 }
 
 sim_time evq_peek_time(struct evq *q)

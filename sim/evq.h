@@ -54,7 +54,8 @@ struct evq_slot {
 
 struct evq {
     struct evq_entry *heap;
-    size_t n, cap; /* heap entries, including stale ones */
+    size_t n, cap;   /* heap entries, including stale ones */
+    bool root_stale; /* heap[0] is the entry of the event popped last (see evq.c) */
     struct evq_slot *slots;
     uint32_t nslots, slot_cap, free_head;
     size_t live; /* pending, not cancelled */
@@ -82,6 +83,9 @@ bool evq_is_pending(const struct evq *q, struct evq_handle h);
  * is left. The event's handle becomes stale.
  */
 bool evq_pop(struct evq *q, struct evq_event *out);
+
+/* Like evq_pop(), but only an event with time <= until (one pass over the top of the heap). */
+bool evq_pop_until(struct evq *q, sim_time until, struct evq_event *out);
 
 /* Time of the earliest live event, or SIM_TIME_MAX if none. May drop stale entries. */
 sim_time evq_peek_time(struct evq *q);

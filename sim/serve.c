@@ -74,8 +74,8 @@ static void drop_next(struct service *s)
     s->len--;
 }
 
-/* Move the queue up to now: count arrivals (dropping over max_queue), keep one ahead. */
-static void pull(struct service *s, sim_time now)
+/* Count the arrivals up to now (dropping over max_queue), keeping one drawn ahead. */
+static void count_arrivals(struct service *s, sim_time now)
 {
     while (s->narrived < s->len && ring_at(s, s->narrived) <= now) {
         s->tot.arrived++;
@@ -112,6 +112,30 @@ static void pull(struct service *s, sim_time now)
     }
 }
 
+static void begin_batch(struct service *s, struct replica *r, uint32_t n, sim_time start);
+
+/*
+ * Move the queue up to now: reserved batches whose start has come begin, in
+ * time order with the arrivals (an arrival at a batch's start counts first,
+ * as it would at a wake-up event then).
+ */
+static void pull(struct service *s, sim_time now)
+{
+    while (s->resv_len) {
+        uint32_t ri = s->resv[s->resv_head];
+        struct replica *r = &s->reps[ri];
+        if (r->batch_start > now)
+            break;
+        count_arrivals(s, r->batch_start);
+        s->resv_head = (s->resv_head + 1) & (s->cap_reps - 1);
+        s->resv_len--;
+        s->resv_req -= r->batch_n;
+        r->reserved = false;
+        begin_batch(s, r, r->batch_n, r->batch_start);
+    }
+    count_arrivals(s, now);
+}
+
 /* Make sure at least k requests are drawn (future ones included), unless the source ends. */
 static void lookahead(struct service *s, uint64_t k)
 {
@@ -137,20 +161,51 @@ static double jitter(struct service *s)
 static void on_batch_done(void *ctx, uint64_t arg);
 static void on_wake(void *ctx, uint64_t arg);
 
-static void start_batch(struct service *s, uint32_t ri, uint32_t n, sim_time now)
+/*
+ * The batch of the first n queued requests begins at `start`: they leave the
+ * queue (their arrivals are already in r->batch_arrivals) and their waits count.
+ */
+static void begin_batch(struct service *s, struct replica *r, uint32_t n, sim_time start)
 {
-    struct replica *r = &s->reps[ri];
-    for (uint32_t i = 0; i < n; i++) {
-        sim_time a = ring_at(s, i);
-        r->batch_arrivals[i] = a;
-        s->tot.wait_us += (double)(now - a);
-    }
+    for (uint32_t i = 0; i < n; i++)
+        s->tot.wait_us += (double)(start - r->batch_arrivals[i]);
     s->head = (s->head + n) & s->mask;
     s->len -= n;
     s->narrived -= n;
     s->in_service += n;
+    s->tot.batches++;
+    s->win.batches++;
+}
 
+/*
+ * Plan replica ri's batch of the n requests from ring index `from`, starting at
+ * `start` after `wait` µs of time-slice wait: service time, end, completion event.
+ */
+static void plan_batch(struct service *s, uint32_t ri, uint64_t from, uint32_t n, sim_time start,
+                       double wait)
+{
+    struct replica *r = &s->reps[ri];
+    for (uint32_t i = 0; i < n; i++)
+        r->batch_arrivals[i] = ring_at(s, from + i);
     double work = (s->cfg->a_ms + s->cfg->b_ms * (double)n) * 1e3 * jitter(s);
+    r->work_left = work;
+    r->since = start + (sim_time)(wait + 0.5);
+    double us = wait + work / (r->speed > 0 ? r->speed : 1e-9);
+    sim_time st = us < 1e15 ? (sim_time)(us + 0.5) : (sim_time)1e15; /* µs, rounded */
+    if (st < 1)
+        st = 1;
+    r->busy = true;
+    r->batch_n = n;
+    r->batch_start = start;
+    r->batch_end = start + st;
+    if (engine_at(s->eng, r->batch_end, on_batch_done, s, ri, &r->done))
+        fail(s, -ENOMEM, "out of memory in the event queue");
+}
+
+/* Start replica ri's batch of the first n queued requests now. */
+static void start_batch(struct service *s, uint32_t ri, uint32_t n, sim_time now)
+{
+    struct replica *r = &s->reps[ri];
     cluster_set_active(s->cl, r->tid, now, true, USE_INFER);
     r->speed = cluster_tenant_speed(s->cl, r->tid);
     double wait = 0;
@@ -159,20 +214,55 @@ static void start_batch(struct service *s, uint32_t ri, uint32_t n, sim_time now
         uint32_t others = cluster_others_active(s->cl, r->tid);
         wait = share_ts_expected_wait_s(&s->cl->knobs, others) * 1e6;
     }
-    r->work_left = work;
-    r->since = now + (sim_time)(wait + 0.5);
-    double us = wait + work / (r->speed > 0 ? r->speed : 1e-9);
-    sim_time st = us < 1e15 ? (sim_time)(us + 0.5) : (sim_time)1e15; /* µs, rounded */
-    if (st < 1)
-        st = 1;
-    r->busy = true;
-    r->batch_n = n;
-    r->batch_start = now;
-    r->batch_end = now + st;
-    s->tot.batches++;
-    s->win.batches++;
-    if (engine_at(s->eng, r->batch_end, on_batch_done, s, ri, &r->done))
-        fail(s, -ENOMEM, "out of memory in the event queue");
+    plan_batch(s, ri, 0, n, now, wait);
+    begin_batch(s, r, n, now);
+}
+
+/*
+ * Reserve idle replica ri (the top of the idle stack) for the n requests that
+ * follow the reserved ones, as a batch starting at `start` (> now). False,
+ * changing nothing, when its card cannot defer the switch to inference or the
+ * reserved requests could meet max_queue (drops are decided at arrival).
+ */
+static bool reserve(struct service *s, uint32_t ri, uint32_t n, sim_time start)
+{
+    struct replica *r = &s->reps[ri];
+    if (s->resv_req + n > s->cfg->max_queue ||
+        !cluster_defer_active(s->cl, r->tid, start, USE_INFER))
+        return false;
+    s->nidle--;
+    r->reserved = true;
+    r->speed = 1.0; /* exclusive card */
+    plan_batch(s, ri, s->resv_req, n, start, 0);
+    s->resv[(s->resv_head + s->resv_len) & (s->cap_reps - 1)] = ri;
+    s->resv_len++;
+    s->resv_req += n;
+    return true;
+}
+
+/*
+ * Take back every reservation not yet begun (after beginning those due by
+ * now): their requests stay queued, their replicas go back to the idle stack
+ * as they were. The caller re-plans with kick(). Returns whether any was taken.
+ */
+static bool unreserve(struct service *s)
+{
+    pull(s, s->eng->now);
+    if (!s->resv_len)
+        return false;
+    while (s->resv_len) {
+        s->resv_len--;
+        uint32_t ri = s->resv[(s->resv_head + s->resv_len) & (s->cap_reps - 1)];
+        struct replica *r = &s->reps[ri];
+        engine_cancel(s->eng, &r->done);
+        cluster_cancel_deferred(s->cl, r->tid);
+        s->resv_req -= r->batch_n;
+        r->reserved = false;
+        r->busy = false;
+        r->batch_n = 0;
+        s->idle[s->nidle++] = ri;
+    }
+    return true;
 }
 
 static void schedule_wake(struct service *s, sim_time at)
@@ -187,7 +277,10 @@ static void schedule_wake(struct service *s, sim_time at)
         fail(s, -ENOMEM, "out of memory in the event queue");
 }
 
-/* Start every batch that is due now on idle replicas, then sleep until the next one is due. */
+/*
+ * Start every batch that is due now on idle replicas; reserve idle replicas
+ * for the batches due later, or sleep until the next one is due.
+ */
 static void kick(struct service *s, sim_time now)
 {
     uint64_t mb = s->cfg->max_batch;
@@ -196,19 +289,26 @@ static void kick(struct service *s, sim_time now)
     for (;;) {
         if (s->nidle == 0)
             break;
-        if (s->len < mb)
-            lookahead(s, mb);
-        if (s->len == 0)
+        uint64_t base = s->resv_req; /* the queue after the reserved requests */
+        if (s->len < base + mb)
+            lookahead(s, base + mb);
+        if (s->len <= base)
             break;
-        sim_time oldest = ring_at(s, 0);
+        sim_time oldest = ring_at(s, base);
         sim_time due =
             oldest > SIM_TIME_MAX - s->cfg->max_wait ? SIM_TIME_MAX : oldest + s->cfg->max_wait;
-        if (s->len >= mb && ring_at(s, mb - 1) < due)
-            due = ring_at(s, mb - 1);
+        if (s->len >= base + mb && ring_at(s, base + mb - 1) < due)
+            due = ring_at(s, base + mb - 1);
         if (due > now) {
+            uint32_t n = 0;
+            while (n < mb && base + n < s->len && ring_at(s, base + n) <= due)
+                n++;
+            if (due < SIM_TIME_MAX && reserve(s, s->idle[s->nidle - 1], n, due))
+                continue;
             schedule_wake(s, due);
             return;
         }
+        /* Due now: every reservation has begun (its start <= this batch's), so base = 0. */
         uint32_t n = (uint32_t)(s->narrived < mb ? s->narrived : mb);
         start_batch(s, s->idle[--s->nidle], n, now);
     }
@@ -229,6 +329,9 @@ static void on_batch_done(void *ctx, uint64_t arg)
     struct replica *r = &s->reps[arg];
     sim_time now = s->eng->now;
     uint64_t ok = 0;
+
+    if (r->reserved)
+        pull(s, now); /* its start has passed: begin it (and any reserved before it) */
 
     for (uint32_t i = 0; i < r->batch_n; i++) {
         sim_time lat = now - r->batch_arrivals[i];
@@ -269,16 +372,19 @@ int service_remove_replica(struct service *s, uint32_t ri)
     if (ri >= s->nreps || s->reps[ri].gone || s->reps[ri].draining)
         return -EINVAL;
     struct replica *r = &s->reps[ri];
+    bool replan = unreserve(s);
     s->live_reps--;
     if (r->busy) {
         r->draining = true;
-        return 0;
+    } else {
+        if (!r->down)
+            idle_drop(s, ri);
+        r->down = false;
+        cluster_remove(s->cl, r->tid, s->eng->now);
+        r->gone = true;
     }
-    if (!r->down)
-        idle_drop(s, ri);
-    r->down = false;
-    cluster_remove(s->cl, r->tid, s->eng->now);
-    r->gone = true;
+    if (replan)
+        kick(s, s->eng->now);
     return 0;
 }
 
@@ -286,6 +392,8 @@ uint32_t service_pick_victim(const struct service *s)
 {
     if (s->nidle)
         return s->idle[s->nidle - 1];
+    if (s->resv_len) /* the first reserved was the top of the idle stack */
+        return s->resv[s->resv_head];
     uint32_t busy = UINT32_MAX;
     for (uint32_t i = s->nreps; i-- > 0;) {
         const struct replica *r = &s->reps[i];
@@ -326,6 +434,7 @@ void service_replica_down(struct service *s, uint32_t ri)
     sim_time now = s->eng->now;
     if (r->down)
         return;
+    bool replan = unreserve(s);
     if (r->busy) {
         engine_cancel(s->eng, &r->done);
         s->tot.failed += r->batch_n;
@@ -338,6 +447,8 @@ void service_replica_down(struct service *s, uint32_t ri)
         idle_drop(s, ri);
     }
     r->down = true;
+    if (replan)
+        kick(s, now);
 }
 
 void service_replica_up(struct service *s, uint32_t ri)
@@ -382,12 +493,14 @@ void service_release(struct service *s)
         free(s->reps[i].batch_arrivals);
     free(s->reps);
     free(s->idle);
+    free(s->resv);
     free(s->ring);
     free(s->h_total);
     free(s->h_win);
     rng_release(&s->rng);
     s->reps = NULL;
     s->idle = NULL;
+    s->resv = NULL;
     s->ring = NULL;
     s->h_total = s->h_win = NULL;
 }
@@ -410,6 +523,14 @@ int service_add_replica(struct service *s, uint32_t tid, bool ready, uint32_t *o
         if (!idle)
             return -ENOMEM;
         s->idle = idle;
+        uint32_t *resv = malloc(cap * sizeof(*resv));
+        if (!resv)
+            return -ENOMEM;
+        for (uint32_t i = 0; i < s->resv_len; i++) /* unwrap the FIFO */
+            resv[i] = s->resv[(s->resv_head + i) & (s->cap_reps - 1)];
+        free(s->resv);
+        s->resv = resv;
+        s->resv_head = 0;
         s->cap_reps = cap;
     }
     struct replica *r = &s->reps[ri];

@@ -7,7 +7,20 @@
  * batch fills is known without an event per request. A replica takes a batch
  * when it is idle and either max_batch requests wait or the oldest has waited
  * max_wait (Triton-style dynamic batching); the service schedules one wake-up
- * event for that moment and one completion event per running batch. Latency
+ * event for that moment and one completion event per running batch.
+ *
+ * Reservations (exclusive cards): when a replica is idle and the next batch is
+ * due later, the batch it will take is already known (its arrivals are drawn),
+ * so instead of a wake-up event the replica is reserved for it: its completion
+ * event is scheduled at once, the card's switch to inference is deferred to the
+ * start (cluster_defer_active), and the start itself — removing the requests
+ * from the queue, counting the wait and the batch — is applied lazily when the
+ * service next syncs, in time order with the arrivals. Reservations are taken
+ * in start order, so batches start at the same times and draw the same service
+ * times as with a wake-up event; only which idle replica serves may differ.
+ * Anything that changes the replicas (removal, fault) first takes back the
+ * reservations not yet begun, then re-plans. This saves one event per batch
+ * that finds an idle replica (~0.3 per request in an M/M/8 at ρ = 0.9). Latency
  * of each request = batch completion − arrival, recorded into log-bucketed
  * histograms (sim/hist.h) and counted against the SLO exactly.
  *
@@ -40,6 +53,7 @@ struct replica {
     bool down;     /* killed by a fault, restarting */
     bool draining; /* leaves its card when its batch completes */
     bool gone;     /* removed; the slot may be reused */
+    bool reserved; /* holds a batch that starts at batch_start (> now at reservation) */
     uint32_t batch_n;
     sim_time batch_start, batch_end;
     sim_time *batch_arrivals; /* max_batch entries */
@@ -78,6 +92,12 @@ struct service {
     uint32_t nidle;
     uint32_t in_service; /* requests in running batches */
 
+    /* Reserved replicas in start order: resv[(resv_head + i) & (cap_reps - 1)], i < resv_len;
+     * together they hold the first resv_req requests of the ring. */
+    uint32_t *resv;
+    uint32_t resv_head, resv_len;
+    uint64_t resv_req;
+
     struct evq_handle wake;
     sim_time wake_at;
 
@@ -109,7 +129,10 @@ int service_add_replica(struct service *s, uint32_t tid, bool ready, uint32_t *r
  */
 int service_remove_replica(struct service *s, uint32_t ri);
 
-/* A replica to remove (idle first, then starting, then busy), or UINT32_MAX if none. */
+/*
+ * A replica to remove (idle first — one reserved for a batch not yet begun
+ * counts as idle —, then starting, then busy), or UINT32_MAX if none.
+ */
 uint32_t service_pick_victim(const struct service *s);
 
 /* The card changed the replica's speed: re-plan its running batch. */

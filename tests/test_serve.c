@@ -36,6 +36,12 @@ static int exclusive_cluster(struct cluster *cl)
                         NULL, NULL, 0);
 }
 
+static int two_card_cluster(struct cluster *cl)
+{
+    return cluster_init(cl, 1, 2, gpu_spec_find("a100-sxm4-80gb"), SHARE_EXCLUSIVE, 1, NULL, NULL,
+                        NULL, NULL, 0);
+}
+
 static struct arrival_source *list_source(const sim_time *t, size_t n)
 {
     struct list_source *l = calloc(1, sizeof(*l));
@@ -96,8 +102,9 @@ Test(serve, batching_schedule_by_hand)
     cr_expect_float_eq(cl.cards[0].acc[USE_INFER], 23000.0, 1e-9);
     cr_expect_float_eq(cl.cards[0].acc[USE_IDLE], 77000.0, 1e-9);
     cr_expect_float_eq(cl.cards[0].alloc_us, 100000.0, 1e-9);
-    /* Events: one wake or completion per batch, never one per request. */
-    cr_expect_leq(e.processed, 8);
+    /* Events: one completion per batch, never one per request; no wake-ups
+     * (the idle replica is reserved for each batch before it is due). */
+    cr_expect_eq(e.processed, 4);
 
     service_release(&s);
     cluster_release(&cl);
@@ -143,4 +150,138 @@ Test(serve, queue_limit_drops_and_conserves)
     service_release(&s);
     cluster_release(&cl);
     engine_release(&e);
+}
+
+/* max_batch 3, max_wait 2 ms, a batch of n takes 4 + n ms (as in the hand schedule above). */
+static const struct service_cfg resv_cfg = {
+    .name = "resv",
+    .a_ms = 4,
+    .b_ms = 1,
+    .dist = DIST_DETERMINISTIC,
+    .max_batch = 3,
+    .max_wait = 2 * SIM_MS,
+    .slo = 9 * SIM_MS,
+    .slo_quantile = 0.99,
+    .max_queue = 100,
+};
+
+/*
+ * One replica, arrivals at 0 and 1 ms: the batch {0, 1} is due at 2 ms and
+ * the idle replica is reserved for it at t = 0. Until 2 ms the card is idle
+ * and both requests wait; from 2 ms to 8 ms it serves them.
+ */
+Test(serve, reserved_batch_begins_at_its_start)
+{
+    static const sim_time arr[] = {0, 1000};
+    struct engine e;
+    struct cluster cl;
+    struct service s;
+    cr_assert_eq(engine_init(&e), 0);
+    cr_assert_eq(exclusive_cluster(&cl), 0);
+    cr_assert_eq(service_init(&s, 0, &resv_cfg, &e, &cl, list_source(arr, 2), 1), 0);
+    uint32_t tid;
+    struct tenant_req req = {.kind = TENANT_INFER, .mem_gib = 8, .sm_cap = 1};
+    cr_assert_eq(cluster_place(&cl, 0, 0, &req, &tid), 0);
+    cr_assert_eq(service_add_replica(&s, tid, true, NULL), 0);
+    cr_expect(s.reps[0].reserved);
+
+    engine_run(&e, 1500);
+    cluster_account_all(&cl, e.now);
+    service_sync(&s);
+    cr_expect_float_eq(cl.cards[0].acc[USE_IDLE], 1500.0, 1e-9);
+    cr_expect_float_eq(cl.cards[0].acc[USE_INFER], 0.0, 1e-9);
+    cr_expect_eq(s.tot.arrived, 2);
+    cr_expect_eq(service_waiting(&s), 2);
+    cr_expect_eq(s.in_service, 0);
+    cr_expect_eq(s.tot.batches, 0);
+
+    engine_run(&e, 5000);
+    cluster_account_all(&cl, e.now);
+    service_sync(&s);
+    cr_expect_float_eq(cl.cards[0].acc[USE_IDLE], 2000.0, 1e-9);
+    cr_expect_float_eq(cl.cards[0].acc[USE_INFER], 3000.0, 1e-9);
+    cr_expect_eq(service_waiting(&s), 0);
+    cr_expect_eq(s.in_service, 2);
+    cr_expect_eq(s.tot.batches, 1);
+    cr_expect_float_eq(s.tot.wait_us, 3000.0, 1e-9); /* 2 + 1 ms */
+
+    engine_run(&e, 20000);
+    cluster_account_all(&cl, e.now);
+    cr_expect_eq(s.tot.served, 2);
+    cr_expect_float_eq(cl.cards[0].acc[USE_INFER], 6000.0, 1e-9);
+    cr_expect_float_eq(cl.cards[0].acc[USE_IDLE], 14000.0, 1e-9);
+    cr_expect_eq(s.h_win->min, 7000);
+    cr_expect_eq(s.h_win->max, 8000);
+    service_release(&s);
+    cluster_release(&cl);
+    engine_release(&e);
+}
+
+/*
+ * Two replicas, arrivals at 0, 1 and 30 ms. The first replica, added at
+ * t = 0, is reserved for the batch {0, 1} due at 2 ms; the second for {30},
+ * due at 32 ms. At 1.5 ms the first is removed (mode 0) or killed by a fault
+ * (mode 1): the reservations are taken back and the second replica takes the
+ * same batches at the same times, so nothing is lost and the latencies are
+ * those of the hand schedule: 8, 7 ms, then 7 ms for {30}.
+ */
+static void reserved_replica_lost(int mode)
+{
+    static const sim_time arr[] = {0, 1000, 30000};
+    struct engine e;
+    struct cluster cl;
+    struct service s;
+    cr_assert_eq(engine_init(&e), 0);
+    cr_assert_eq(two_card_cluster(&cl), 0);
+    cr_assert_eq(service_init(&s, 0, &resv_cfg, &e, &cl, list_source(arr, 3), 1), 0);
+    struct tenant_req req = {.kind = TENANT_INFER, .mem_gib = 8, .sm_cap = 1};
+    uint32_t tid[2], ri[2];
+    for (uint32_t g = 0; g < 2; g++) {
+        cr_assert_eq(cluster_place(&cl, g, 0, &req, &tid[g]), 0);
+        cr_assert_eq(service_add_replica(&s, tid[g], true, &ri[g]), 0);
+    }
+    cr_assert(s.reps[ri[0]].reserved && s.reps[ri[1]].reserved);
+    cr_expect_eq(s.reps[ri[0]].batch_start, 2000);
+    cr_expect_eq(s.reps[ri[1]].batch_start, 32000);
+    cr_expect_eq(e.q.live, 2); /* two completions, no wake-up */
+    engine_run(&e, 1500);
+    if (mode == 0) {
+        cr_expect_eq(service_pick_victim(&s), ri[0]); /* reserved, not begun: counts as idle */
+        cr_assert_eq(service_remove_replica(&s, ri[0]), 0);
+        cr_expect(s.reps[ri[0]].gone);
+    } else {
+        service_replica_down(&s, ri[0]);
+    }
+    cr_expect(s.reps[ri[1]].reserved);
+    cr_expect_eq(s.reps[ri[1]].batch_start, 2000);
+    engine_run(&e, 100000);
+    cluster_account_all(&cl, e.now);
+    service_sync(&s);
+    cr_expect_eq(s.tot.served, 3);
+    cr_expect_eq(s.tot.failed, 0);
+    cr_expect_eq(s.tot.batches, 2);
+    cr_expect_float_eq(s.tot.wait_us, 5000.0, 1e-9); /* 2 + 1 + 2 ms */
+    cr_expect_eq(s.h_win->min, 7000);
+    cr_expect_eq(s.h_win->max, 8000);
+    cr_expect_float_eq(s.h_win->sum, 22000.0, 1e-9);
+    /* Card 1 served both batches (6 + 5 ms); card 0 never served. */
+    cr_expect_float_eq(cl.cards[1].acc[USE_INFER], 11000.0, 1e-9);
+    cr_expect_float_eq(cl.cards[0].acc[USE_INFER], 0.0, 1e-9);
+    if (mode == 0)
+        cr_expect_float_eq(cl.cards[0].alloc_us, 1500.0, 1e-9);
+    else
+        cr_expect_float_eq(cl.cards[0].acc[USE_IDLE], 100000.0, 1e-9);
+    service_release(&s);
+    cluster_release(&cl);
+    engine_release(&e);
+}
+
+Test(serve, reserved_replica_removed_before_start)
+{
+    reserved_replica_lost(0);
+}
+
+Test(serve, reserved_replica_killed_before_start_loses_nothing)
+{
+    reserved_replica_lost(1);
 }
