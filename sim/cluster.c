@@ -443,23 +443,13 @@ int cluster_remove(struct cluster *c, uint32_t tid, sim_time now)
     return 0;
 }
 
-void cluster_set_active(struct cluster *c, uint32_t tid, sim_time now, bool active,
-                        enum use_state state)
+void cluster_set_active_slow(struct cluster *c, uint32_t tid, sim_time now, bool active,
+                             enum use_state state)
 {
     struct tenant *t = &c->tenants[tid];
-    if (c->mode == SHARE_EXCLUSIVE && t->cap < 0) {
-        /* Fast path: one tenant, speed 1 while active. */
-        struct card *g = &c->cards[t->gpu];
-        cluster_account(g, now);
-        g->pend_at = SIM_TIME_MAX; /* an explicit change overrides a deferred one */
-        memset(g->rate, 0, sizeof(g->rate));
-        t->st.active = active;
-        t->state = state;
-        t->speed = active ? 1.0 : 0.0;
-        g->single = active ? (int)state : USE_IDLE;
-        g->rate[g->single] = 1;
-        return;
-    }
+    struct card *g = &c->cards[t->gpu];
+    cluster_account(g, now);
+    g->pend_at = SIM_TIME_MAX; /* an explicit change overrides a deferred one */
     t->st.active = active;
     t->state = state;
     replan_card(c, t->gpu, now);

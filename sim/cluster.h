@@ -164,9 +164,29 @@ int cluster_place(struct cluster *c, uint32_t gpu, sim_time now, const struct te
 /* Remove a tenant. -EINVAL for a stale id. */
 int cluster_remove(struct cluster *c, uint32_t tid, sim_time now);
 
+void cluster_set_active_slow(struct cluster *c, uint32_t tid, sim_time now, bool active,
+                             enum use_state state);
+
 /* Mark a tenant active in a state, or idle (active = false); re-plans the card. */
-void cluster_set_active(struct cluster *c, uint32_t tid, sim_time now, bool active,
-                        enum use_state state);
+static inline void cluster_set_active(struct cluster *c, uint32_t tid, sim_time now, bool active,
+                                      enum use_state state)
+{
+    struct tenant *t = &c->tenants[tid];
+    struct card *g = &c->cards[t->gpu];
+    if (c->mode == SHARE_EXCLUSIVE && t->cap < 0 && g->single >= 0) {
+        /* Fast path (inline: twice per batch): one tenant, the card wholly in one state. */
+        cluster_account(g, now);
+        g->pend_at = SIM_TIME_MAX; /* an explicit change overrides a deferred one */
+        g->rate[g->single] = 0;
+        t->st.active = active;
+        t->state = state;
+        t->speed = active ? 1.0 : 0.0;
+        g->single = active ? (int)state : USE_IDLE;
+        g->rate[g->single] = 1;
+        return;
+    }
+    cluster_set_active_slow(c, tid, now, active, state);
+}
 
 /*
  * Exclusive cards only: tenant tid (idle) turns active in `state` at time

@@ -21,15 +21,6 @@ void engine_release(struct engine *e)
     evq_release(&e->q);
 }
 
-int engine_at(struct engine *e, sim_time t, evq_fn fn, void *ctx, uint64_t arg,
-              struct evq_handle *out)
-{
-    assert(t >= e->now);
-    if (t < e->now)
-        t = e->now;
-    return evq_push(&e->q, t, fn, ctx, arg, out);
-}
-
 bool engine_cancel(struct engine *e, struct evq_handle *h)
 {
     bool was = evq_cancel(&e->q, *h);

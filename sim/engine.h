@@ -10,6 +10,7 @@
 #ifndef TIDESIM_ENGINE_H
 #define TIDESIM_ENGINE_H
 
+#include <assert.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -37,8 +38,14 @@ int engine_init(struct engine *e);
 void engine_release(struct engine *e);
 
 /* Schedule fn(ctx, arg) at absolute time t (>= now). out may be NULL. Returns 0 or -ENOMEM. */
-int engine_at(struct engine *e, sim_time t, evq_fn fn, void *ctx, uint64_t arg,
-              struct evq_handle *out);
+static inline int engine_at(struct engine *e, sim_time t, evq_fn fn, void *ctx, uint64_t arg,
+                            struct evq_handle *out)
+{
+    assert(t >= e->now);
+    if (t < e->now)
+        t = e->now;
+    return evq_push(&e->q, t, fn, ctx, arg, out);
+}
 
 static inline int engine_after(struct engine *e, sim_time dt, evq_fn fn, void *ctx, uint64_t arg,
                                struct evq_handle *out)

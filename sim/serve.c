@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Arrivals drawn from the source per call (see refill). */
+#define SERVE_FILL 64
+
 static inline sim_time ring_at(const struct service *s, uint64_t i)
 {
     return s->ring[(s->head + i) & s->mask];
@@ -26,18 +29,6 @@ static int ring_grow(struct service *s)
     return 0;
 }
 
-static inline int ring_push(struct service *s, sim_time t)
-{
-    if (s->len > s->mask) {
-        int rc = ring_grow(s);
-        if (rc)
-            return rc;
-    }
-    s->ring[(s->head + s->len) & s->mask] = t;
-    s->len++;
-    return 0;
-}
-
 static void fail(struct service *s, int rc, const char *msg)
 {
     s->src_done = true;
@@ -47,69 +38,71 @@ static void fail(struct service *s, int rc, const char *msg)
     s->eng->stop = true;
 }
 
-/* Draw one arrival; false at end of stream or on error. */
-static bool draw(struct service *s, sim_time *t)
+/*
+ * Draw the next chunk of arrivals (up to SERVE_FILL) onto the end of the
+ * ring, in one call to the source: the per-arrival cost is then the draw
+ * itself. Drawing ahead changes no number (the source's times are what they
+ * are), only how far ahead the ring holds them.
+ */
+static void refill(struct service *s)
 {
-    struct arrival a;
     if (s->src_done)
-        return false;
-    int rc = arrival_source_next(s->src, &a, &s->src_err);
-    if (rc == 1) {
-        s->src_done = true;
-        return false;
-    }
-    if (rc < 0) {
-        fail(s, rc, NULL);
-        return false;
-    }
-    *t = a.t;
-    return true;
-}
-
-/* Remove the first not-yet-arrived entry (index narrived): a drop at its arrival. */
-static void drop_next(struct service *s)
-{
-    for (uint64_t i = s->narrived; i + 1 < s->len; i++)
-        s->ring[(s->head + i) & s->mask] = ring_at(s, i + 1);
-    s->len--;
-}
-
-/* Count the arrivals up to now (dropping over max_queue), keeping one drawn ahead. */
-static void count_arrivals(struct service *s, sim_time now)
-{
-    while (s->narrived < s->len && ring_at(s, s->narrived) <= now) {
-        s->tot.arrived++;
-        s->win.arrived++;
-        if (s->narrived >= s->cfg->max_queue) {
-            s->tot.dropped++;
-            s->win.dropped++;
-            drop_next(s);
-        } else {
-            s->narrived++;
-        }
-    }
-    if (s->narrived < s->len)
-        return; /* the next arrival is already drawn and lies in the future */
-    sim_time t;
-    while (draw(s, &t)) {
-        if (t > now) {
-            if (ring_push(s, t))
-                fail(s, -ENOMEM, "out of memory in the request queue");
-            return;
-        }
-        s->tot.arrived++;
-        s->win.arrived++;
-        if (s->narrived >= s->cfg->max_queue) {
-            s->tot.dropped++;
-            s->win.dropped++;
-            continue;
-        }
-        if (ring_push(s, t)) {
+        return;
+    while (s->len + SERVE_FILL > s->mask + 1)
+        if (ring_grow(s)) {
             fail(s, -ENOMEM, "out of memory in the request queue");
             return;
         }
-        s->narrived++;
+    uint64_t tail = (s->head + s->len) & s->mask;
+    uint64_t room = s->mask + 1 - tail; /* contiguous up to the wrap */
+    uint32_t n = 0;
+    int rc = arrival_source_fill(
+        s->src, &s->ring[tail], (uint32_t)(room < SERVE_FILL ? room : SERVE_FILL), &n, &s->src_err);
+    s->len += n;
+    if (rc == 1)
+        s->src_done = true;
+    else if (rc < 0)
+        fail(s, rc, NULL);
+}
+
+/*
+ * Count the arrivals up to now, keeping one drawn ahead. An arrival that
+ * finds max_queue requests waiting is dropped: one pass closes the gaps the
+ * drops leave (read index i, write index w).
+ */
+static void count_arrivals(struct service *s, sim_time now)
+{
+    uint64_t i = s->narrived, w = s->narrived, mq = s->cfg->max_queue;
+    for (;;) {
+        while (i < s->len && ring_at(s, i) <= now) {
+            if (w < mq) {
+                if (w != i)
+                    s->ring[(s->head + w) & s->mask] = ring_at(s, i);
+                w++;
+            }
+            i++;
+        }
+        if (i < s->len || s->src_done)
+            break;
+        /* All drawn arrived: drop the gap (nothing lies beyond it) and draw more. */
+        s->tot.arrived += i - s->narrived;
+        s->win.arrived += i - s->narrived;
+        s->tot.dropped += i - w;
+        s->win.dropped += i - w;
+        s->len = w;
+        s->narrived = i = w;
+        refill(s);
     }
+    s->tot.arrived += i - s->narrived;
+    s->win.arrived += i - s->narrived;
+    s->tot.dropped += i - w;
+    s->win.dropped += i - w;
+    if (w < i) {
+        for (uint64_t k = i; k < s->len; k++)
+            s->ring[(s->head + w + k - i) & s->mask] = ring_at(s, k);
+        s->len -= i - w;
+    }
+    s->narrived = w;
 }
 
 static void begin_batch(struct service *s, struct replica *r, uint32_t n, sim_time start);
@@ -139,10 +132,8 @@ static void pull(struct service *s, sim_time now)
 /* Make sure at least k requests are drawn (future ones included), unless the source ends. */
 static void lookahead(struct service *s, uint64_t k)
 {
-    sim_time t;
-    while (s->len < k && draw(s, &t))
-        if (ring_push(s, t))
-            fail(s, -ENOMEM, "out of memory in the request queue");
+    while (s->len < k && !s->src_done)
+        refill(s);
 }
 
 static double jitter(struct service *s)

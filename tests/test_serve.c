@@ -28,7 +28,7 @@ static void list_destroy(struct arrival_source *src)
     free(src);
 }
 
-static const struct arrival_source_ops list_ops = {list_next, list_destroy};
+static const struct arrival_source_ops list_ops = {list_next, list_destroy, NULL};
 
 static int exclusive_cluster(struct cluster *cl)
 {

@@ -624,7 +624,7 @@ static struct tsrc *tsrc_new(const char *path, const struct trace_time_opts *o,
         return NULL;
     }
     s->rng_live = true;
-    s->ops = (struct arrival_source_ops){tsrc_next, tsrc_destroy};
+    s->ops = (struct arrival_source_ops){tsrc_next, tsrc_destroy, NULL};
     s->base.ops = &s->ops;
     s->o = *o;
     s->o.scale = k;
@@ -818,7 +818,7 @@ struct arrival_source *arrivals_merge_create(struct arrival_source **srcs, size_
         }
         return NULL;
     }
-    m->ops = (struct arrival_source_ops){merge_next, merge_destroy};
+    m->ops = (struct arrival_source_ops){merge_next, merge_destroy, NULL};
     m->base.ops = &m->ops;
     memcpy(m->srcs, srcs, n * sizeof(*srcs));
     m->n = n;

@@ -32,6 +32,9 @@ struct arrival_source_ops {
     /* 0 and *out filled; 1 at end of stream; negative error code with err filled. */
     int (*next)(struct arrival_source *src, struct arrival *out, struct trace_err *err);
     void (*destroy)(struct arrival_source *src);
+    /* Optional (NULL: next() in a loop): arrival_source_fill() in one call. */
+    int (*fill)(struct arrival_source *src, sim_time *t, uint32_t max, uint32_t *n,
+                struct trace_err *err);
 };
 
 struct arrival_source {
@@ -42,6 +45,27 @@ static inline int arrival_source_next(struct arrival_source *src, struct arrival
                                       struct trace_err *err)
 {
     return src->ops->next(src, out, err);
+}
+
+/*
+ * Draw up to max arrival times into t[0..*n). Returns 0 with *n == max; 1 at
+ * end of stream (*n < max times drawn before it); or a negative error code
+ * with err filled (*n times drawn before it). The times are those next()
+ * would give one by one: drawing in chunks changes nothing but the cost.
+ */
+static inline int arrival_source_fill(struct arrival_source *src, sim_time *t, uint32_t max,
+                                      uint32_t *n, struct trace_err *err)
+{
+    if (src->ops->fill)
+        return src->ops->fill(src, t, max, n, err);
+    struct arrival a;
+    for (*n = 0; *n < max; (*n)++) {
+        int rc = src->ops->next(src, &a, err);
+        if (rc)
+            return rc;
+        t[*n] = a.t;
+    }
+    return 0;
 }
 
 static inline void arrival_source_destroy(struct arrival_source *src)

@@ -85,6 +85,7 @@ struct synth_arrivals {
     double gbound; /* Gamma path: one thinning bound for the whole profile, req/s */
     sim_time cell_start, cell_end;
     double r0, r1, bound; /* rate at the cell's ends and their max, req/s */
+    double gap_us;        /* mean candidate gap in the cell, 1e6 / bound */
 };
 
 static void enter_cell(struct synth_arrivals *s, sim_time start)
@@ -93,12 +94,14 @@ static void enter_cell(struct synth_arrivals *s, sim_time start)
     if (!s->thin) {
         s->cell_end = s->end;
         s->r0 = s->r1 = s->bound = rate_profile_at(&s->prof, 0);
+        s->gap_us = 1e6 / s->bound;
         return;
     }
     s->cell_end = start + SYNTH_CELL;
     s->r0 = rate_profile_at(&s->prof, start);
     s->r1 = rate_profile_at(&s->prof, s->cell_end);
     s->bound = s->r0 > s->r1 ? s->r0 : s->r1;
+    s->gap_us = 1e6 / s->bound;
 }
 
 /*
@@ -125,13 +128,9 @@ static int next_gamma(struct synth_arrivals *s, struct arrival *out)
     }
 }
 
-static int synth_arrivals_next(struct arrival_source *src, struct arrival *out,
-                               struct trace_err *err)
+/* The next Poisson (thinned) arrival into *t: 0, or 1 at the end. */
+static inline int next_poisson(struct synth_arrivals *s, sim_time *t_out)
 {
-    struct synth_arrivals *s = (struct synth_arrivals *)src;
-    (void)err;
-    if (s->gshape > 0)
-        return next_gamma(s, out);
     for (;;) {
         if (s->cell_start >= s->end)
             return 1;
@@ -140,7 +139,7 @@ static int synth_arrivals_next(struct arrival_source *src, struct arrival *out,
             enter_cell(s, s->cell_end);
             continue;
         }
-        double t = s->t_us + rng_exponential(&s->rng, 1e6 / s->bound);
+        double t = s->t_us + rng_exponential(&s->rng, s->gap_us);
         if (t >= (double)s->cell_end) {
             s->t_us = (double)s->cell_end;
             enter_cell(s, s->cell_end);
@@ -153,13 +152,36 @@ static int synth_arrivals_next(struct arrival_source *src, struct arrival *out,
             if (rng_uniform_pos(&s->rng) * s->bound > r)
                 continue;
         }
-        out->t = (sim_time)t;
-        if (out->t >= s->end)
-            return 1;
-        out->in_tokens = 0;
-        out->out_tokens = 0;
-        return 0;
+        *t_out = (sim_time)t;
+        return *t_out >= s->end;
     }
+}
+
+static int synth_arrivals_next(struct arrival_source *src, struct arrival *out,
+                               struct trace_err *err)
+{
+    struct synth_arrivals *s = (struct synth_arrivals *)src;
+    (void)err;
+    out->in_tokens = 0;
+    out->out_tokens = 0;
+    if (s->gshape > 0)
+        return next_gamma(s, out);
+    return next_poisson(s, &out->t);
+}
+
+static int synth_arrivals_fill(struct arrival_source *src, sim_time *t, uint32_t max, uint32_t *n,
+                               struct trace_err *err)
+{
+    struct synth_arrivals *s = (struct synth_arrivals *)src;
+    struct arrival a;
+    (void)err;
+    for (*n = 0; *n < max; (*n)++) {
+        int rc = s->gshape > 0 ? next_gamma(s, &a) : next_poisson(s, &a.t);
+        if (rc)
+            return rc;
+        t[*n] = a.t;
+    }
+    return 0;
 }
 
 static void synth_arrivals_destroy(struct arrival_source *src)
@@ -179,7 +201,8 @@ struct arrival_source *synth_arrivals_create(const struct rate_profile *p, sim_t
         free(s);
         return NULL;
     }
-    s->ops = (struct arrival_source_ops){synth_arrivals_next, synth_arrivals_destroy};
+    s->ops = (struct arrival_source_ops){synth_arrivals_next, synth_arrivals_destroy,
+                                         synth_arrivals_fill};
     s->base.ops = &s->ops;
     s->prof = *p;
     s->end = end;
