@@ -117,3 +117,45 @@ Test(traces_synth, job_mix_from_acme_summary)
     cr_assert_float_eq(m.weights[0], 1.0, 0);
     cr_assert_eq(job_mix_from_summary(&m, "Nope", 1.0), -EINVAL);
 }
+
+/*
+ * Drawing in chunks (the serving hot path) gives exactly the times next()
+ * gives one by one, to the end of the stream: for the thinned Poisson
+ * generator, the Gamma (bursty) one, and chunk sizes that do not divide the
+ * stream.
+ */
+static void expect_fill_matches_next(struct arrival_source *a, struct arrival_source *b)
+{
+    static const uint32_t chunks[] = {1, 7, 64, 3, 200};
+    sim_time buf[200];
+    struct arrival one;
+    struct trace_err err;
+    uint64_t total = 0;
+    for (size_t k = 0;; k++) {
+        uint32_t want = chunks[k % 5], n = 0;
+        int rc = arrival_source_fill(b, buf, want, &n, &err);
+        cr_assert(rc == 0 || rc == 1);
+        cr_assert(rc == 1 || n == want);
+        for (uint32_t i = 0; i < n; i++) {
+            cr_assert_eq(arrival_source_next(a, &one, &err), 0);
+            cr_assert_eq(one.t, buf[i], "arrival %llu", (unsigned long long)(total + i));
+        }
+        total += n;
+        if (rc == 1)
+            break;
+    }
+    cr_expect_eq(arrival_source_next(a, &one, &err), 1); /* both ended together */
+    cr_expect_gt(total, 1000);
+    arrival_source_destroy(a);
+    arrival_source_destroy(b);
+}
+
+Test(traces_synth, chunked_draws_equal_single_draws)
+{
+    struct rate_profile p = {
+        .shape = RATE_COSINE, .peak_rps = 50, .trough_ratio = 0.2, .peak_hour = 14};
+    expect_fill_matches_next(synth_arrivals_create(&p, SIM_HOUR, 5, 6),
+                             synth_arrivals_create(&p, SIM_HOUR, 5, 6));
+    expect_fill_matches_next(synth_arrivals_create_cv(&p, 2.0, SIM_HOUR, 5, 6),
+                             synth_arrivals_create_cv(&p, 2.0, SIM_HOUR, 5, 6));
+}
