@@ -135,9 +135,24 @@ double rng_lognormal_mean_cv(struct rng *r, double mean, double cv)
 {
     if (cv == 0.0)
         return mean;
+    double mu, sigma;
+    rng_lognormal_params(mean, cv, &mu, &sigma);
+    return rng_lognormal_mu_sigma(r, mu, sigma);
+}
+
+void rng_lognormal_params(double mean, double cv, double *mu, double *sigma)
+{
     /* If X = exp(N(mu, s^2)): E X = exp(mu + s^2/2), CV^2 = exp(s^2) - 1. */
     double s2 = log1p(cv * cv);
-    return gsl_ran_lognormal(r->g, log(mean) - 0.5 * s2, sqrt(s2));
+    *mu = log(mean) - 0.5 * s2;
+    *sigma = sqrt(s2);
+}
+
+double rng_lognormal_mu_sigma(struct rng *r, double mu, double sigma)
+{
+    /* GSL's ziggurat normal (Marsaglia & Tsang 2000): no log or sqrt per draw,
+     * unlike the polar method inside gsl_ran_lognormal. */
+    return exp(mu + sigma * gsl_ran_gaussian_ziggurat(r->g, 1.0));
 }
 
 double rng_lognormal_median_sigma(struct rng *r, double median, double sigma)

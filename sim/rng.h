@@ -133,6 +133,12 @@ static inline double rng_exponential(struct rng *r, double mean)
  */
 double rng_lognormal_mean_cv(struct rng *r, double mean, double cv);
 
+/* mu and sigma of the normal under a lognormal of this mean (> 0) and CV (>= 0). */
+void rng_lognormal_params(double mean, double cv, double *mu, double *sigma);
+
+/* exp(N(mu, sigma^2)), the normal by the ziggurat method (one draw, one exp). */
+double rng_lognormal_mu_sigma(struct rng *r, double mu, double sigma);
+
 /* Lognormal from its median (> 0) and sigma (>= 0, of the underlying normal): mu = ln(median). */
 double rng_lognormal_median_sigma(struct rng *r, double median, double sigma);
 

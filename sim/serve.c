@@ -141,8 +141,9 @@ static double jitter(struct service *s)
     switch (s->cfg->dist) {
     case DIST_EXPONENTIAL:
         return rng_exponential(&s->rng, 1.0);
-    case DIST_LOGNORMAL:
-        return rng_lognormal_mean_cv(&s->rng, 1.0, s->cfg->cv);
+    case DIST_LOGNORMAL: /* mean 1, CV cv; parameters worked out once in service_init */
+        return s->cfg->cv > 0 ? rng_lognormal_mu_sigma(&s->rng, s->jitter_mu, s->jitter_sigma)
+                              : 1.0;
     case DIST_DETERMINISTIC:
     default:
         return 1.0;
@@ -473,6 +474,8 @@ int service_init(struct service *s, uint32_t index, const struct service_cfg *cf
     }
     hist_reset(s->h_total);
     hist_reset(s->h_win);
+    if (cfg->dist == DIST_LOGNORMAL && cfg->cv > 0)
+        rng_lognormal_params(1.0, cfg->cv, &s->jitter_mu, &s->jitter_sigma);
     return 0;
 }
 

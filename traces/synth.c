@@ -86,6 +86,7 @@ struct synth_arrivals {
     sim_time cell_start, cell_end;
     double r0, r1, bound; /* rate at the cell's ends and their max, req/s */
     double gap_us;        /* mean candidate gap in the cell, 1e6 / bound */
+    double slope;         /* (r1 - r0) per µs across the cell */
 };
 
 static void enter_cell(struct synth_arrivals *s, sim_time start)
@@ -102,6 +103,7 @@ static void enter_cell(struct synth_arrivals *s, sim_time start)
     s->r1 = rate_profile_at(&s->prof, s->cell_end);
     s->bound = s->r0 > s->r1 ? s->r0 : s->r1;
     s->gap_us = 1e6 / s->bound;
+    s->slope = (s->r1 - s->r0) / (double)SYNTH_CELL;
 }
 
 /*
@@ -147,8 +149,7 @@ static inline int next_poisson(struct synth_arrivals *s, sim_time *t_out)
         }
         s->t_us = t;
         if (s->thin) {
-            double frac = (t - (double)s->cell_start) / (double)(s->cell_end - s->cell_start);
-            double r = s->r0 + (s->r1 - s->r0) * frac;
+            double r = s->r0 + s->slope * (t - (double)s->cell_start);
             if (rng_uniform_pos(&s->rng) * s->bound > r)
                 continue;
         }
