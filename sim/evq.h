@@ -38,7 +38,7 @@ struct evq_event {
 };
 
 struct evq_entry { /* heap record: 24 bytes */
-    sim_time time;
+    uint64_t tkey; /* the time with its sign bit flipped: orders as an unsigned integer */
     uint64_t seq;
     uint32_t slot;
     uint32_t gen;

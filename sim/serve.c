@@ -70,7 +70,7 @@ static void refill(struct service *s)
  * finds max_queue requests waiting is dropped: one pass closes the gaps the
  * drops leave (read index i, write index w).
  */
-static void count_arrivals(struct service *s, sim_time now)
+static void count_arrivals_slow(struct service *s, sim_time now)
 {
     uint64_t i = s->narrived, w = s->narrived, mq = s->cfg->max_queue;
     for (;;) {
@@ -103,6 +103,14 @@ static void count_arrivals(struct service *s, sim_time now)
         s->len -= i - w;
     }
     s->narrived = w;
+}
+
+static inline void count_arrivals(struct service *s, sim_time now)
+{
+    /* Most calls find the next drawn arrival still ahead: nothing to count. */
+    if (s->narrived < s->len && ring_at(s, s->narrived) > now)
+        return;
+    count_arrivals_slow(s, now);
 }
 
 static void begin_batch(struct service *s, struct replica *r, uint32_t n, sim_time start);
@@ -198,7 +206,10 @@ static void plan_batch(struct service *s, uint32_t ri, uint64_t from, uint32_t n
 static void start_batch(struct service *s, uint32_t ri, uint32_t n, sim_time now)
 {
     struct replica *r = &s->reps[ri];
-    cluster_set_active(s->cl, r->tid, now, true, USE_INFER);
+    if (s->hot == ri)
+        s->hot = UINT32_MAX; /* its card never left inference: nothing to switch */
+    else
+        cluster_set_active(s->cl, r->tid, now, true, USE_INFER);
     r->speed = cluster_tenant_speed(s->cl, r->tid);
     double wait = 0;
     if (s->cl->mode == SHARE_TIMESLICE) {
@@ -219,8 +230,13 @@ static void start_batch(struct service *s, uint32_t ri, uint32_t n, sim_time now
 static bool reserve(struct service *s, uint32_t ri, uint32_t n, sim_time start)
 {
     struct replica *r = &s->reps[ri];
-    if (s->resv_req + n > s->cfg->max_queue ||
-        !cluster_defer_active(s->cl, r->tid, start, USE_INFER))
+    if (s->resv_req + n > s->cfg->max_queue)
+        return false;
+    if (s->hot == ri) { /* it goes idle until start: switch its card now */
+        s->hot = UINT32_MAX;
+        cluster_set_active(s->cl, r->tid, s->eng->now, false, USE_INFER);
+    }
+    if (!cluster_defer_active(s->cl, r->tid, start, USE_INFER))
         return false;
     s->nidle--;
     r->reserved = true;
@@ -339,15 +355,29 @@ static void on_batch_done(void *ctx, uint64_t arg)
     s->in_service -= r->batch_n;
     r->batch_n = 0;
     r->busy = false;
-    cluster_set_active(s->cl, r->tid, now, false, USE_INFER);
     if (r->draining) {
+        cluster_set_active(s->cl, r->tid, now, false, USE_INFER);
         cluster_remove(s->cl, r->tid, now);
         r->gone = true;
         r->draining = false;
-    } else {
-        s->idle[s->nidle++] = (uint32_t)arg;
+        kick(s, now);
+        return;
     }
+    s->idle[s->nidle++] = (uint32_t)arg;
+    if (s->cl->mode != SHARE_EXCLUSIVE) {
+        cluster_set_active(s->cl, r->tid, now, false, USE_INFER);
+        kick(s, now);
+        return;
+    }
+    /* Exclusive card: if the replica takes the next batch at once (it is on
+     * top of the idle stack), its card stays in inference — switching it to
+     * idle and back at the same instant would account nothing. */
+    s->hot = (uint32_t)arg;
     kick(s, now);
+    if (s->hot == arg) {
+        s->hot = UINT32_MAX;
+        cluster_set_active(s->cl, r->tid, now, false, USE_INFER);
+    }
 }
 
 static void idle_drop(struct service *s, uint32_t ri)
@@ -474,6 +504,7 @@ int service_init(struct service *s, uint32_t index, const struct service_cfg *cf
     }
     hist_reset(s->h_total);
     hist_reset(s->h_win);
+    s->hot = UINT32_MAX;
     if (cfg->dist == DIST_LOGNORMAL && cfg->cv > 0)
         rng_lognormal_params(1.0, cfg->cv, &s->jitter_mu, &s->jitter_sigma);
     return 0;

@@ -91,6 +91,8 @@ struct service {
     uint32_t *idle;           /* stack of idle replica indices */
     uint32_t nidle;
     uint32_t in_service; /* requests in running batches */
+    uint32_t
+        hot; /* replica just done whose card still reads inference (on_batch_done), or UINT32_MAX */
 
     /* Reserved replicas in start order: resv[(resv_head + i) & (cap_reps - 1)], i < resv_len;
      * together they hold the first resv_req requests of the ring. */
