@@ -25,7 +25,7 @@ bool engine_cancel(struct engine *e, struct evq_handle *h)
 {
     bool was = evq_cancel(&e->q, *h);
     h->slot = 0;
-    h->gen = 0;
+    h->seq = 0;
     return was;
 }
 

@@ -5,20 +5,17 @@
  * Invariants (checked by the tests, not at run time):
  *   - heap[0..n) satisfies the heap property on (time, seq); seq is unique per
  *     queue, so the order is total and equal times pop in push order.
- *   - A heap entry is live iff slots[entry.slot - 1].gen == entry.gen; exactly
- *     `live` entries are live, the other n - live are stale (cancelled).
- *   - A slot is in use (its event pending) iff next_free == SLOT_IN_USE; free
- *     slots form a LIFO list from free_head (push and pop O(1)), so the slot
- *     freed by a pop is reused by the next push and is still in cache.
- *   - A slot's gen is bumped when its event fires or is cancelled, so every
- *     handle and heap entry issued for it before is stale from then on. The
- *     slot returns to the free list at once: its stale heap entry keeps the
- *     old gen and is skipped when it surfaces.
- *
- * Generation wrap: gens are issued from 1 up to UINT32_MAX - 1. A slot whose
- * gen reaches UINT32_MAX is retired instead of freed (never reused; it costs
- * 32 bytes per 2^32 events through that slot), so a generation never wraps
- * and a stale handle or heap entry can never match a later event.
+ *   - A heap entry is live iff its slot's seq equals the entry's seq (both
+ *     packed as described in evq.h); exactly `live` entries are live, the
+ *     other n - live are stale (cancelled, or the popped root).
+ *   - A slot is in use (its event pending) iff its seq field holds a seq; a
+ *     free slot holds EVQ_SLOT_FREE | next, and free slots form a LIFO list
+ *     from free_head (push and pop O(1)), so the slot freed by a pop is reused
+ *     by the next push and is still in cache.
+ *   - seqs are issued once per queue (0, 1, 2, ...), so a handle or heap entry
+ *     of a fired or cancelled event can never match a later event of the
+ *     same slot. (This replaces per-slot generation counters, which needed
+ *     slot retirement at wrap and 8 more bytes per heap entry.)
  *
  * Compaction: when stale entries outnumber live ones and n > EVQ_COMPACT_MIN,
  * the heap is rebuilt from its live entries (O(n) Floyd heapify). A
@@ -29,16 +26,20 @@
  *
  * Speed (bench/bench_evq.c, hold model; see the commit log for figures):
  *   - The key (time, seq) is compared as one unsigned 128-bit integer (time
- *     with its sign bit flipped in the high word, stored so at push): this compiles to cmp/sbb
- *     and lets the 4-way child selection run without branches. Two separate
- *     64-bit compares measured 20-35% slower branch-free and up to 70%
- *     slower with branches (at 10^6 events the branchy form comes closest).
+ *     with its sign bit flipped in the high word, stored so at push; the low
+ *     word is seq << 24 | slot, whose order is seq's): this compiles to
+ *     cmp/sbb and lets the 4-way child selection run without branches. Two
+ *     separate 64-bit compares measured 20-35% slower branch-free and up to
+ *     70% slower with branches.
+ *   - Records are 16 bytes and the heap is offset so that every family of
+ *     four children (heap[4i+1..4i+4]) fills exactly one 64-byte cache line:
+ *     one line per level on the way down (24-byte records took two).
  *   - Pop moves the hole from the root down to a leaf along the smallest
  *     children (no compare against the moving entry), then sifts the last
  *     entry up from there (Floyd's bottom-up deletion); moves are hole-based,
  *     never swaps.
  *   - Below the cached top of the heap, each level prefetches the 16
- *     grandchildren so the next level's load overlaps this one.
+ *     grandchildren (four lines) so the next level's load overlaps this one.
  *   - For big queues, pop prefetches the slot of the root's smallest child
  *     (the next event to pop) before descending, hiding the one random access
  *     into the slot table that every pop needs.
@@ -60,9 +61,9 @@
 #define EVQ_ARITY       4
 #define EVQ_MIN_CAP     16
 #define EVQ_COMPACT_MIN 1024
-#define SLOT_IN_USE     UINT32_MAX
-#define EVQ_GEN_RETIRED UINT32_MAX        /* never issued: the slot is retired */
-#define EVQ_MAX_SLOTS   (UINT32_MAX - 1u) /* 1-based slot numbers, SLOT_IN_USE reserved */
+#define EVQ_SLOT_FREE   (UINT64_C(1) << 63) /* marks a free slot's seq field; seqs stay below */
+#define EVQ_SLOT_MASK   ((UINT64_C(1) << EVQ_SLOT_BITS) - 1)
+#define EVQ_HEAP_SKEW   3 /* entries before heap[0] in its block: heap[1] is line-aligned */
 #define EVQ_LINE_BYTES  ((size_t)64)
 #define EVQ_HUGE_BYTES  ((size_t)2 << 20)
 /* Prefetch grandchildren only once the children start at this index: the
@@ -87,7 +88,7 @@ __extension__ typedef unsigned __int128 evq_key;
 
 static inline evq_key entry_key(const struct evq_entry *e)
 {
-    return ((evq_key)e->tkey << 64) | e->seq;
+    return ((evq_key)e->tkey << 64) | e->id;
 }
 
 static inline bool entry_before(const struct evq_entry *a, const struct evq_entry *b)
@@ -97,13 +98,18 @@ static inline bool entry_before(const struct evq_entry *a, const struct evq_entr
 #else
 static inline bool entry_before(const struct evq_entry *a, const struct evq_entry *b)
 {
-    return a->tkey < b->tkey || (a->tkey == b->tkey && a->seq < b->seq);
+    return a->tkey < b->tkey || (a->tkey == b->tkey && a->id < b->id);
 }
 #endif
 
+static inline uint32_t entry_slot(const struct evq_entry *e) /* 0-based */
+{
+    return (uint32_t)(e->id & EVQ_SLOT_MASK);
+}
+
 static inline bool entry_is_live(const struct evq *q, const struct evq_entry *e)
 {
-    return q->slots[e->slot - 1].gen == e->gen;
+    return q->slots[entry_slot(e)].seq == e->id >> EVQ_SLOT_BITS;
 }
 
 /* Move the hole at i up until x fits, then store x there. */
@@ -173,11 +179,11 @@ static inline size_t hole_to_leaf(struct evq_entry *heap, size_t n)
             break;
         size_t g = EVQ_ARITY * first + 1;
         if (first >= EVQ_PREFETCH_FROM && g < n) {
-            /* The 16 grandchildren: 384 bytes, 7 lines at most. Kept inline:
+            /* The 16 grandchildren: 256 bytes, four whole lines. Kept inline:
              * gcc 12 takes a helper holding only prefetches for a const
              * function and deletes its calls. */
             const char *p = (const char *)&heap[g];
-            for (size_t off = 0; off < 7 * EVQ_LINE_BYTES; off += EVQ_LINE_BYTES)
+            for (size_t off = 0; off < 4 * EVQ_LINE_BYTES; off += EVQ_LINE_BYTES)
                 __builtin_prefetch(p + off);
         }
         size_t c = min_child(heap, first, n);
@@ -225,38 +231,37 @@ static void compact(struct evq *q)
 }
 
 /*
- * Resize an array to new_bytes, keeping its first old_bytes. Returns the new
- * block, or NULL with the old one untouched. Blocks are cache-line aligned;
- * blocks of 2 MiB or more are 2 MiB aligned and advised as transparent huge
- * pages, which cut the hold time at 10^6 events by about 10% (fewer TLB misses).
+ * A block of at least `bytes`, cache-line aligned; blocks of 2 MiB or more are
+ * 2 MiB aligned and advised as transparent huge pages, which cut the hold
+ * time at 10^6 events by about 10% (fewer TLB misses). NULL when out of memory.
  */
-static void *array_resize(void *old, size_t old_bytes, size_t new_bytes)
+static void *block_alloc(size_t bytes)
 {
-    size_t align = new_bytes >= EVQ_HUGE_BYTES ? EVQ_HUGE_BYTES : EVQ_LINE_BYTES;
-    if (new_bytes > SIZE_MAX - align)
+    size_t align = bytes >= EVQ_HUGE_BYTES ? EVQ_HUGE_BYTES : EVQ_LINE_BYTES;
+    if (bytes > SIZE_MAX - align)
         return NULL;
-    size_t bytes = (new_bytes + align - 1) / align * align;
+    bytes = (bytes + align - 1) / align * align;
     void *p = aligned_alloc(align, bytes);
-    if (!p)
-        return NULL;
 #ifdef MADV_HUGEPAGE
-    if (align == EVQ_HUGE_BYTES)
+    if (p && align == EVQ_HUGE_BYTES)
         (void)madvise(p, bytes, MADV_HUGEPAGE); /* advice only: failure is harmless */
 #endif
-    if (old_bytes)
-        memcpy(p, old, old_bytes);
-    free(old);
     return p;
 }
 
-static int grow_heap(struct evq *q)
+/* Give the heap room for cap entries (keeping its n entries). 0 or -ENOMEM. */
+static int heap_resize(struct evq *q, size_t cap)
 {
-    if (q->cap > SIZE_MAX / 4 / sizeof *q->heap)
+    if (cap > SIZE_MAX / sizeof *q->heap - EVQ_HEAP_SKEW)
         return -ENOMEM;
-    size_t cap = q->cap ? q->cap * 2 : EVQ_MIN_CAP;
-    struct evq_entry *h = array_resize(q->heap, q->n * sizeof *h, cap * sizeof *h);
-    if (!h)
+    void *mem = block_alloc((cap + EVQ_HEAP_SKEW) * sizeof *q->heap);
+    if (!mem)
         return -ENOMEM;
+    struct evq_entry *h = (struct evq_entry *)mem + EVQ_HEAP_SKEW;
+    if (q->n)
+        memcpy(h, q->heap, q->n * sizeof *h);
+    free(q->heap_mem);
+    q->heap_mem = mem;
     q->heap = h;
     q->cap = cap;
     return 0;
@@ -264,19 +269,15 @@ static int grow_heap(struct evq *q)
 
 static int grow_slots(struct evq *q)
 {
-    uint32_t cap;
     if (q->slot_cap >= EVQ_MAX_SLOTS)
-        return -ENOMEM;
-    if (q->slot_cap == 0)
-        cap = EVQ_MIN_CAP;
-    else if (q->slot_cap > EVQ_MAX_SLOTS / 2)
-        cap = EVQ_MAX_SLOTS;
-    else
-        cap = q->slot_cap * 2;
-    struct evq_slot *s =
-        array_resize(q->slots, (size_t)q->nslots * sizeof *s, (size_t)cap * sizeof *s);
+        return -EOVERFLOW;
+    uint32_t cap = q->slot_cap > EVQ_MAX_SLOTS / 2 ? EVQ_MAX_SLOTS : 2 * q->slot_cap;
+    struct evq_slot *s = block_alloc((size_t)cap * sizeof *s);
     if (!s)
         return -ENOMEM;
+    if (q->nslots)
+        memcpy(s, q->slots, (size_t)q->nslots * sizeof *s);
+    free(q->slots);
     q->slots = s;
     q->slot_cap = cap;
     return 0;
@@ -288,20 +289,18 @@ int evq_init(struct evq *q, size_t capacity_hint)
     size_t cap = capacity_hint > EVQ_MIN_CAP ? capacity_hint : EVQ_MIN_CAP;
     if (cap > EVQ_MAX_SLOTS)
         cap = EVQ_MAX_SLOTS;
-    q->heap = array_resize(NULL, 0, cap * sizeof *q->heap);
-    q->slots = array_resize(NULL, 0, cap * sizeof *q->slots);
-    if (!q->heap || !q->slots) {
+    q->slots = block_alloc(cap * sizeof *q->slots);
+    if (!q->slots || heap_resize(q, cap) < 0) {
         evq_release(q);
         return -ENOMEM;
     }
-    q->cap = cap;
     q->slot_cap = (uint32_t)cap;
     return 0;
 }
 
 void evq_release(struct evq *q)
 {
-    free(q->heap);
+    free(q->heap_mem);
     free(q->slots);
     memset(q, 0, sizeof *q);
 }
@@ -309,28 +308,33 @@ void evq_release(struct evq *q)
 int evq_push(struct evq *q, sim_time t, evq_fn fn, void *ctx, uint64_t arg, struct evq_handle *out)
 {
     /* Secure all memory first so that a failure leaves the queue unchanged. */
-    if (q->n == q->cap && grow_heap(q) < 0)
-        return -ENOMEM;
-    if (q->free_head == 0 && q->nslots == q->slot_cap && grow_slots(q) < 0)
-        return -ENOMEM;
+    if (q->next_seq >= EVQ_MAX_SEQ)
+        return -EOVERFLOW;
+    if (q->n == q->cap && !q->root_stale) {
+        if (q->cap > SIZE_MAX / 4 / sizeof *q->heap || heap_resize(q, 2 * q->cap) < 0)
+            return -ENOMEM;
+    }
+    if (q->free_head == 0 && q->nslots == q->slot_cap) {
+        int rc = grow_slots(q);
+        if (rc < 0)
+            return rc;
+    }
 
-    uint32_t slot;
-    struct evq_slot *s;
+    uint32_t slot; /* 1-based */
     if (q->free_head != 0) {
         slot = q->free_head;
-        s = &q->slots[slot - 1];
-        q->free_head = s->next_free;
+        q->free_head = (uint32_t)(q->slots[slot - 1].seq & EVQ_SLOT_MASK);
     } else {
         slot = ++q->nslots;
-        s = &q->slots[slot - 1];
-        s->gen = 1;
     }
+    struct evq_slot *s = &q->slots[slot - 1];
+    uint64_t seq = q->next_seq++;
     s->fn = fn;
     s->ctx = ctx;
     s->arg = arg;
-    s->next_free = SLOT_IN_USE;
+    s->seq = seq;
 
-    struct evq_entry e = {.tkey = time_key(t), .seq = q->next_seq++, .slot = slot, .gen = s->gen};
+    struct evq_entry e = {.tkey = time_key(t), .id = seq << EVQ_SLOT_BITS | (slot - 1)};
     if (q->root_stale) {
         q->root_stale = false;
         heap_replace_top(q, e);
@@ -340,7 +344,7 @@ int evq_push(struct evq *q, sim_time t, evq_fn fn, void *ctx, uint64_t arg, stru
     q->live++;
     if (out) {
         out->slot = slot;
-        out->gen = s->gen;
+        out->seq = seq;
     }
     return 0;
 }
@@ -351,18 +355,12 @@ static inline struct evq_slot *handle_slot(const struct evq *q, struct evq_handl
     if (h.slot - 1u >= q->nslots) /* slot 0 wraps to UINT32_MAX and fails too */
         return NULL;
     struct evq_slot *s = &q->slots[h.slot - 1];
-    if (s->gen != h.gen || s->next_free != SLOT_IN_USE)
-        return NULL;
-    return s;
+    return s->seq == h.seq ? s : NULL; /* a free slot's seq field never equals a seq */
 }
 
 static inline void slot_free(struct evq *q, struct evq_slot *s, uint32_t slot)
 {
-    if (__builtin_expect(++s->gen == EVQ_GEN_RETIRED, 0)) {
-        s->next_free = 0; /* retired: off the free list for good */
-        return;
-    }
-    s->next_free = q->free_head;
+    s->seq = EVQ_SLOT_FREE | q->free_head;
     q->free_head = slot;
 }
 
@@ -400,12 +398,12 @@ bool evq_pop_until(struct evq *q, sim_time until, struct evq_event *out)
     if (!drop_stale_top(q) || q->heap[0].tkey > time_key(until))
         return false;
     if (q->n >= EVQ_SLOT_PREFETCH_FROM)
-        __builtin_prefetch(&q->slots[q->heap[min_child(q->heap, 1, q->n)].slot - 1]);
+        __builtin_prefetch(&q->slots[entry_slot(&q->heap[min_child(q->heap, 1, q->n)])]);
     const struct evq_entry *top = &q->heap[0];
-    uint32_t slot = top->slot;
+    uint32_t slot = entry_slot(top) + 1;
     struct evq_slot *s = &q->slots[slot - 1];
     out->time = key_time(top->tkey);
-    out->seq = top->seq;
+    out->seq = top->id >> EVQ_SLOT_BITS;
     out->fn = s->fn;
     out->ctx = s->ctx;
     out->arg = s->arg;

@@ -1,5 +1,7 @@
 /* test_evq.c — ordering, FIFO ties, cancellation, compaction and isolation of the event queue. */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "sim/evq.h"
@@ -145,14 +147,14 @@ Test(evq, stale_handles_do_not_cancel)
     cr_assert(evq_cancel(&q, twice));
     cr_assert_not(evq_cancel(&q, twice));
     /* A never-issued handle on the now free slot (its next generation) is not pending. */
-    struct evq_handle forged = {twice.slot, twice.gen + 1};
+    struct evq_handle forged = {twice.slot, twice.seq + 1};
     cr_assert_not(evq_is_pending(&q, forged));
     cr_assert_not(evq_cancel(&q, forged));
 
     /* Slot reused: the new event takes the freed slot, the old handle must not touch it. */
     struct evq_handle reuse = push_ok(&q, 3, 3);
     cr_assert_eq(reuse.slot, twice.slot, "LIFO free list should hand back the freed slot");
-    cr_assert_neq(reuse.gen, twice.gen);
+    cr_assert_neq(reuse.seq, twice.seq);
     cr_assert_not(evq_cancel(&q, twice));
     cr_assert_not(evq_cancel(&q, fired));
     cr_assert(evq_is_pending(&q, reuse));
@@ -349,30 +351,40 @@ Test(evq, interleaved_queues_are_independent)
     free(lb);
 }
 
-Test(evq, slot_retired_before_generation_wraps)
+Test(evq, sequence_limit_refuses_push_and_keeps_queue)
 {
     struct evq q;
     struct evq_event ev;
     cr_assert_eq(evq_init(&q, 0), 0);
-    struct evq_handle first = push_ok(&q, 1, 1);
-    cr_assert(evq_pop(&q, &ev));
-    /* The slot is free again; pretend it has already served 2^32 - 3 more events. */
-    q.slots[first.slot - 1].gen = UINT32_MAX - 1;
-
-    struct evq_handle last = push_ok(&q, 2, 2);
-    cr_assert_eq(last.slot, first.slot);
-    cr_assert_eq(last.gen, UINT32_MAX - 1);
+    push_ok(&q, 5, 1);
+    /* Pretend the queue has issued all but one of its 2^40 seqs. */
+    q.next_seq = EVQ_MAX_SEQ - 1;
+    struct evq_handle last = push_ok(&q, 4, 2);
+    cr_assert_eq(last.seq, EVQ_MAX_SEQ - 1);
+    struct evq_handle none = {0, 0};
+    cr_assert_eq(evq_push(&q, 3, noop, NULL, 3, &none), -EOVERFLOW);
+    cr_assert_eq(none.slot, 0u, "a refused push leaves the handle alone");
+    cr_assert_eq(evq_size(&q), 2u);
     cr_assert(evq_pop(&q, &ev));
     cr_assert_eq(ev.arg, 2u);
-    /* Its gen reached UINT32_MAX: the slot is retired, the next push takes a fresh one. */
-    struct evq_handle next = push_ok(&q, 3, 3);
-    cr_assert_neq(next.slot, first.slot);
-    cr_assert_not(evq_is_pending(&q, last));
-    struct evq_handle never = {first.slot, UINT32_MAX};
-    cr_assert_not(evq_is_pending(&q, never));
-    cr_assert_not(evq_cancel(&q, never));
-    cr_assert_eq(evq_size(&q), 1u);
+    cr_assert_eq(ev.seq, EVQ_MAX_SEQ - 1);
     cr_assert(evq_pop(&q, &ev));
-    cr_assert_eq(ev.arg, 3u);
+    cr_assert_eq(ev.arg, 1u);
+    cr_assert_not(evq_pop(&q, &ev));
+    evq_release(&q);
+}
+
+Test(evq, records_are_16_bytes_and_families_fill_a_cache_line)
+{
+    struct evq q;
+    cr_assert_eq(sizeof(struct evq_entry), 16u);
+    cr_assert_eq(evq_init(&q, 1000), 0);
+    for (size_t i = 1; i < 1000; i += 4)
+        cr_assert_eq((uintptr_t)&q.heap[i] % 64, 0u, "family at %zu straddles lines", i);
+    /* Still aligned after the heap grew. */
+    for (uint64_t i = 0; i < 5000; i++)
+        push_ok(&q, (sim_time)(i * 7919 % 1000), i);
+    for (size_t i = 1; i < q.cap; i += 4)
+        cr_assert_eq((uintptr_t)&q.heap[i] % 64, 0u);
     evq_release(&q);
 }
