@@ -78,9 +78,22 @@ out:
     return rc;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    static const size_t sizes[] = {100, 1000, 10000, 100000, 1000000};
+    /* bench_evq [N ...]: the hold model at these queue sizes (default 10^2 ... 10^6). */
+    size_t sizes[16] = {100, 1000, 10000, 100000, 1000000};
+    size_t nsizes = 5;
+    if (argc > 1) {
+        nsizes = 0;
+        for (int a = 1; a < argc && nsizes < 16; a++) {
+            double v = strtod(argv[a], NULL);
+            if (!(v >= 1 && v <= 1e8)) {
+                fprintf(stderr, "bench_evq: size '%s' not in 1 .. 1e8\n", argv[a]);
+                return 2;
+            }
+            sizes[nsizes++] = (size_t)v;
+        }
+    }
     struct rng r;
     sim_time *inc = malloc(INC_TABLE * sizeof *inc);
     if (!inc || rng_init(&r, 1, rng_stream_id("bench/evq")) < 0) {
@@ -93,7 +106,7 @@ int main(void)
     rng_release(&r);
 
     int status = 0;
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    for (size_t i = 0; i < nsizes; i++) {
         double ns;
         if (bench_size(sizes[i], inc, &ns) < 0) {
             fprintf(stderr, "bench_evq: n=%zu: out of memory\n", sizes[i]);

@@ -39,7 +39,8 @@
  *     entry up from there (Floyd's bottom-up deletion); moves are hole-based,
  *     never swaps.
  *   - Below the cached top of the heap, each level prefetches the 16
- *     grandchildren (four lines) so the next level's load overlaps this one.
+ *     grandchildren (four lines) so the next level's load overlaps this one;
+ *     deep in a big heap also the 64 great-grandchildren, two levels ahead.
  *   - For big queues, pop prefetches the slot of the root's smallest child
  *     (the next event to pop) before descending, hiding the one random access
  *     into the slot table that every pop needs.
@@ -69,6 +70,10 @@
 /* Prefetch grandchildren only once the children start at this index: the
  * heap's first few hundred entries (a few KiB) stay in L1 during a run. */
 #define EVQ_PREFETCH_FROM 256
+/* Families from this index on (level 6 and below, beyond the 64 KiB of heap
+ * above them) also prefetch two levels ahead: 10^6 hold 289 -> 243 ns median
+ * of six interleaved runs; no change at 10^5 and below. */
+#define EVQ_DEEP_PREFETCH_FROM 4096
 /* Queue size from which the next slot is prefetched (slot table > 512 KiB). */
 #define EVQ_SLOT_PREFETCH_FROM 16384
 
@@ -185,6 +190,15 @@ static inline size_t hole_to_leaf(struct evq_entry *heap, size_t n)
             const char *p = (const char *)&heap[g];
             for (size_t off = 0; off < 4 * EVQ_LINE_BYTES; off += EVQ_LINE_BYTES)
                 __builtin_prefetch(p + off);
+            /* Deep in a big heap (beyond L2) one level of lookahead leaves a
+             * miss per level exposed: also fetch the 64 great-grandchildren
+             * (16 lines), two levels ahead. */
+            size_t gg = EVQ_ARITY * g + 1;
+            if (first >= EVQ_DEEP_PREFETCH_FROM && gg + 64 <= n) {
+                const char *pp = (const char *)&heap[gg];
+                for (size_t off = 0; off < 16 * EVQ_LINE_BYTES; off += EVQ_LINE_BYTES)
+                    __builtin_prefetch(pp + off);
+            }
         }
         size_t c = min_child(heap, first, n);
         heap[i] = heap[c];
