@@ -58,6 +58,30 @@ static inline void hist_record(struct hist *h, int64_t v)
 }
 
 /*
+ * Record n values in two steps, for a batch: hist_count() each value (its
+ * bucket only), then hist_add_totals() once with their count, exact sum, min
+ * and max. The same histogram as n hist_record() calls, without a
+ * floating-point add per value.
+ */
+static inline void hist_count(struct hist *h, int64_t v)
+{
+    h->counts[hist_bucket_of(v)]++;
+}
+
+static inline void hist_add_totals(struct hist *h, uint64_t n, int64_t sum, int64_t min,
+                                   int64_t max)
+{
+    if (n == 0)
+        return;
+    h->total += n;
+    h->sum += (double)sum;
+    if (min < h->min)
+        h->min = min;
+    if (max > h->max)
+        h->max = max;
+}
+
+/*
  * Lowest value of bucket b, and one past its highest value: for every
  * 0 <= v < HIST_MAX_VALUE, hist_bucket_lo(b) <= v < hist_bucket_hi(b) with
  * b = hist_bucket_of(v), and hist_bucket_hi(b) == hist_bucket_lo(b + 1). The

@@ -341,11 +341,17 @@ static void on_batch_done(void *ctx, uint64_t arg)
     if (r->reserved)
         pull(s, now); /* its start has passed: begin it (and any reserved before it) */
 
+    int64_t sum = 0;
     for (uint32_t i = 0; i < r->batch_n; i++) {
         sim_time lat = now - r->batch_arrivals[i];
-        hist_record(s->h_win, lat);
+        hist_count(s->h_win, lat);
+        sum += lat;
         ok += lat <= s->cfg->slo;
     }
+    /* Arrivals are sorted: the first waited longest, the last least. */
+    if (r->batch_n)
+        hist_add_totals(s->h_win, r->batch_n, sum, now - r->batch_arrivals[r->batch_n - 1],
+                        now - r->batch_arrivals[0]);
     s->tot.served += r->batch_n;
     s->win.served += r->batch_n;
     s->tot.busy_us += (double)(now - r->batch_start);

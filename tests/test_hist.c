@@ -177,3 +177,33 @@ Test(hist, merge_equals_recording_both)
     free(both);
     free(e);
 }
+
+Test(hist, batch_recording_equals_one_by_one)
+{
+    struct hist *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+    cr_assert(a && b);
+    hist_reset(a);
+    hist_reset(b);
+    /* Three batches of latencies, one empty; values across the linear and log ranges. */
+    static const int64_t batch[3][5] = {{5, 900, 131072, 7, 1}, {0}, {HIST_MAX_VALUE + 3, 64}};
+    static const uint32_t n[3] = {5, 0, 2};
+    for (int k = 0; k < 3; k++) {
+        int64_t sum = 0, mn = INT64_MAX, mx = INT64_MIN;
+        for (uint32_t i = 0; i < n[k]; i++) {
+            hist_record(a, batch[k][i]);
+            hist_count(b, batch[k][i]);
+            sum += batch[k][i];
+            mn = batch[k][i] < mn ? batch[k][i] : mn;
+            mx = batch[k][i] > mx ? batch[k][i] : mx;
+        }
+        hist_add_totals(b, n[k], sum, mn, mx);
+    }
+    cr_expect_eq(a->total, 7u);
+    cr_expect_eq(b->total, a->total);
+    cr_expect_eq(b->sum, a->sum);
+    cr_expect_eq(hist_min(b), 1);
+    cr_expect_eq(hist_max(b), HIST_MAX_VALUE + 3);
+    cr_expect_eq(memcmp(a->counts, b->counts, sizeof(a->counts)), 0);
+    free(a);
+    free(b);
+}
