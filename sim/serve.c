@@ -167,8 +167,7 @@ static void on_wake(void *ctx, uint64_t arg);
  */
 static void begin_batch(struct service *s, struct replica *r, uint32_t n, sim_time start)
 {
-    for (uint32_t i = 0; i < n; i++)
-        s->tot.wait_us += (double)(start - r->batch_arrivals[i]);
+    s->tot.wait_us += (double)((int64_t)n * start - r->batch_arr_sum);
     s->head = (s->head + n) & s->mask;
     s->len -= n;
     s->narrived -= n;
@@ -185,8 +184,12 @@ static void plan_batch(struct service *s, uint32_t ri, uint64_t from, uint32_t n
                        double wait)
 {
     struct replica *r = &s->reps[ri];
-    for (uint32_t i = 0; i < n; i++)
+    int64_t sum = 0;
+    for (uint32_t i = 0; i < n; i++) {
         r->batch_arrivals[i] = ring_at(s, from + i);
+        sum += r->batch_arrivals[i];
+    }
+    r->batch_arr_sum = sum;
     double work = (s->cfg->a_ms + s->cfg->b_ms * (double)n) * 1e3 * jitter(s);
     r->work_left = work;
     r->since = start + (sim_time)(wait + 0.5);
@@ -341,17 +344,15 @@ static void on_batch_done(void *ctx, uint64_t arg)
     if (r->reserved)
         pull(s, now); /* its start has passed: begin it (and any reserved before it) */
 
-    int64_t sum = 0;
     for (uint32_t i = 0; i < r->batch_n; i++) {
         sim_time lat = now - r->batch_arrivals[i];
         hist_count(s->h_win, lat);
-        sum += lat;
         ok += lat <= s->cfg->slo;
     }
     /* Arrivals are sorted: the first waited longest, the last least. */
     if (r->batch_n)
-        hist_add_totals(s->h_win, r->batch_n, sum, now - r->batch_arrivals[r->batch_n - 1],
-                        now - r->batch_arrivals[0]);
+        hist_add_totals(s->h_win, r->batch_n, (int64_t)r->batch_n * now - r->batch_arr_sum,
+                        now - r->batch_arrivals[r->batch_n - 1], now - r->batch_arrivals[0]);
     s->tot.served += r->batch_n;
     s->win.served += r->batch_n;
     s->tot.busy_us += (double)(now - r->batch_start);

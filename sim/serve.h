@@ -57,6 +57,7 @@ struct replica {
     uint32_t batch_n;
     sim_time batch_start, batch_end;
     sim_time *batch_arrivals; /* max_batch entries */
+    int64_t batch_arr_sum;    /* their sum: waits and latencies add up without a loop */
     struct evq_handle done;
 };
 
