@@ -87,6 +87,7 @@ struct synth_arrivals {
     double r0, r1, bound; /* rate at the cell's ends and their max, req/s */
     double gap_us;        /* mean candidate gap in the cell, 1e6 / bound */
     double slope;         /* (r1 - r0) per µs across the cell */
+    uint32_t sure;        /* a 32-bit thinning draw below this keeps the candidate for sure */
 };
 
 static void enter_cell(struct synth_arrivals *s, sim_time start)
@@ -104,6 +105,10 @@ static void enter_cell(struct synth_arrivals *s, sim_time start)
     s->bound = s->r0 > s->r1 ? s->r0 : s->r1;
     s->gap_us = 1e6 / s->bound;
     s->slope = (s->r1 - s->r0) / (double)SYNTH_CELL;
+    /* The rate is at least min(r0, r1) across the cell: a uniform u with
+     * u·bound <= that keeps its candidate. 1e-9 of margin covers rounding. */
+    double lo = (s->r0 < s->r1 ? s->r0 : s->r1) / s->bound * (1.0 - 1e-9);
+    s->sure = lo > 0 ? (uint32_t)(lo * 4294967295.0) : 0;
 }
 
 /*
@@ -193,6 +198,7 @@ static int fill_poisson(struct synth_arrivals *s, sim_time *buf, uint32_t max, u
         const double cend = (double)s->cell_end, cstart = (double)s->cell_start;
         const double gap = s->gap_us, bound = s->bound, r0 = s->r0, slope = s->slope;
         const bool thin = s->thin;
+        const uint32_t sure = s->sure;
         const sim_time end = s->end;
         double t_us = s->t_us;
         bool crossed = false;
@@ -203,8 +209,15 @@ static int fill_poisson(struct synth_arrivals *s, sim_time *buf, uint32_t max, u
                 break;
             }
             t_us = t;
-            if (thin && rng_uniform_pos(&s->rng) * bound > r0 + slope * (t - cstart))
-                continue;
+            if (thin) {
+                /* rng_uniform_pos(), unrolled: below `sure` the candidate is
+                 * kept whatever r(t) is, and no floating point is needed. */
+                uint32_t u;
+                while ((u = rng_u32(&s->rng)) == 0)
+                    ;
+                if (u >= sure && u / 4294967296.0 * bound > r0 + slope * (t - cstart))
+                    continue;
+            }
             sim_time ti = (sim_time)t;
             if (ti >= end) {
                 rc = 1;
