@@ -131,6 +131,35 @@ double rng_exp1_slow(struct rng *r, uint32_t i, uint32_t u)
     }
 }
 
+double rng_normal1_slow(struct rng *r, uint32_t i, uint32_t sign, uint32_t u)
+{
+    for (;;) {
+        double x;
+        if (i == 0) {
+            /* Tail beyond r (Marsaglia 1964): x = -ln(u1)/r, accepted when -2 ln(u2) > x^2. */
+            double y;
+            do {
+                x = -log(rng_uniform_pos(r)) / RNG_ZIGN_R;
+                y = -log(rng_uniform_pos(r));
+            } while (y + y < x * x);
+            x += RNG_ZIGN_R;
+            return sign ? -x : x;
+        }
+        x = u * rng_zign_w[i];
+        if (rng_zign_f[i] + rng_uniform(r) * (rng_zign_f[i - 1] - rng_zign_f[i]) <
+            exp(-0.5 * x * x))
+            return sign ? -x : x;
+        uint32_t j = rng_u32(r);
+        i = j & 127u;
+        sign = (j >> 7) & 1u;
+        u = j >> 8;
+        if (u < rng_zign_k[i]) {
+            x = u * rng_zign_w[i];
+            return sign ? -x : x;
+        }
+    }
+}
+
 double rng_lognormal_mean_cv(struct rng *r, double mean, double cv)
 {
     if (cv == 0.0)
@@ -150,9 +179,9 @@ void rng_lognormal_params(double mean, double cv, double *mu, double *sigma)
 
 double rng_lognormal_mu_sigma(struct rng *r, double mu, double sigma)
 {
-    /* GSL's ziggurat normal (Marsaglia & Tsang 2000): no log or sqrt per draw,
-     * unlike the polar method inside gsl_ran_lognormal. */
-    return exp(mu + sigma * gsl_ran_gaussian_ziggurat(r->g, 1.0));
+    /* The ziggurat normal: no log or sqrt per draw, unlike the polar method
+     * inside gsl_ran_lognormal, and no call into GSL. */
+    return exp(mu + sigma * rng_normal1(r));
 }
 
 double rng_lognormal_median_sigma(struct rng *r, double median, double sigma)

@@ -162,6 +162,43 @@ Test(rng, exponential_mean)
     rng_release(&r);
 }
 
+/*
+ * Standard normal (inline ziggurat): mean, variance, and the share of draws
+ * in ten bins from -inf to inf, each against Phi computed with libm's erfc
+ * (independent of the generator), within 5 standard errors. The outer bins
+ * lie beyond the ziggurat's base at 3.44, so its tail path is checked too.
+ */
+Test(rng, normal_moments_and_bins)
+{
+    enum { N = 2000000 };
+    static const double edge[] = {-3.6, -2, -1, -0.5, 0, 0.5, 1, 2, 3.6};
+    enum { NB = sizeof edge / sizeof edge[0] + 1 };
+    uint64_t count[NB] = {0};
+    struct rng r;
+    cr_assert_eq(rng_init(&r, 21, rng_stream_id("normal")), 0);
+    double sum = 0.0, sum2 = 0.0;
+    for (int i = 0; i < N; i++) {
+        double x = rng_normal1(&r);
+        sum += x;
+        sum2 += x * x;
+        size_t b = 0;
+        while (b < NB - 1 && x >= edge[b])
+            b++;
+        count[b]++;
+    }
+    cr_assert_lt(fabs(sum / N), 5 / sqrt(N), "mean %g", sum / N);
+    cr_assert_lt(fabs(sum2 / N - 1), 5 * sqrt(2.0 / N), "variance %g", sum2 / N);
+    for (size_t b = 0; b < NB; b++) {
+        double lo = b == 0 ? 0 : 0.5 * erfc(-edge[b - 1] / sqrt(2.0));
+        double hi = b == NB - 1 ? 1 : 0.5 * erfc(-edge[b] / sqrt(2.0));
+        double p = hi - lo, share = (double)count[b] / N;
+        cr_assert_lt(fabs(share - p), 5 * sqrt(p * (1 - p) / N) + 1e-12, "bin %zu: %g vs %g", b,
+                     share, p);
+    }
+    cr_assert_gt(count[0], 0); /* the tail beyond r was drawn */
+    rng_release(&r);
+}
+
 /* Sample mean and cv of n lognormal draws against (mean, cv), with 5-standard-error bounds. */
 static void check_lognormal_mean_cv(double mean, double cv)
 {
