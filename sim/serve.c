@@ -1,6 +1,7 @@
 /* serve.c — inference serving: lazy arrivals in a ring, dynamic batching, replicas. */
 #include "sim/serve.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -320,6 +321,7 @@ static void kick(struct service *s, sim_time now)
             return;
         }
         /* Due now: every reservation has begun (its start <= this batch's), so base = 0. */
+        assert(base == 0);
         uint32_t n = (uint32_t)(s->narrived < mb ? s->narrived : mb);
         start_batch(s, s->idle[--s->nidle], n, now);
     }
