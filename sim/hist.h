@@ -46,17 +46,6 @@ static inline uint32_t hist_bucket_of(int64_t v)
            (uint32_t)(((uint64_t)v >> shift) - (1u << HIST_SUB_BITS));
 }
 
-static inline void hist_record(struct hist *h, int64_t v)
-{
-    h->counts[hist_bucket_of(v)]++;
-    h->total++;
-    h->sum += (double)v;
-    if (v < h->min)
-        h->min = v;
-    if (v > h->max)
-        h->max = v;
-}
-
 /*
  * Record n values in two steps, for a batch: hist_count() each value (its
  * bucket only), then hist_add_totals() once with their count, exact sum, min
@@ -79,6 +68,12 @@ static inline void hist_add_totals(struct hist *h, uint64_t n, int64_t sum, int6
         h->min = min;
     if (max > h->max)
         h->max = max;
+}
+
+static inline void hist_record(struct hist *h, int64_t v)
+{
+    hist_count(h, v);
+    hist_add_totals(h, 1, v, v, v);
 }
 
 /*

@@ -67,33 +67,12 @@ static void refill(struct service *s)
 }
 
 /*
- * Count the arrivals up to now, keeping one drawn ahead. An arrival that
- * finds max_queue requests waiting is dropped: one pass closes the gaps the
- * drops leave (read index i, write index w).
+ * Entries narrived..i-1 have arrived, and the first w - narrived of them were
+ * kept (moved down to narrived..w-1); the rest were dropped. Count them and
+ * close the gap the drops left.
  */
-static void count_arrivals_slow(struct service *s, sim_time now)
+static void settle(struct service *s, uint64_t i, uint64_t w)
 {
-    uint64_t i = s->narrived, w = s->narrived, mq = s->cfg->max_queue;
-    for (;;) {
-        while (i < s->len && ring_at(s, i) <= now) {
-            if (w < mq) {
-                if (w != i)
-                    s->ring[(s->head + w) & s->mask] = ring_at(s, i);
-                w++;
-            }
-            i++;
-        }
-        if (i < s->len || s->src_done)
-            break;
-        /* All drawn arrived: drop the gap (nothing lies beyond it) and draw more. */
-        s->tot.arrived += i - s->narrived;
-        s->win.arrived += i - s->narrived;
-        s->tot.dropped += i - w;
-        s->win.dropped += i - w;
-        s->len = w;
-        s->narrived = i = w;
-        refill(s);
-    }
     s->tot.arrived += i - s->narrived;
     s->win.arrived += i - s->narrived;
     s->tot.dropped += i - w;
@@ -104,6 +83,32 @@ static void count_arrivals_slow(struct service *s, sim_time now)
         s->len -= i - w;
     }
     s->narrived = w;
+}
+
+/*
+ * Count the arrivals up to now, keeping one drawn ahead. An arrival that
+ * finds max_queue requests waiting is dropped: one pass keeps the others
+ * (read index i, write index w), then settle() closes the gaps.
+ */
+static void count_arrivals_slow(struct service *s, sim_time now)
+{
+    uint64_t mq = s->cfg->max_queue;
+    for (;;) {
+        uint64_t i = s->narrived, w = s->narrived;
+        while (i < s->len && ring_at(s, i) <= now) {
+            if (w < mq) {
+                if (w != i)
+                    s->ring[(s->head + w) & s->mask] = ring_at(s, i);
+                w++;
+            }
+            i++;
+        }
+        bool all_arrived = i == s->len && !s->src_done;
+        settle(s, i, w);
+        if (!all_arrived)
+            return;
+        refill(s); /* everything drawn has arrived: draw more */
+    }
 }
 
 static inline void count_arrivals(struct service *s, sim_time now)

@@ -30,18 +30,6 @@ static void list_destroy(struct arrival_source *src)
 
 static const struct arrival_source_ops list_ops = {list_next, list_destroy, NULL};
 
-static int exclusive_cluster(struct cluster *cl)
-{
-    return cluster_init(cl, 1, 1, gpu_spec_find("a100-sxm4-80gb"), SHARE_EXCLUSIVE, 1, NULL, NULL,
-                        NULL, NULL, 0);
-}
-
-static int two_card_cluster(struct cluster *cl)
-{
-    return cluster_init(cl, 1, 2, gpu_spec_find("a100-sxm4-80gb"), SHARE_EXCLUSIVE, 1, NULL, NULL,
-                        NULL, NULL, 0);
-}
-
 static struct arrival_source *list_source(const sim_time *t, size_t n)
 {
     struct list_source *l = calloc(1, sizeof(*l));
@@ -49,6 +37,35 @@ static struct arrival_source *list_source(const sim_time *t, size_t n)
     l->t = t;
     l->n = n;
     return &l->base;
+}
+
+/*
+ * An engine, `cards` exclusive cards with one ready inference replica each
+ * (replica k on card k, its index in ri[k] when ri is not NULL), and one
+ * service fed the listed arrivals.
+ */
+static void serve_up(struct engine *e, struct cluster *cl, struct service *s,
+                     const struct service_cfg *cfg, const sim_time *arr, size_t n, uint32_t cards,
+                     uint32_t *ri)
+{
+    cr_assert_eq(engine_init(e), 0);
+    cr_assert_eq(cluster_init(cl, 1, cards, gpu_spec_find("a100-sxm4-80gb"), SHARE_EXCLUSIVE, 1,
+                              NULL, NULL, NULL, NULL, 0),
+                 0);
+    cr_assert_eq(service_init(s, 0, cfg, e, cl, list_source(arr, n), 1), 0);
+    struct tenant_req req = {.kind = TENANT_INFER, .mem_gib = 8, .sm_cap = 1};
+    for (uint32_t g = 0; g < cards; g++) {
+        uint32_t tid;
+        cr_assert_eq(cluster_place(cl, g, 0, &req, &tid), 0);
+        cr_assert_eq(service_add_replica(s, tid, true, ri ? &ri[g] : NULL), 0);
+    }
+}
+
+static void serve_down(struct engine *e, struct cluster *cl, struct service *s)
+{
+    service_release(s);
+    cluster_release(cl);
+    engine_release(e);
 }
 
 /*
@@ -76,13 +93,7 @@ Test(serve, batching_schedule_by_hand)
     struct engine e;
     struct cluster cl;
     struct service s;
-    cr_assert_eq(engine_init(&e), 0);
-    cr_assert_eq(exclusive_cluster(&cl), 0);
-    cr_assert_eq(service_init(&s, 0, &cfg, &e, &cl, list_source(arr, 7), 1), 0);
-    uint32_t tid;
-    struct tenant_req req = {.kind = TENANT_INFER, .mem_gib = 8, .sm_cap = 1};
-    cr_assert_eq(cluster_place(&cl, 0, 0, &req, &tid), 0);
-    cr_assert_eq(service_add_replica(&s, tid, true, NULL), 0);
+    serve_up(&e, &cl, &s, &cfg, arr, 7, 1, NULL);
     engine_run(&e, 100 * SIM_MS);
     cluster_account_all(&cl, e.now);
 
@@ -106,9 +117,7 @@ Test(serve, batching_schedule_by_hand)
      * (the idle replica is reserved for each batch before it is due). */
     cr_expect_eq(e.processed, 4);
 
-    service_release(&s);
-    cluster_release(&cl);
-    engine_release(&e);
+    serve_down(&e, &cl, &s);
 }
 
 Test(serve, queue_limit_drops_and_conserves)
@@ -131,13 +140,7 @@ Test(serve, queue_limit_drops_and_conserves)
     struct engine e;
     struct cluster cl;
     struct service s;
-    cr_assert_eq(engine_init(&e), 0);
-    cr_assert_eq(exclusive_cluster(&cl), 0);
-    cr_assert_eq(service_init(&s, 0, &cfg, &e, &cl, list_source(arr, 50), 1), 0);
-    uint32_t tid;
-    struct tenant_req req = {.kind = TENANT_INFER, .mem_gib = 8, .sm_cap = 1};
-    cr_assert_eq(cluster_place(&cl, 0, 0, &req, &tid), 0);
-    cr_assert_eq(service_add_replica(&s, tid, true, NULL), 0);
+    serve_up(&e, &cl, &s, &cfg, arr, 50, 1, NULL);
     engine_run(&e, 35 * SIM_MS); /* mid-way through the 4th request */
     service_sync(&s);
     /* t=0 starts req 0; reqs 1..10 wait; 11..49 find 10 waiting and are dropped. */
@@ -147,9 +150,7 @@ Test(serve, queue_limit_drops_and_conserves)
     cr_expect_eq(s.in_service, 1);
     cr_expect_eq(service_waiting(&s), 7);
     cr_expect_eq(s.tot.arrived, s.tot.served + s.tot.dropped + s.in_service + service_waiting(&s));
-    service_release(&s);
-    cluster_release(&cl);
-    engine_release(&e);
+    serve_down(&e, &cl, &s);
 }
 
 /* max_batch 3, max_wait 2 ms, a batch of n takes 4 + n ms (as in the hand schedule above). */
@@ -176,13 +177,7 @@ Test(serve, reserved_batch_begins_at_its_start)
     struct engine e;
     struct cluster cl;
     struct service s;
-    cr_assert_eq(engine_init(&e), 0);
-    cr_assert_eq(exclusive_cluster(&cl), 0);
-    cr_assert_eq(service_init(&s, 0, &resv_cfg, &e, &cl, list_source(arr, 2), 1), 0);
-    uint32_t tid;
-    struct tenant_req req = {.kind = TENANT_INFER, .mem_gib = 8, .sm_cap = 1};
-    cr_assert_eq(cluster_place(&cl, 0, 0, &req, &tid), 0);
-    cr_assert_eq(service_add_replica(&s, tid, true, NULL), 0);
+    serve_up(&e, &cl, &s, &resv_cfg, arr, 2, 1, NULL);
     cr_expect(s.reps[0].reserved);
 
     engine_run(&e, 1500);
@@ -212,9 +207,7 @@ Test(serve, reserved_batch_begins_at_its_start)
     cr_expect_float_eq(cl.cards[0].acc[USE_IDLE], 14000.0, 1e-9);
     cr_expect_eq(s.h_win->min, 7000);
     cr_expect_eq(s.h_win->max, 8000);
-    service_release(&s);
-    cluster_release(&cl);
-    engine_release(&e);
+    serve_down(&e, &cl, &s);
 }
 
 /*
@@ -231,15 +224,8 @@ static void reserved_replica_lost(int mode)
     struct engine e;
     struct cluster cl;
     struct service s;
-    cr_assert_eq(engine_init(&e), 0);
-    cr_assert_eq(two_card_cluster(&cl), 0);
-    cr_assert_eq(service_init(&s, 0, &resv_cfg, &e, &cl, list_source(arr, 3), 1), 0);
-    struct tenant_req req = {.kind = TENANT_INFER, .mem_gib = 8, .sm_cap = 1};
-    uint32_t tid[2], ri[2];
-    for (uint32_t g = 0; g < 2; g++) {
-        cr_assert_eq(cluster_place(&cl, g, 0, &req, &tid[g]), 0);
-        cr_assert_eq(service_add_replica(&s, tid[g], true, &ri[g]), 0);
-    }
+    uint32_t ri[2];
+    serve_up(&e, &cl, &s, &resv_cfg, arr, 3, 2, ri);
     cr_assert(s.reps[ri[0]].reserved && s.reps[ri[1]].reserved);
     cr_expect_eq(s.reps[ri[0]].batch_start, 2000);
     cr_expect_eq(s.reps[ri[1]].batch_start, 32000);
@@ -271,9 +257,7 @@ static void reserved_replica_lost(int mode)
         cr_expect_float_eq(cl.cards[0].alloc_us, 1500.0, 1e-9);
     else
         cr_expect_float_eq(cl.cards[0].acc[USE_IDLE], 100000.0, 1e-9);
-    service_release(&s);
-    cluster_release(&cl);
-    engine_release(&e);
+    serve_down(&e, &cl, &s);
 }
 
 Test(serve, reserved_replica_removed_before_start)

@@ -135,50 +135,11 @@ static int next_gamma(struct synth_arrivals *s, struct arrival *out)
     }
 }
 
-/* The next Poisson (thinned) arrival into *t: 0, or 1 at the end. */
-static inline int next_poisson(struct synth_arrivals *s, sim_time *t_out)
-{
-    for (;;) {
-        if (s->cell_start >= s->end)
-            return 1;
-        if (!(s->bound > 0)) {
-            s->t_us = (double)s->cell_end;
-            enter_cell(s, s->cell_end);
-            continue;
-        }
-        double t = s->t_us + rng_exponential(&s->rng, s->gap_us);
-        if (t >= (double)s->cell_end) {
-            s->t_us = (double)s->cell_end;
-            enter_cell(s, s->cell_end);
-            continue;
-        }
-        s->t_us = t;
-        if (s->thin) {
-            double r = s->r0 + s->slope * (t - (double)s->cell_start);
-            if (rng_uniform_pos(&s->rng) * s->bound > r)
-                continue;
-        }
-        *t_out = (sim_time)t;
-        return *t_out >= s->end;
-    }
-}
-
-static int synth_arrivals_next(struct arrival_source *src, struct arrival *out,
-                               struct trace_err *err)
-{
-    struct synth_arrivals *s = (struct synth_arrivals *)src;
-    (void)err;
-    out->in_tokens = 0;
-    out->out_tokens = 0;
-    if (s->gshape > 0)
-        return next_gamma(s, out);
-    return next_poisson(s, &out->t);
-}
-
 /*
- * next_poisson() in a loop, with the candidate clock and the cell's constants
- * in registers (one call per chunk instead of a store and load of the clock
- * per arrival). Same arithmetic in the same order, so the same times
+ * Up to max thinned Poisson arrivals into buf[0..*n): 0, or 1 at the end. The
+ * candidate clock and the cell's constants stay in registers within a cell
+ * (one call per chunk, not a store and load of the clock per arrival).
+ * next() is the chunk of one, so chunking changes no time
  * (tests/test_traces_synth.c compares them).
  */
 static int fill_poisson(struct synth_arrivals *s, sim_time *buf, uint32_t max, uint32_t *n)
@@ -235,6 +196,19 @@ static int fill_poisson(struct synth_arrivals *s, sim_time *buf, uint32_t max, u
     }
     *n = k;
     return rc;
+}
+
+static int synth_arrivals_next(struct arrival_source *src, struct arrival *out,
+                               struct trace_err *err)
+{
+    struct synth_arrivals *s = (struct synth_arrivals *)src;
+    (void)err;
+    out->in_tokens = 0;
+    out->out_tokens = 0;
+    if (s->gshape > 0)
+        return next_gamma(s, out);
+    uint32_t n;
+    return fill_poisson(s, &out->t, 1, &n);
 }
 
 static int synth_arrivals_fill(struct arrival_source *src, sim_time *t, uint32_t max, uint32_t *n,
