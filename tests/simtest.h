@@ -3,6 +3,7 @@
 #define TIDESIM_SIMTEST_H
 
 #include <criterion/criterion.h>
+#include <string.h>
 
 #include "sim/scenario.h"
 #include "sim/sim.h"
@@ -23,6 +24,19 @@ static inline void simtest_run(struct scenario *sc, struct sim *s, const char *y
     simtest_build(sc, s, yaml, seed);
     int rc = sim_run(s, NULL);
     cr_assert_eq(rc, 0, "sim_run failed: %s", s->err);
+}
+
+/* Scenario text that must be refused with a message containing `want` (case: for the report). */
+static inline void simtest_expect_rejected(const char *yaml, const char *want, size_t which)
+{
+    struct scenario sc;
+    struct conf_err err;
+    int rc = scenario_load_string(&sc, "bad.yaml", yaml, &err);
+    cr_expect_lt(rc, 0, "case %zu accepted", which);
+    if (rc < 0)
+        cr_expect(strstr(err.msg, want), "case %zu: %s", which, err.msg);
+    else
+        scenario_release(&sc);
 }
 
 static inline void simtest_free(struct scenario *sc, struct sim *s)
