@@ -28,10 +28,12 @@ LDLIBS_ALL = $(PKG_LIBS) -lcsv -lm -lpthread
 GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 VERSION    := 0.1.0
 
-# Every .c under the library folders is part of libtidesim, except the CLI entry.
-LIB_SRCS  := $(filter-out sim/main.c,$(wildcard sim/*.c sim/policy/*.c models/*.c traces/*.c analysis/*.c))
+# Every .c under the library folders is part of libtidesim, except the CLI entry
+# and `run` (they hold the signal flag, the one writable static).
+LIB_SRCS  := $(filter-out sim/cli/main.c sim/cli/cmd_run.c,$(wildcard sim/*.c sim/core/*.c sim/policy/*.c sim/driver/*.c \
+               sim/cli/*.c models/*.c traces/*.c analysis/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
-TEST_SRCS := $(wildcard tests/*.c)
+TEST_SRCS := $(wildcard tests/*.c tests/*/*.c)
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/obj/%.o)
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
@@ -58,7 +60,7 @@ $(LIB): $(LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BIN): $(BUILD)/obj/sim/main.o $(LIB)
+$(BIN): $(BUILD)/obj/sim/cli/main.o $(BUILD)/obj/sim/cli/cmd_run.o $(LIB)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 $(TESTS): $(TEST_OBJS) $(LIB)
@@ -103,4 +105,4 @@ format:
 clean:
 	rm -rf $(BUILD)
 
--include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(BUILD)/obj/sim/main.d
+-include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(BUILD)/obj/sim/cli/main.d $(BUILD)/obj/sim/cli/cmd_run.d

@@ -3,6 +3,10 @@
  * name and renamed when complete, attributes, whole vectors, and appendable
  * column series for time series written while the simulation runs.
  *
+ * Room analysis/ (results files): includes nothing of ours; reads only
+ * HDF5 files, never simulator memory. The results writer (sim/output.c)
+ * uses this HDF5 layer. Rule: docs/architecture.md.
+ *
  * Every dataset is chunked and deflate-compressed (with shuffle), and object
  * modification times are not tracked, so the same data gives the same bytes
  * in every dataset. Units are stored as a string attribute "units" on each

@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "sim/evq.h"
-#include "sim/rng.h"
+#include "sim/core/evq.h"
+#include "sim/core/rng.h"
 
 #define INC_TABLE  (1u << 16) /* power of two */
 #define MEAN_INC   1000.0     /* µs */

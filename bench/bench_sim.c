@@ -60,7 +60,9 @@ static double run_text(const char *yaml, struct scenario *sc, struct sim *s)
         fprintf(stderr, "bench: %s\n", err);
         exit(1);
     }
-    if (sim_init(s, sc, sc->seed, out)) {
+    struct sim_sink sink;
+    sim_output_sink(out, &sink);
+    if (sim_init(s, sc, sc->seed, &sink)) {
         fprintf(stderr, "bench: %s\n", s->err);
         exit(1);
     }

@@ -1,6 +1,9 @@
 /*
  * gpu.h — static specifications of the GPU models tidesim simulates.
  *
+ * Room models/ (pure models): includes nothing of ours. Rule:
+ * docs/architecture.md.
+ *
  * One row per board: SM count with MIG off, nominal and visible memory, power
  * envelope (for power.h) and memory bandwidth. Units: memory in GiB (NVIDIA's
  * "40GB"/"80GB" names are binary: nvidia-smi reports 40960 / 81920 MiB) and MiB,

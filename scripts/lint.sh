@@ -17,6 +17,11 @@ if grep -nE '(^|[^A-Za-z0-9_])(rand|atoi|atof|sprintf|strcpy|strtok|gsl_rng_env_
     status=1
 fi
 
+# The include graph follows the rooms of docs/architecture.md.
+if ! python3 scripts/check_includes.py .; then
+    status=1
+fi
+
 # No writable global data in library objects: any symbol in a writable data
 # section (.data, .bss and friends; .data.rel.ro is read-only after relocation
 # and allowed, it holds const tables of function pointers).

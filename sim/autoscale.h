@@ -44,7 +44,7 @@
 
 #include <stdint.h>
 
-#include "sim/simtime.h"
+#include "sim/core/simtime.h"
 
 #define AUTOSCALE_RING 64
 

@@ -38,7 +38,7 @@
 #include "models/gpu.h"
 #include "models/mig.h"
 #include "models/share.h"
-#include "sim/simtime.h"
+#include "sim/core/simtime.h"
 
 enum use_state {
     USE_USEFUL,    /* training work that counts */

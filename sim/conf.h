@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/simtime.h"
+#include "sim/core/simtime.h"
 
 enum conf_kind { CONF_SCALAR, CONF_MAP, CONF_SEQ };
 

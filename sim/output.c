@@ -179,6 +179,17 @@ int sim_output_open(struct sim_output **out, const char *path, const struct scen
     return 0;
 }
 
+static int sink_interval(void *ctx, const struct sim *s, sim_time t0, sim_time t1)
+{
+    return sim_output_interval(ctx, s, t0, t1);
+}
+
+void sim_output_sink(struct sim_output *o, struct sim_sink *sink)
+{
+    sink->interval = sink_interval;
+    sink->ctx = o;
+}
+
 int sim_output_interval(struct sim_output *o, const struct sim *s, sim_time t0, sim_time t1)
 {
     const struct cluster *cl = &s->cl;

@@ -13,11 +13,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "sim/simtime.h"
+#include "sim/core/simtime.h"
 
 struct sim;
 struct scenario;
 struct sim_output;
+struct sim_sink;
 
 #define RESULTS_SCHEMA_VERSION 1
 
@@ -27,6 +28,9 @@ int sim_output_open(struct sim_output **out, const char *path, const struct scen
 
 /* Append the interval [t0, t1) just closed (called by the sampler). */
 int sim_output_interval(struct sim_output *o, const struct sim *s, sim_time t0, sim_time t1);
+
+/* The sink (sim/sim.h) that appends each closed interval to o: pass it to sim_init. */
+void sim_output_sink(struct sim_output *o, struct sim_sink *sink);
 
 /*
  * Write /meta, /summary, /jobs, /gpus and the histograms, close, rename to

@@ -2,7 +2,7 @@
 #include "sim/scenario.h"
 
 #include "models/gpu.h"
-#include "sim/policy.h"
+#include "sim/policy/policy.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -21,7 +21,7 @@
 #include "sim/conf.h"
 #include "sim/autoscale.h"
 #include "sim/train.h"
-#include "sim/simtime.h"
+#include "sim/core/simtime.h"
 #include "traces/arrivals.h"
 #include "traces/jobs.h"
 #include "traces/synth.h"
@@ -92,7 +92,7 @@ struct training_cfg {
 struct policy_ops;
 
 struct policy_cfg {
-    const struct policy_ops *ops; /* sim/policy.h */
+    const struct policy_ops *ops; /* sim/policy/policy.h */
     void *cfg;                    /* the policy's own keys, parsed by ops->parse; owned */
     bool autoscale;               /* inference replicas follow the load (policy.autoscale) */
     struct autoscale_cfg as;      /* HPA knobs; capacity and min/max are per service */

@@ -22,7 +22,7 @@
  * reservations not yet begun, then re-plans. This saves one event per batch
  * that finds an idle replica (~0.3 per request in an M/M/8 at ρ = 0.9). Latency
  * of each request = batch completion − arrival, recorded into log-bucketed
- * histograms (sim/hist.h) and counted against the SLO exactly.
+ * histograms (sim/core/hist.h) and counted against the SLO exactly.
  *
  * Batch service time = (a + b·n) · jitter / speed, jitter of mean 1
  * (deterministic, exponential or lognormal with a CV), speed the replica's
@@ -37,9 +37,9 @@
 #include <stdint.h>
 
 #include "sim/cluster.h"
-#include "sim/engine.h"
-#include "sim/hist.h"
-#include "sim/rng.h"
+#include "sim/core/engine.h"
+#include "sim/core/hist.h"
+#include "sim/core/rng.h"
 #include "sim/scenario.h"
 #include "traces/source.h"
 

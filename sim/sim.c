@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "models/power.h"
-#include "sim/output.h"
 #include "traces/synth.h"
 
 static void on_job_submit(void *ctx, uint32_t j)
@@ -110,9 +109,9 @@ static void close_interval(struct sim *s)
     cluster_account_all(&s->cl, now);
     for (uint32_t i = 0; i < s->nsvcs; i++)
         service_sync(&s->svcs[i]);
-    if (s->out && !s->out_error) {
-        s->out_error = sim_output_interval(s->out, s, s->last_sample, now);
-        if (s->out_error) {
+    if (s->sink.interval && !s->sink_error) {
+        s->sink_error = s->sink.interval(s->sink.ctx, s, s->last_sample, now);
+        if (s->sink_error) {
             snprintf(s->err, sizeof(s->err), "cannot write the results file (HDF5 error)");
             s->eng.stop = true;
         }
@@ -248,13 +247,14 @@ static int build_services(struct sim *s)
     return 0;
 }
 
-int sim_init(struct sim *s, const struct scenario *sc, uint64_t seed, struct sim_output *out)
+int sim_init(struct sim *s, const struct scenario *sc, uint64_t seed, const struct sim_sink *sink)
 {
     int rc;
     memset(s, 0, sizeof(*s));
     s->sc = sc;
     s->seed = seed;
-    s->out = out;
+    if (sink)
+        s->sink = *sink;
     s->pol = policy_find(sc->policy.name);
     if (!s->pol) {
         snprintf(s->err, sizeof(s->err), "unknown policy '%s'", sc->policy.name);
@@ -417,8 +417,8 @@ static int source_error(struct sim *s)
         snprintf(s->err, sizeof(s->err), "%s", s->tr.src_err.msg);
         return s->tr.src_error;
     }
-    if (s->out_error)
-        return s->out_error;
+    if (s->sink_error)
+        return s->sink_error;
     snprintf(s->err, sizeof(s->err), "the run stopped on an internal error");
     return -EIO;
 }

@@ -2,12 +2,16 @@
  * sim.h — one simulation run: everything hangs off struct sim (no globals),
  * so any number of runs can live in one process.
  *
+ * Room sim/ (the cluster world and one run): uses sim/core/, models/,
+ * traces/, the policy interface sim/policy/policy.h and analysis/h5io.h;
+ * never the driver, the CLI or a policy's internals. Rule: docs/architecture.md.
+ *
  * sim_init() builds the run from a validated scenario and a seed: cluster,
  * services with their arrival sources, the trainer with its job source, the
  * policy, and the sampler that closes a metrics interval every
  * sample_interval. sim_run() runs to the scenario's duration (or until
- * interrupted). The metrics are then read from the struct or written by
- * sim/output.h.
+ * interrupted). The metrics are then read from the struct; a sink (below)
+ * sees each interval as it closes, e.g. the results writer of sim/output.h.
  */
 #ifndef TIDESIM_SIM_H
 #define TIDESIM_SIM_H
@@ -16,14 +20,23 @@
 #include <stdint.h>
 
 #include "sim/cluster.h"
-#include "sim/engine.h"
-#include "sim/policy.h"
-#include "sim/rng.h"
+#include "sim/core/engine.h"
+#include "sim/policy/policy.h"
+#include "sim/core/rng.h"
 #include "sim/scenario.h"
 #include "sim/serve.h"
 #include "sim/train.h"
 
-struct sim_output; /* sim/output.h */
+/*
+ * An observer of the run's metrics intervals, such as the results writer
+ * (sim/output.h): interval() is called when [t0, t1) has just been closed,
+ * before the policy's tick. A non-zero return stops the run (s->err names a
+ * results-file error). The sim knows nothing else of its observer.
+ */
+struct sim_sink {
+    int (*interval)(void *ctx, const struct sim *s, sim_time t0, sim_time t1);
+    void *ctx;
+};
 
 struct sim {
     const struct scenario *sc;
@@ -43,10 +56,10 @@ struct sim {
     bool in_init; /* the policy's init runs: replicas it starts are up at t = 0 */
 
     struct evq_handle sample_ev;
-    uint64_t nsamples;      /* intervals closed */
-    sim_time last_sample;   /* end of the last closed interval */
-    struct sim_output *out; /* NULL: keep results in memory only */
-    int out_error;
+    uint64_t nsamples;    /* intervals closed */
+    sim_time last_sample; /* end of the last closed interval */
+    struct sim_sink sink; /* interval() NULL: keep results in memory only */
+    int sink_error;
 
     sim_time end; /* time reached (duration, or less when interrupted) */
     bool interrupted;
@@ -54,10 +67,11 @@ struct sim {
 };
 
 /*
- * Build a run. The scenario must outlive the sim. out may be NULL. Returns 0,
- * or a negative code with s->err filled (and everything released).
+ * Build a run. The scenario must outlive the sim. sink may be NULL (no
+ * observer). Returns 0, or a negative code with s->err filled (and
+ * everything released).
  */
-int sim_init(struct sim *s, const struct scenario *sc, uint64_t seed, struct sim_output *out);
+int sim_init(struct sim *s, const struct scenario *sc, uint64_t seed, const struct sim_sink *sink);
 
 /*
  * Run to the scenario's duration. Returns 0; 1 when interrupted (s->end = time

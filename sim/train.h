@@ -31,7 +31,7 @@
 
 #include "models/ckpt.h"
 #include "sim/cluster.h"
-#include "sim/engine.h"
+#include "sim/core/engine.h"
 #include "traces/source.h"
 
 enum job_state { JOB_QUEUED, JOB_RUNNING, JOB_DONE, JOB_REJECTED, JOB_FAILED };

@@ -10,7 +10,7 @@
 
 #include <gsl/gsl_randist.h>
 
-#include "sim/rng.h"
+#include "sim/core/rng.h"
 #include "traces/csvstream.h"
 
 #define SERVEGEN_WINDOW (600 * SIM_SEC) /* ServeGen README: 600 s windows */

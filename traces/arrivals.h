@@ -3,7 +3,7 @@
  *
  * Every adapter is an arrival_source (traces/source.h) that streams its file
  * through csvstream: memory stays flat however long the trace. Times are µs
- * since the run's t = 0 (local midnight of day 0, see sim/simtime.h).
+ * since the run's t = 0 (local midnight of day 0, see sim/core/simtime.h).
  *
  * Time handling, applied in this order to every record of every adapter:
  *   1. trace time: wall-clock stamps (in `tz_s` unless they carry a zone)

@@ -1,6 +1,9 @@
 /*
  * source.h — streams of inference arrivals and training job submissions.
  *
+ * Room traces/ (workload sources): includes only sim/core/ of ours; knows
+ * no simulation. Rule: docs/architecture.md.
+ *
  * The simulator pulls records one at a time, in non-decreasing time order,
  * from a source: a synthetic generator or a trace reader. A source never holds
  * the whole trace in memory. Errors carry the file and line of the offending
@@ -14,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sim/simtime.h"
+#include "sim/core/simtime.h"
 
 struct trace_err {
     char msg[512];

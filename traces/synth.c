@@ -8,7 +8,7 @@
 
 #include <gsl/gsl_randist.h>
 
-#include "sim/rng.h"
+#include "sim/core/rng.h"
 
 static double weekly_factor(const struct rate_profile *p, sim_time t)
 {
@@ -140,7 +140,7 @@ static int next_gamma(struct synth_arrivals *s, struct arrival *out)
  * candidate clock and the cell's constants stay in registers within a cell
  * (one call per chunk, not a store and load of the clock per arrival).
  * next() is the chunk of one, so chunking changes no time
- * (tests/test_traces_synth.c compares them).
+ * (tests/traces/test_traces_synth.c compares them).
  */
 static int fill_poisson(struct synth_arrivals *s, sim_time *buf, uint32_t max, uint32_t *n)
 {

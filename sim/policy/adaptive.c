@@ -1,7 +1,7 @@
 /*
  * adaptive.c — the `adaptive` policy (ours): move capacity before the ramp.
  *
- * Each service's load is forecast from its own history (sim/forecast.h:
+ * Each service's load is forecast from its own history (sim/policy/adaptive_forecast.h:
  * same time of day on previous days, with a safety margin; the recent maximum
  * before a day of history exists). Every sample interval the policy sizes
  * each service for the larger of the load it sees and the forecast peak over
@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/forecast.h"
+#include "sim/policy/adaptive_forecast.h"
 #include "sim/policy/common.h"
 
 struct adaptive_pcfg {

@@ -1,6 +1,6 @@
 /*
  * kai.c — the `kai` policy: KAI Scheduler queues, fair share, reclaim and
- * fractional GPUs (decisions by sim/kai.h).
+ * fractional GPUs (decisions by sim/policy/kai_fairshare.h).
  *
  * Queues form a tree (policy.queues, parents first); leaves hold workloads.
  * A training job goes to the leaf named by its spec.queue (trace logs carry
@@ -37,7 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/kai.h"
+#include "sim/policy/kai_fairshare.h"
 #include "sim/policy/common.h"
 #include "sim/sim.h"
 

@@ -1,12 +1,12 @@
 /*
  * kueue.c — the `kueue` policy: Kueue quota, priorities and classic
- * preemption on whole cards (decisions by sim/kueue.h).
+ * preemption on whole cards (decisions by sim/policy/kueue_admit.h).
  *
  * Two ClusterQueues in one cohort: `inference` (nominal = policy.inference_gpus
  * unless set) and `training` (nominal = the rest). Every training job is a
  * Workload of spec.gpus cards with the training WorkloadPriorityClass value;
  * every inference replica the autoscaler asks for is a Workload of 1 card with
- * the inference value. Kueue admits by quota (sim/kueue.h: fit in nominal,
+ * the inference value. Kueue admits by quota (sim/policy/kueue_admit.h: fit in nominal,
  * borrowing up to borrowingLimit, withinClusterQueue / reclaimWithinCohort
  * preemption with Kueue's victim order); this policy then puts admitted
  * workloads on physical cards:
@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/kueue.h"
+#include "sim/policy/kueue_admit.h"
 #include "sim/policy/common.h"
 #include "sim/sim.h"
 

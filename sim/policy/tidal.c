@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "sim/policy/common.h"
-#include "sim/tidal.h"
+#include "sim/policy/tidal_window.h"
 
 struct tidal_pcfg {
     struct tidal_cfg win;

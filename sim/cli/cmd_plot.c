@@ -1,0 +1,106 @@
+/* cmd_plot.c — `tidesim plot`: charts of results files with gnuplot (sim/cli/cmd_analysis.h). */
+#include "sim/cli/cmd_analysis.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/plot.h"
+
+#include "sim/cli/args.h"
+
+static const char plot_usage[] =
+    "usage: tidesim plot FILE... -o DIR [--format png|svg]\n"
+    "\n"
+    "Draws, through gnuplot, for each file (replication 0 of a replicated file):\n"
+    "util (GPUs by use over the time of day), p99 (p99 latency over time with the SLO),\n"
+    "cdf (latency CDF per service), queue (training queue over time) and jobs (job\n"
+    "timeline); and for all files: compare (utilisation and SLO bars with 95% CI\n"
+    "whiskers). With several files the per-file charts are named <file>_<chart>.\n"
+    "The data go to DIR/data/*.dat; the scripts are analysis/plots/*.gp (found via\n"
+    "$TIDESIM_PLOTS, next to the binary, or ./analysis/plots) — copy and restyle them.\n"
+    "gnuplot comes from $TIDESIM_GNUPLOT or PATH (Debian package gnuplot-nox).\n"
+    "\n"
+    "exit status: 0 ok, 1 unreadable file, missing gnuplot or a failed chart, 2 usage\n";
+
+int cli_plot_run(int argc, char **argv, FILE *out, FILE *err)
+{
+    struct plot_opts o = {NULL, PLOT_PNG, NULL, "gnuplot"};
+    const char **paths = calloc((size_t)argc, sizeof(*paths));
+    size_t n = 0;
+    if (!paths)
+        return 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            fputs(plot_usage, out);
+            free(paths);
+            return 0;
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+            if (++i >= argc) {
+                fprintf(err, "tidesim plot: %s needs a folder\n", a);
+                free(paths);
+                return 2;
+            }
+            o.dir = argv[i];
+        } else if (!strcmp(a, "--format")) {
+            const char *f = ++i < argc ? argv[i] : "";
+            if (!strcmp(f, "png"))
+                o.format = PLOT_PNG;
+            else if (!strcmp(f, "svg"))
+                o.format = PLOT_SVG;
+            else {
+                fprintf(err, "tidesim plot: --format needs png or svg\n");
+                free(paths);
+                return 2;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(err, "tidesim plot: unknown option '%s'\n", a);
+            free(paths);
+            return 2;
+        } else {
+            paths[n++] = a;
+        }
+    }
+    if (n == 0 || !o.dir) {
+        fputs(plot_usage, err);
+        free(paths);
+        return 2;
+    }
+    const char *gp = getenv("TIDESIM_GNUPLOT");
+    if (gp && *gp)
+        o.gnuplot = gp;
+    if (!plot_have_gnuplot(o.gnuplot)) {
+        fprintf(err,
+                "tidesim plot: gnuplot not found ('%s'); install it with: apt-get install "
+                "gnuplot-nox\n",
+                o.gnuplot);
+        free(paths);
+        return 1;
+    }
+    char scripts[1024];
+    if (plot_find_scripts(argv[0], scripts, sizeof(scripts))) {
+        fprintf(err, "tidesim plot: cannot find the gnuplot scripts (analysis/plots); set "
+                     "TIDESIM_PLOTS to their folder\n");
+        free(paths);
+        return 1;
+    }
+    o.scripts = scripts;
+    char msg[1024];
+    size_t made = 0;
+    int rc = plot_all(&o, paths, n, &made, msg, sizeof(msg));
+    free(paths);
+    if (rc) {
+        fprintf(err, "tidesim plot: %s\n", msg);
+        return 1;
+    }
+    fprintf(out, "tidesim plot: %zu charts in %s\n", made, o.dir);
+    return 0;
+}
+
+int cli_plot(int argc, char **argv)
+{
+    return cli_plot_run(argc, argv, stdout, stderr);
+}

@@ -1,0 +1,67 @@
+/*
+ * main.c — the tidesim command line: git-style subcommands, one file each in
+ * sim/cli/ (cmd_*.c). This file only dispatches.
+ *
+ *   tidesim run SCENARIO [-o FILE] [--seed N] [--replications R] [--quiet]
+ *   tidesim validate SCENARIO
+ *   tidesim report|compare|check|plot ...   (sim/cli/cmd_analysis.h)
+ *   tidesim mig ...                          (sim/cli/cmd_mig.h)
+ *   tidesim traces ...                       (sim/cli/cmd_traces.h)
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/cli/cmd_analysis.h"
+#include "sim/cli/cmd_mig.h"
+#include "sim/cli/cmd_run.h"
+#include "sim/cli/cmd_traces.h"
+
+static void usage_main(FILE *f)
+{
+    fputs("usage: tidesim <command> [options]\n"
+          "\n"
+          "commands:\n"
+          "  run SCENARIO [-o FILE] [--seed N] [--replications R] [--quiet]   simulate, write an "
+          "HDF5 results file\n"
+          "  validate SCENARIO                             check a scenario without running it\n"
+          "  report FILE [--format text|markdown|json]     print a results file's report\n"
+          "  compare A.h5 B.h5 [...] [--format markdown]   compare runs (Welch 95% CIs)\n"
+          "  check FILE [--min-util X] [--min-slo Y] ...   CI gates: exit 0 pass, 1 fail\n"
+          "  plot FILE... -o DIR [--format png|svg]        charts through gnuplot\n"
+          "  mig profiles GPU | mig validate GPU LAYOUT    MIG profile table, layout check\n"
+          "  traces inspect FILE | traces convert IN ...   look into a trace, convert it\n"
+          "\n"
+          "'tidesim <command> --help' tells more. Version " TIDESIM_VERSION " (" TIDESIM_GIT ").\n",
+          f);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage_main(stderr);
+        return 2;
+    }
+    static const struct {
+        const char *name;
+        int (*fn)(int, char **);
+    } commands[] = {
+        {"run", cli_run},         {"validate", cli_validate}, {"report", cli_report},
+        {"compare", cli_compare}, {"check", cli_check},       {"plot", cli_plot},
+        {"mig", cli_mig},         {"traces", cli_traces},
+    };
+    const char *cmd = argv[1];
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (!strcmp(cmd, commands[i].name))
+            return commands[i].fn(argc - 1, argv + 1);
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        usage_main(stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version")) {
+        puts("tidesim " TIDESIM_VERSION " (" TIDESIM_GIT ")");
+        return 0;
+    }
+    fprintf(stderr, "tidesim: unknown command '%s'\n", cmd);
+    usage_main(stderr);
+    return 2;
+}

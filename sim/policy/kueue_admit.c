@@ -1,0 +1,447 @@
+/* kueue_admit.c — Kueue quota accounting, queue order and classic preemption. */
+#include "sim/policy/kueue_admit.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EPS 1e-9
+
+struct kueue {
+    struct kueue_cq *cqs;
+    uint32_t n_cq, cap_cq;
+    struct kueue_wl *wls;
+    uint32_t n_wl, cap_wl;
+    /* Scratch, sized with the workloads: usage per CQ, ordering keys, victims. */
+    double *usage;
+    struct key *keys;
+    uint32_t *victims;
+    uint32_t cap_scratch;
+};
+
+/* An ordering key for a workload (index into wls). */
+struct key {
+    uint32_t idx;
+    uint32_t id;
+    int32_t priority;
+    int32_t other_cq; /* candidates: 1 if from another CQ than the preemptor's */
+    sim_time t;       /* created (queue order) or admitted_at (victim order) */
+};
+
+struct kueue *kueue_create(void)
+{
+    return calloc(1, sizeof(struct kueue));
+}
+
+void kueue_destroy(struct kueue *k)
+{
+    if (!k)
+        return;
+    free(k->cqs);
+    free(k->wls);
+    free(k->usage);
+    free(k->keys);
+    free(k->victims);
+    free(k);
+}
+
+void kueue_cq_default(struct kueue_cq *cq)
+{
+    memset(cq, 0, sizeof *cq);
+    cq->cohort = KUEUE_NO_COHORT;
+    cq->borrowing_limit = KUEUE_UNLIMITED;
+    cq->lending_limit = KUEUE_UNLIMITED;
+    cq->strategy = KUEUE_BEST_EFFORT_FIFO;
+    cq->within = KUEUE_WITHIN_NEVER;
+    cq->reclaim = KUEUE_RECLAIM_NEVER;
+}
+
+static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    uint32_t n = *cap ? *cap : 8;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, (size_t)n * elem);
+    if (!q)
+        return -ENOMEM;
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+/* Scratch arrays big enough for all CQs and workloads. */
+static int ensure_scratch(struct kueue *k)
+{
+    uint32_t need = (k->n_wl > k->n_cq ? k->n_wl : k->n_cq) + 1;
+    if (need <= k->cap_scratch)
+        return 0;
+    double *u = realloc(k->usage, need * sizeof *u);
+    if (!u)
+        return -ENOMEM;
+    k->usage = u;
+    struct key *ks = realloc(k->keys, need * sizeof *ks);
+    if (!ks)
+        return -ENOMEM;
+    k->keys = ks;
+    uint32_t *v = realloc(k->victims, need * sizeof *v);
+    if (!v)
+        return -ENOMEM;
+    k->victims = v;
+    k->cap_scratch = need;
+    return 0;
+}
+
+int kueue_add_cq(struct kueue *k, const struct kueue_cq *cq)
+{
+    if (!(cq->nominal >= 0) || cq->borrowing_limit < -1.0 || cq->lending_limit < -1.0 ||
+        (cq->borrowing_limit < 0 && cq->borrowing_limit != KUEUE_UNLIMITED) ||
+        (cq->lending_limit < 0 && cq->lending_limit != KUEUE_UNLIMITED))
+        return -EINVAL;
+    if (k->n_cq >= INT32_MAX || grow((void **)&k->cqs, &k->cap_cq, k->n_cq + 1, sizeof *k->cqs))
+        return -ENOMEM;
+    k->cqs[k->n_cq] = *cq;
+    return (int)k->n_cq++;
+}
+
+static int find_idx(const struct kueue *k, uint32_t id)
+{
+    for (uint32_t i = 0; i < k->n_wl; i++)
+        if (k->wls[i].id == id)
+            return (int)i;
+    return -1;
+}
+
+const struct kueue_wl *kueue_find(const struct kueue *k, uint32_t id)
+{
+    int i = find_idx(k, id);
+    return i < 0 ? NULL : &k->wls[i];
+}
+
+int kueue_submit(struct kueue *k, uint32_t id, uint32_t cq, int32_t priority, double gpus,
+                 sim_time created)
+{
+    if (cq >= k->n_cq || !(gpus > 0))
+        return -EINVAL;
+    if (find_idx(k, id) >= 0)
+        return -EEXIST;
+    if (grow((void **)&k->wls, &k->cap_wl, k->n_wl + 1, sizeof *k->wls))
+        return -ENOMEM;
+    struct kueue_wl *w = &k->wls[k->n_wl++];
+    memset(w, 0, sizeof *w);
+    w->id = id;
+    w->cq = cq;
+    w->priority = priority;
+    w->gpus = gpus;
+    w->created = created;
+    return 0;
+}
+
+int kueue_remove(struct kueue *k, uint32_t id)
+{
+    int i = find_idx(k, id);
+    if (i < 0)
+        return -ENOENT;
+    k->wls[i] = k->wls[--k->n_wl];
+    return 0;
+}
+
+int kueue_evict(struct kueue *k, uint32_t id)
+{
+    int i = find_idx(k, id);
+    if (i < 0)
+        return -ENOENT;
+    if (!k->wls[i].admitted)
+        return -EINVAL;
+    k->wls[i].admitted = false;
+    return 0;
+}
+
+double kueue_usage(const struct kueue *k, uint32_t cq)
+{
+    double u = 0;
+    for (uint32_t i = 0; i < k->n_wl; i++)
+        if (k->wls[i].admitted && k->wls[i].cq == cq)
+            u += k->wls[i].gpus;
+    return u;
+}
+
+bool kueue_borrowing(const struct kueue *k, uint32_t cq)
+{
+    return cq < k->n_cq && kueue_usage(k, cq) > k->cqs[cq].nominal + EPS;
+}
+
+static void fill_usage(const struct kueue *k, double *usage)
+{
+    for (uint32_t c = 0; c < k->n_cq; c++)
+        usage[c] = 0;
+    for (uint32_t i = 0; i < k->n_wl; i++)
+        if (k->wls[i].admitted)
+            usage[k->wls[i].cq] += k->wls[i].gpus;
+}
+
+/* Part of c's nominal quota it lends to the cohort. */
+static double lendable(const struct kueue_cq *c)
+{
+    if (c->lending_limit < 0 || c->lending_limit > c->nominal)
+        return c->nominal;
+    return c->lending_limit;
+}
+
+static double pos(double x)
+{
+    return x > 0 ? x : 0;
+}
+
+/* Whether g more GPUs fit CQ cq given per-CQ usage; without allow_borrow the
+ * CQ must stay within its nominal quota. */
+static bool fits(const struct kueue *k, const double *usage, uint32_t cq, double g,
+                 bool allow_borrow)
+{
+    const struct kueue_cq *c = &k->cqs[cq];
+    double after = usage[cq] + g;
+    if (after > c->nominal + EPS && (!allow_borrow || c->cohort == KUEUE_NO_COHORT))
+        return false;
+    if (c->borrowing_limit >= 0 && after > c->nominal + c->borrowing_limit + EPS)
+        return false;
+    if (c->cohort == KUEUE_NO_COHORT)
+        return true;
+    double pool = 0, used = 0;
+    for (uint32_t j = 0; j < k->n_cq; j++) {
+        const struct kueue_cq *o = &k->cqs[j];
+        if (o->cohort != c->cohort)
+            continue;
+        double kept = o->nominal - lendable(o);
+        pool += lendable(o);
+        used += pos((j == cq ? after : usage[j]) - kept);
+    }
+    return used <= pool + EPS;
+}
+
+int kueue_admit(struct kueue *k, uint32_t id, sim_time now)
+{
+    int i = find_idx(k, id);
+    if (i < 0)
+        return -ENOENT;
+    if (k->wls[i].admitted)
+        return -EALREADY;
+    if (ensure_scratch(k))
+        return -ENOMEM;
+    fill_usage(k, k->usage);
+    if (!fits(k, k->usage, k->wls[i].cq, k->wls[i].gpus, true))
+        return -ENOSPC;
+    k->wls[i].admitted = true;
+    k->wls[i].admitted_at = now;
+    return 0;
+}
+
+/* Queue order: priority desc, created asc, id asc. */
+static int cmp_queue(const void *pa, const void *pb)
+{
+    const struct key *a = pa, *b = pb;
+    if (a->priority != b->priority)
+        return a->priority > b->priority ? -1 : 1;
+    if (a->t != b->t)
+        return a->t < b->t ? -1 : 1;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* Victim order: other (borrowing) CQs first, lowest priority, most recently admitted. */
+static int cmp_victim(const void *pa, const void *pb)
+{
+    const struct key *a = pa, *b = pb;
+    if (a->other_cq != b->other_cq)
+        return a->other_cq > b->other_cq ? -1 : 1;
+    if (a->priority != b->priority)
+        return a->priority < b->priority ? -1 : 1;
+    if (a->t != b->t)
+        return a->t > b->t ? -1 : 1;
+    return a->id > b->id ? -1 : a->id < b->id;
+}
+
+/* Greedy targets then reverse removal over cands[0..n). Writes the chosen
+ * workload indices to out and returns their number (0: no fit). */
+static uint32_t minimal_targets(struct kueue *k, const struct kueue_wl *w, const struct key *cands,
+                                uint32_t n, bool allow_borrow, uint32_t *out)
+{
+    double *usage = k->usage;
+    fill_usage(k, usage);
+    uint32_t m = 0;
+    bool ok = false;
+    for (uint32_t i = 0; i < n && !ok; i++) {
+        const struct kueue_wl *v = &k->wls[cands[i].idx];
+        if (v->cq != w->cq && !(usage[v->cq] > k->cqs[v->cq].nominal + EPS))
+            continue; /* its CQ is no longer borrowing */
+        usage[v->cq] -= v->gpus;
+        out[m++] = cands[i].idx;
+        ok = fits(k, usage, w->cq, w->gpus, allow_borrow);
+    }
+    if (!ok)
+        return 0;
+    /* Put back every target but the last, newest-added first, if still fitting. */
+    for (uint32_t i = m - 1; i-- > 0;) {
+        const struct kueue_wl *v = &k->wls[out[i]];
+        usage[v->cq] += v->gpus;
+        if (fits(k, usage, w->cq, w->gpus, allow_borrow)) {
+            memmove(&out[i], &out[i + 1], (m - i - 1) * sizeof *out);
+            m--;
+        } else {
+            usage[v->cq] -= v->gpus;
+        }
+    }
+    return m;
+}
+
+static bool is_candidate(const struct kueue *k, const struct kueue_wl *w, const double *usage,
+                         const struct kueue_wl *v)
+{
+    const struct kueue_cq *c = &k->cqs[w->cq];
+    if (!v->admitted)
+        return false;
+    if (v->cq == w->cq) {
+        if (c->within == KUEUE_WITHIN_LOWER_PRIORITY)
+            return v->priority < w->priority;
+        if (c->within == KUEUE_WITHIN_LOWER_OR_NEWER_EQUAL)
+            return v->priority < w->priority ||
+                   (v->priority == w->priority && v->created > w->created);
+        return false;
+    }
+    const struct kueue_cq *vc = &k->cqs[v->cq];
+    if (c->cohort == KUEUE_NO_COHORT || vc->cohort != c->cohort ||
+        c->reclaim == KUEUE_RECLAIM_NEVER || !(usage[v->cq] > vc->nominal + EPS))
+        return false;
+    return c->reclaim == KUEUE_RECLAIM_ANY || v->priority < w->priority;
+}
+
+/* Victims (workload indices in k->victims) that let w fit; returns their
+ * number, 0 if preemption cannot make it fit. */
+static uint32_t find_victims(struct kueue *k, const struct kueue_wl *w)
+{
+    struct key *cands = k->keys;
+    uint32_t n = 0, n_same = 0;
+    fill_usage(k, k->usage);
+    for (uint32_t i = 0; i < k->n_wl; i++) {
+        const struct kueue_wl *v = &k->wls[i];
+        if (!is_candidate(k, w, k->usage, v))
+            continue;
+        cands[n] = (struct key){.idx = i,
+                                .id = v->id,
+                                .priority = v->priority,
+                                .other_cq = v->cq != w->cq,
+                                .t = v->admitted_at};
+        n_same += v->cq == w->cq;
+        n++;
+    }
+    if (n == 0)
+        return 0;
+    qsort(cands, n, sizeof *cands, cmp_victim);
+    if (n_same == n)
+        return minimal_targets(k, w, cands, n, true, k->victims);
+    uint32_t m = minimal_targets(k, w, cands, n, false, k->victims);
+    if (m > 0 || n_same == 0)
+        return m;
+    /* Same-CQ candidates sort after the others: they are the tail. */
+    return minimal_targets(k, w, cands + (n - n_same), n_same, true, k->victims);
+}
+
+/* Decision for the first admissible workload of CQ cq, in queue order
+ * (pend: caller's buffer for the pending keys, as k->keys holds candidates). */
+static bool cq_candidate(struct kueue *k, uint32_t cq, struct key *pend, struct kueue_decision *d)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < k->n_wl; i++) {
+        const struct kueue_wl *w = &k->wls[i];
+        if (w->admitted || w->cq != cq)
+            continue;
+        pend[n++] = (struct key){.idx = i, .id = w->id, .priority = w->priority, .t = w->created};
+    }
+    qsort(pend, n, sizeof *pend, cmp_queue);
+    for (uint32_t j = 0; j < n; j++) {
+        const struct kueue_wl *w = &k->wls[pend[j].idx];
+        fill_usage(k, k->usage);
+        double after = k->usage[cq] + w->gpus;
+        memset(d, 0, sizeof *d);
+        d->id = w->id;
+        if (fits(k, k->usage, cq, w->gpus, false)) {
+            d->mode = KUEUE_FITS_NOMINAL;
+            return true;
+        }
+        if (fits(k, k->usage, cq, w->gpus, true)) {
+            d->mode = KUEUE_FITS_BORROW;
+            d->borrows = true;
+            return true;
+        }
+        uint32_t m = find_victims(k, w);
+        if (m > 0) {
+            d->mode = KUEUE_PREEMPT;
+            d->n_victims = m;
+            double freed_own = 0;
+            for (uint32_t v = 0; v < m; v++)
+                if (k->wls[k->victims[v]].cq == cq)
+                    freed_own += k->wls[k->victims[v]].gpus;
+            d->borrows = after - freed_own > k->cqs[cq].nominal + EPS;
+            return true;
+        }
+        if (k->cqs[cq].strategy == KUEUE_STRICT_FIFO)
+            return false; /* the head blocks the queue */
+    }
+    return false;
+}
+
+/* Cycle order across CQs: no borrowing first, higher priority, older. */
+static bool better(const struct kueue *k, const struct kueue_decision *a,
+                   const struct kueue_decision *b)
+{
+    if (a->borrows != b->borrows)
+        return !a->borrows;
+    const struct kueue_wl *wa = kueue_find(k, a->id), *wb = kueue_find(k, b->id);
+    if (wa->priority != wb->priority)
+        return wa->priority > wb->priority;
+    if (wa->created != wb->created)
+        return wa->created < wb->created;
+    return wa->id < wb->id;
+}
+
+int kueue_next(struct kueue *k, struct kueue_decision *d)
+{
+    if (ensure_scratch(k))
+        return -ENOMEM;
+    struct key *pend = malloc((k->n_wl + 1) * sizeof *pend);
+    uint32_t *best_v = malloc((k->n_wl + 1) * sizeof *best_v);
+    if (!pend || !best_v) {
+        free(pend);
+        free(best_v);
+        return -ENOMEM;
+    }
+    bool found = false;
+    struct kueue_decision best = {0}, cur;
+    for (uint32_t c = 0; c < k->n_cq; c++) {
+        if (!cq_candidate(k, c, pend, &cur))
+            continue;
+        if (!found || better(k, &cur, &best)) {
+            best = cur;
+            for (uint32_t v = 0; v < cur.n_victims; v++)
+                best_v[v] = k->wls[k->victims[v]].id;
+            found = true;
+        }
+    }
+    if (found) {
+        memcpy(k->victims, best_v, best.n_victims * sizeof *best_v);
+        best.victims = k->victims;
+        *d = best;
+    }
+    free(pend);
+    free(best_v);
+    return found ? 1 : 0;
+}
+
+int kueue_apply(struct kueue *k, const struct kueue_decision *d, sim_time now)
+{
+    for (uint32_t v = 0; v < d->n_victims; v++) {
+        int rc = kueue_evict(k, d->victims[v]);
+        if (rc)
+            return rc;
+    }
+    return kueue_admit(k, d->id, now);
+}

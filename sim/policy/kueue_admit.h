@@ -1,0 +1,154 @@
+/*
+ * kueue_admit.h — Kueue admission and classic preemption, as pure bookkeeping.
+ *
+ * Reproduces the decisions of kubernetes-sigs/kueue (site/content/en/docs/
+ * concepts: cluster_queue.md, preemption.md, workload_priority_class.md;
+ * models.md §7.1) for one resource (GPUs, one flavor):
+ *
+ * - ClusterQueue (CQ): nominalQuota, optional cohort, borrowingLimit (how far
+ *   above nominal the CQ may go by borrowing; unlimited if < 0) and
+ *   lendingLimit (how much of its nominal quota the cohort may use; unlimited
+ *   if < 0). With lendingLimit L the CQ keeps nominal − L to itself.
+ * - Fit: a workload of g GPUs fits its CQ c with usage u if u + g <= nominal
+ *   ("fits in nominal") or, with a cohort, u + g <= nominal + borrowingLimit
+ *   ("fits by borrowing"); in both cases the cohort must have room: the
+ *   cohort's lendable pool Σ min(nominal, lendingLimit) must cover every CQ's
+ *   use above its kept part. A CQ is "borrowing" while its usage > nominal.
+ * - Queue order per CQ: priority (WorkloadPriorityClass value) descending,
+ *   then creation time ascending, then id. StrictFIFO: only the head is tried
+ *   and it blocks the CQ; BestEffortFIFO (default): an inadmissible workload
+ *   is skipped and the next one tried. Preempted workloads keep their
+ *   creation time (requeued in their original place).
+ * - Across CQs, one decision at a time: candidates that need no borrowing
+ *   first, then higher priority, then older (Kueue's scheduling-cycle order).
+ * - Classic preemption: candidates are admitted workloads of the same CQ
+ *   allowed by withinClusterQueue (LowerPriority: priority < preemptor's;
+ *   LowerOrNewerEqualPriority: also equal priority and newer), plus, if
+ *   reclaimWithinCohort != Never, workloads of other CQs of the cohort that
+ *   are borrowing (LowerPriority: lower priority only; Any: all). Ordered:
+ *   workloads of other (borrowing) CQs first, then lowest priority, then most
+ *   recently admitted (then larger id). Targets are added greedily until the
+ *   preemptor fits — skipping a candidate whose CQ stopped borrowing — then
+ *   unneeded targets are removed in reverse order (all but the last added).
+ *   If candidates come from other CQs, a first pass requires the preemptor to
+ *   fit in its nominal quota (no borrowing while reclaiming); if it fails, a
+ *   second pass uses only same-CQ candidates and allows borrowing.
+ * Not modelled: flavors, fair sharing, borrowWithinCohort, admission checks
+ * beyond quota, podsReady timeouts and backoff.
+ *
+ * Units: GPUs as double (whole numbers in Kueue; doubles keep the arithmetic
+ * shared with kai), times in µs. Comparisons allow 1e-9 GPU of rounding.
+ *
+ * Ownership: struct kueue is heap-allocated (kueue_create/kueue_destroy) and
+ * owns copies of its CQs and workloads. A decision's victim list points into
+ * the kueue and is valid until the next call that changes it. No I/O, no
+ * globals. Invariant (checked by kueue_apply/kueue_admit): no CQ's usage
+ * exceeds nominal + borrowingLimit and no cohort's use exceeds its pool.
+ */
+#ifndef TIDESIM_POLICY_KUEUE_ADMIT_H
+#define TIDESIM_POLICY_KUEUE_ADMIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/core/simtime.h"
+
+/* Project defaults for WorkloadPriorityClass values (issue 5); Kueue itself has none. */
+#define KUEUE_PRIORITY_INFERENCE 1000
+#define KUEUE_PRIORITY_TRAINING  100
+#define KUEUE_NO_COHORT          (-1)
+#define KUEUE_UNLIMITED          (-1.0)
+
+enum kueue_strategy { KUEUE_BEST_EFFORT_FIFO, KUEUE_STRICT_FIFO };
+enum kueue_within {
+    KUEUE_WITHIN_NEVER,
+    KUEUE_WITHIN_LOWER_PRIORITY,
+    KUEUE_WITHIN_LOWER_OR_NEWER_EQUAL
+};
+enum kueue_reclaim { KUEUE_RECLAIM_NEVER, KUEUE_RECLAIM_LOWER_PRIORITY, KUEUE_RECLAIM_ANY };
+
+struct kueue_cq {
+    int32_t cohort;         /* cohort number, or KUEUE_NO_COHORT */
+    double nominal;         /* nominalQuota, GPUs, >= 0 */
+    double borrowing_limit; /* GPUs above nominal, or KUEUE_UNLIMITED */
+    double lending_limit;   /* GPUs of nominal lendable, or KUEUE_UNLIMITED */
+    enum kueue_strategy strategy;
+    enum kueue_within within;
+    enum kueue_reclaim reclaim;
+};
+
+struct kueue_wl {
+    uint32_t id;          /* caller's id, unique */
+    uint32_t cq;          /* index returned by kueue_add_cq */
+    int32_t priority;     /* WorkloadPriorityClass value */
+    double gpus;          /* quota reserved when admitted, > 0 */
+    sim_time created;     /* creationTimestamp, queue order */
+    sim_time admitted_at; /* valid while admitted */
+    bool admitted;
+};
+
+enum kueue_mode {
+    KUEUE_FITS_NOMINAL, /* fits without borrowing */
+    KUEUE_FITS_BORROW,  /* fits by borrowing from the cohort */
+    KUEUE_PREEMPT       /* fits once the victims are evicted */
+};
+
+struct kueue_decision {
+    uint32_t id; /* workload to admit */
+    enum kueue_mode mode;
+    bool borrows;            /* admitted usage of its CQ exceeds nominal */
+    uint32_t n_victims;      /* 0 unless mode == KUEUE_PREEMPT */
+    const uint32_t *victims; /* workload ids, in the order they were chosen */
+};
+
+struct kueue;
+
+/* New empty kueue, or NULL on allocation failure. */
+struct kueue *kueue_create(void);
+void kueue_destroy(struct kueue *k); /* NULL is a no-op */
+
+/* Fill cq with Kueue's defaults: no cohort, nominal 0, unlimited limits,
+ * BestEffortFIFO, withinClusterQueue Never, reclaimWithinCohort Never. */
+void kueue_cq_default(struct kueue_cq *cq);
+
+/* Add a CQ (copied). Returns its index (>= 0), -EINVAL for negative nominal
+ * or a limit below -1, -ENOMEM. */
+int kueue_add_cq(struct kueue *k, const struct kueue_cq *cq);
+
+/* Queue a pending workload (copied; admitted fields ignored). Returns 0,
+ * -EEXIST (id taken), -EINVAL (bad cq or gpus <= 0), -ENOMEM; unchanged on error. */
+int kueue_submit(struct kueue *k, uint32_t id, uint32_t cq, int32_t priority, double gpus,
+                 sim_time created);
+
+/* Forget a workload (finished or deleted), releasing its quota if admitted.
+ * Returns 0 or -ENOENT. */
+int kueue_remove(struct kueue *k, uint32_t id);
+
+/* Evict an admitted workload (preempted): it becomes pending again with its
+ * creation time. Returns 0, -ENOENT, or -EINVAL if not admitted. */
+int kueue_evict(struct kueue *k, uint32_t id);
+
+/* Admit a pending workload at `now` if it fits as the quota stands. Returns
+ * 0, -ENOENT, -EALREADY (admitted), -ENOSPC (does not fit); unchanged on error. */
+int kueue_admit(struct kueue *k, uint32_t id, sim_time now);
+
+/* The next admission decision, without changing the queues. Returns 1 and
+ * fills *d, 0 if no pending workload is admissible (even with preemption), or
+ * -ENOMEM. d->victims is valid until the next kueue call that changes state. */
+int kueue_next(struct kueue *k, struct kueue_decision *d);
+
+/* Evict d's victims then admit d's workload at now. Returns 0 or the error
+ * of kueue_admit (victims already evicted in that case; should not happen
+ * for a decision just returned by kueue_next). */
+int kueue_apply(struct kueue *k, const struct kueue_decision *d, sim_time now);
+
+/* GPUs reserved by admitted workloads of cq (0 for a bad index). */
+double kueue_usage(const struct kueue *k, uint32_t cq);
+
+/* Whether cq's usage exceeds its nominal quota. */
+bool kueue_borrowing(const struct kueue *k, uint32_t cq);
+
+/* The workload with this id, or NULL. Pointer valid until the next change. */
+const struct kueue_wl *kueue_find(const struct kueue *k, uint32_t id);
+
+#endif
