@@ -421,6 +421,8 @@ int cluster_remove(struct cluster *c, uint32_t tid, sim_time now)
 {
     if (tid >= c->ntenants || !c->tenants[tid].used)
         return -EINVAL;
+    if (c->on_leave)
+        c->on_leave(c->cb_ctx, tid);
     struct tenant *t = &c->tenants[tid];
     struct card *g = &c->cards[t->gpu];
     uint32_t gpu = t->gpu;

@@ -38,6 +38,7 @@
 #include "models/gpu.h"
 #include "models/mig.h"
 #include "models/share.h"
+#include "sim/core/evq.h"
 #include "sim/core/simtime.h"
 
 enum use_state {
@@ -66,9 +67,10 @@ struct tenant {
     int instance;         /* MIG instance on the card, -1 otherwise */
     enum use_state state; /* what it does while active */
     struct share_tenant st;
-    double speed; /* current effective speed, fraction of a full card */
-    double cap;   /* gang rate: work counted useful is at most this (< 0: none) */
-    uint32_t gen; /* bumped when the id is reused */
+    double speed;               /* current effective speed, fraction of a full card */
+    double cap;                 /* gang rate: work counted useful is at most this (< 0: none) */
+    uint32_t gen;               /* bumped when the id is reused */
+    struct evq_handle fault_ev; /* its pending fatal fault (sim/sim.c); zero when none */
     uint32_t next_free;
     bool used;
 };
@@ -112,6 +114,7 @@ struct cluster {
     uint32_t live_tenants;
     cluster_speed_fn on_speed; /* a tenant's speed changed (timeslice/MPS) */
     cluster_speed_fn on_place; /* a tenant was placed (for fault draws) */
+    cluster_speed_fn on_leave; /* a tenant is about to leave its card (its id still valid) */
     void *cb_ctx;
     /* scratch for share_speeds */
     struct share_tenant *scratch;
@@ -161,7 +164,7 @@ int cluster_can_place(const struct cluster *c, uint32_t gpu, const struct tenant
 int cluster_place(struct cluster *c, uint32_t gpu, sim_time now, const struct tenant_req *r,
                   uint32_t *tid);
 
-/* Remove a tenant. -EINVAL for a stale id. */
+/* Remove a tenant (on_leave is called first). -EINVAL for a stale id, nothing changed. */
 int cluster_remove(struct cluster *c, uint32_t tid, sim_time now);
 
 void cluster_set_active_slow(struct cluster *c, uint32_t tid, sim_time now, bool active,

@@ -482,7 +482,13 @@ void service_replica_down(struct service *s, uint32_t ri)
     } else {
         idle_drop(s, ri);
     }
-    r->down = true;
+    if (r->draining) { /* it was leaving after this batch: it leaves now */
+        cluster_remove(s->cl, r->tid, now);
+        r->gone = true;
+        r->draining = false;
+    } else {
+        r->down = true;
+    }
     if (replan)
         kick(s, now);
 }

@@ -143,7 +143,9 @@ void service_on_speed(struct service *s, uint32_t replica);
 
 /*
  * A fatal fault killed replica ri: its running batch is lost (the requests
- * count as failed) and it serves nothing until service_replica_up().
+ * count as failed) and it serves nothing until service_replica_up(). A
+ * draining replica (service_remove_replica on a busy one) leaves its card at
+ * once instead (gone). No-op on a replica already down.
  */
 void service_replica_down(struct service *s, uint32_t replica);
 void service_replica_up(struct service *s, uint32_t replica);

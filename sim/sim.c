@@ -41,61 +41,157 @@ static void on_tenant_speed(void *ctx, uint32_t tid)
         trainer_on_speed(&s->tr, t->owner);
 }
 
+/*
+ * Fault clocks. A tenant that is up carries exactly one pending fatal-fault
+ * event, its handle kept on the tenant (t->fault_ev), drawn exponential with
+ * mean 1 / fault_rate_per_h when it comes up:
+ *   - a training member is up from its placement until it leaves its card
+ *     (a fault kills its job: it leaves, and its next placement draws anew);
+ *   - an inference replica is up while it serves: from being ready (placed
+ *     without a start-up delay, or at the end of it) until it goes down or
+ *     leaves. A replica down — starting, or restarting after a fault — holds
+ *     its slot but runs no CUDA context: it cannot fault, nor die of a
+ *     card-mate's fault; its clock starts again when it is up.
+ * The clock is cancelled when the tenant goes down or leaves and re-drawn only
+ * when it comes up again (exponential gaps: a fresh draw has the same law as
+ * the rest of the old one). So faults are Poisson with mean rate × tenant-time
+ * up, in every sharing mode (docs/models.md "Faults").
+ */
 static void on_fault(void *ctx, uint64_t arg);
 
-/* Draw the time of a tenant's next fatal fault (none when the rate is 0). */
-static void on_tenant_placed(void *ctx, uint32_t tid)
+/* Event arg naming one tenant incarnation: its id and generation. */
+static uint64_t tenant_arg(const struct sim *s, uint32_t tid)
 {
-    struct sim *s = ctx;
+    return (uint64_t)tid | (uint64_t)s->cl.tenants[tid].gen << 32;
+}
+
+/* The tenant an event arg names, or NULL if it has left (its id may be reused). */
+static struct tenant *arg_tenant(struct sim *s, uint64_t arg)
+{
+    uint32_t tid = (uint32_t)arg, gen = (uint32_t)(arg >> 32);
+    if (tid >= s->cl.ntenants || !s->cl.tenants[tid].used || s->cl.tenants[tid].gen != gen)
+        return NULL;
+    return &s->cl.tenants[tid];
+}
+
+/* A replica starting or restarting: no CUDA context (see above). */
+static bool tenant_down(const struct sim *s, uint32_t tid)
+{
+    const struct tenant *t = &s->cl.tenants[tid];
+    return t->kind == TENANT_INFER && s->svcs[t->owner].reps[t->member].down;
+}
+
+/* An event could not be scheduled: stop the run (sim_run reports s->err). */
+static void event_failed(struct sim *s)
+{
+    s->event_error = -ENOMEM;
+    snprintf(s->err, sizeof(s->err), "out of memory in the event queue");
+    s->eng.stop = true;
+}
+
+static void fault_clock_start(struct sim *s, uint32_t tid)
+{
     double rate = s->cl.knobs.fault_rate_per_h;
     if (!(rate > 0))
         return;
+    struct tenant *t = &s->cl.tenants[tid];
+    engine_cancel(&s->eng, &t->fault_ev); /* one clock per tenant, whatever the caller did */
     double dt = rng_exponential(&s->fault_rng, 3600.0 / rate);
-    uint64_t arg = (uint64_t)tid | (uint64_t)s->cl.tenants[tid].gen << 32;
-    engine_at(&s->eng, s->eng.now + sim_time_from_sec(dt), on_fault, s, arg, NULL);
+    if (engine_at(&s->eng, s->eng.now + sim_time_from_sec(dt), on_fault, s, tenant_arg(s, tid),
+                  &t->fault_ev))
+        event_failed(s);
 }
 
+static void fault_clock_stop(struct sim *s, uint32_t tid)
+{
+    engine_cancel(&s->eng, &s->cl.tenants[tid].fault_ev);
+}
+
+/* cluster on_place: a training member is up from its placement (replicas: sim_start_replica). */
+static void on_tenant_placed(void *ctx, uint32_t tid)
+{
+    struct sim *s = ctx;
+    if (s->cl.tenants[tid].kind == TENANT_TRAIN)
+        fault_clock_start(s, tid);
+}
+
+/* cluster on_leave: the tenant's clock goes with it. */
+static void on_tenant_leave(void *ctx, uint32_t tid)
+{
+    fault_clock_stop(ctx, tid);
+}
+
+/*
+ * A replica's start-up or restart delay is over. The arg names the tenant
+ * incarnation, not the replica slot: a replica removed during its delay
+ * leaves a stale event, even if its slot (or tenant id) was reused since.
+ */
 static void on_replica_up(void *ctx, uint64_t arg)
 {
     struct sim *s = ctx;
-    service_replica_up(&s->svcs[arg >> 32], (uint32_t)arg);
+    struct tenant *t = arg_tenant(s, arg);
+    if (!t || t->kind != TENANT_INFER)
+        return;
+    struct service *sv = &s->svcs[t->owner];
+    uint32_t ri = t->member;
+    if (!sv->reps[ri].down)
+        return;
+    service_replica_up(sv, ri);
+    if (!sv->reps[ri].down)
+        fault_clock_start(s, (uint32_t)arg);
+}
+
+/* A tenant's fault clock ran out. */
+static void on_fault(void *ctx, uint64_t arg)
+{
+    struct sim *s = ctx;
+    struct tenant *t = arg_tenant(s, arg);
+    if (!t)
+        return; /* cannot happen: leaving cancels the clock */
+    t->fault_ev = (struct evq_handle){0};
+    sim_inject_fault(s, (uint32_t)arg);
 }
 
 /*
  * A fatal fault in a tenant: the sharing mode decides who dies (MIG: its
- * instance; MPS and time-slicing: the whole card). Training members are
- * killed (restart from the last checkpoint); replicas restart after the
- * restart delay and draw their next fault then.
+ * instance; MPS and time-slicing: the whole card), except replicas already
+ * down. Training members are killed (their job restarts from its last
+ * checkpoint); replicas go down and are up again after the restart delay.
+ * Every victim's clock stops first: a kill may requeue a job whose policy
+ * places it again at once, reusing the victims' tenant ids.
  */
-static void on_fault(void *ctx, uint64_t arg)
-{
-    struct sim *s = ctx;
-    uint32_t tid = (uint32_t)arg, gen = (uint32_t)(arg >> 32);
-    if (tid >= s->cl.ntenants || !s->cl.tenants[tid].used || s->cl.tenants[tid].gen != gen)
-        return; /* the tenant left before its fault */
-    sim_inject_fault(s, tid);
-}
-
 int sim_inject_fault(struct sim *s, uint32_t tid)
 {
     if (tid >= s->cl.ntenants || !s->cl.tenants[tid].used)
         return -EINVAL;
+    if (tenant_down(s, tid))
+        return 0;
     uint32_t victims[SHARE_MPS_MAX_CLIENTS + MIG_MAX_INSTANCES];
     struct tenant vt[SHARE_MPS_MAX_CLIENTS + MIG_MAX_INSTANCES];
-    uint32_t n = cluster_fault_victims(&s->cl, tid, victims);
-    for (uint32_t i = 0; i < n; i++)
-        vt[i] = s->cl.tenants[victims[i]];
+    uint32_t all = cluster_fault_victims(&s->cl, tid, victims), n = 0;
+    for (uint32_t i = 0; i < all; i++)
+        if (!tenant_down(s, victims[i])) {
+            victims[n] = victims[i];
+            vt[n++] = s->cl.tenants[victims[i]];
+        }
     s->faults++;
     s->fault_victims += n;
+    for (uint32_t i = 0; i < n; i++)
+        fault_clock_stop(s, victims[i]);
     for (uint32_t i = 0; i < n; i++) {
+        const struct tenant *cur = &s->cl.tenants[victims[i]];
+        if (!cur->used || cur->gen != vt[i].gen)
+            continue; /* left with an earlier victim (its gang) */
         if (vt[i].kind == TENANT_TRAIN) {
             trainer_kill(&s->tr, vt[i].owner);
-        } else {
-            service_replica_down(&s->svcs[vt[i].owner], vt[i].member);
-            engine_at(&s->eng, s->eng.now + s->sc->restart_delay, on_replica_up, s,
-                      (uint64_t)vt[i].owner << 32 | vt[i].member, NULL);
-            on_tenant_placed(s, victims[i]); /* its next fault, after the restart */
+            continue;
         }
+        struct service *sv = &s->svcs[vt[i].owner];
+        service_replica_down(sv, vt[i].member);
+        if (!sv->reps[vt[i].member].gone &&
+            engine_at(&s->eng, s->eng.now + s->sc->restart_delay, on_replica_up, s,
+                      tenant_arg(s, victims[i]), NULL))
+            event_failed(s);
     }
     return (int)n;
 }
@@ -272,6 +368,7 @@ int sim_init(struct sim *s, const struct scenario *sc, uint64_t seed, const stru
     s->cl.mps_limit_gib = sc->mps_mem_limit_gib;
     s->cl.on_speed = on_tenant_speed;
     s->cl.on_place = on_tenant_placed;
+    s->cl.on_leave = on_tenant_leave;
     s->cl.cb_ctx = s;
     if ((rc = build_services(s)))
         goto fail_src;
@@ -353,8 +450,10 @@ int sim_start_replica(struct sim *s, uint32_t svc, uint32_t gpu, sim_time delay)
         cluster_remove(&s->cl, tid, s->eng.now);
         return rc;
     }
-    if (delay > 0)
-        engine_at(&s->eng, s->eng.now + delay, on_replica_up, s, (uint64_t)svc << 32 | ri, NULL);
+    if (delay <= 0)
+        fault_clock_start(s, tid);
+    else if (engine_at(&s->eng, s->eng.now + delay, on_replica_up, s, tenant_arg(s, tid), NULL))
+        event_failed(s);
     return 0;
 }
 
@@ -419,6 +518,8 @@ static int source_error(struct sim *s)
     }
     if (s->sink_error)
         return s->sink_error;
+    if (s->event_error)
+        return s->event_error; /* s->err says so */
     snprintf(s->err, sizeof(s->err), "the run stopped on an internal error");
     return -EIO;
 }

@@ -49,8 +49,10 @@ struct sim {
     const struct policy_ops *pol;
     void *pol_state;
 
-    struct rng fault_rng; /* fatal-fault draws */
-    uint64_t faults, fault_victims;
+    struct rng fault_rng;   /* fatal-fault draws (clocks on the tenants: sim.c) */
+    uint64_t faults;        /* fatal faults, one per clock that ran out (or injection) */
+    uint64_t fault_victims; /* tenants they killed (replicas already down excluded) */
+    int event_error;        /* -ENOMEM when a fault or restart event could not be queued */
     uint64_t oom_kills;
     uint64_t relayouts;
     bool in_init; /* the policy's init runs: replicas it starts are up at t = 0 */
@@ -115,9 +117,11 @@ uint32_t sim_stop_replicas_on(struct sim *s, uint32_t gpu, uint32_t max);
 int sim_mig_relayout(struct sim *s, uint32_t gpu, const char *layout, char *err, size_t errlen);
 
 /*
- * Test and what-if hook: a fatal fault in tenant tid now (as if drawn from the
- * fault rate). The sharing mode decides who dies. Returns the number of
- * tenants that died, or -EINVAL for a stale id.
+ * Test and what-if hook: a fatal fault in tenant tid now (as if its fault
+ * clock ran out). The sharing mode decides who dies; replicas already down
+ * (starting or restarting) neither fault nor die. Returns the number of
+ * tenants that died (0, counting no fault, when tid is a replica down), or
+ * -EINVAL for a stale id.
  */
 int sim_inject_fault(struct sim *s, uint32_t tid);
 
