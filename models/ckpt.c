@@ -39,6 +39,19 @@ double ckpt_daly_interval(double cost_s, double mtbf_s)
     return sqrt(2.0 * cost_s * mtbf_s) * (1.0 + sqrt(r) / 3.0 + r / 9.0) - cost_s;
 }
 
+double ckpt_interval(enum ckpt_rule rule, double every_s, double cost_s, double mtbf_s)
+{
+    switch (rule) {
+    case CKPT_RULE_YOUNG:
+        return ckpt_young_interval(cost_s, mtbf_s);
+    case CKPT_RULE_DALY:
+        return ckpt_daly_interval(cost_s, mtbf_s);
+    case CKPT_RULE_EVERY:
+    default:
+        return every_s > 0.0 ? every_s : 0.0;
+    }
+}
+
 double ckpt_state_bytes(const struct ckpt_knobs *k, double params)
 {
     return params > 0.0 ? params * k->bytes_per_param : 0.0;

@@ -72,6 +72,19 @@ double ckpt_young_interval(double cost_s, double mtbf_s);
 /* Daly's higher-order interval (see above), s. 0 when either argument is <= 0. */
 double ckpt_daly_interval(double cost_s, double mtbf_s);
 
+/* How a job's checkpoint interval is chosen (scenario training.checkpoint.interval). */
+enum ckpt_rule {
+    CKPT_RULE_EVERY, /* a fixed interval (0 = no periodic checkpoints) */
+    CKPT_RULE_YOUNG, /* ckpt_young_interval(cost, mtbf) */
+    CKPT_RULE_DALY,  /* ckpt_daly_interval(cost, mtbf) */
+};
+
+/*
+ * The interval `rule` gives, s: every_s for CKPT_RULE_EVERY, else the formula
+ * at cost_s and mtbf_s (0, i.e. none, when either is <= 0). Cannot fail.
+ */
+double ckpt_interval(enum ckpt_rule rule, double every_s, double cost_s, double mtbf_s);
+
 /* State size of a model with `params` parameters, bytes. */
 double ckpt_state_bytes(const struct ckpt_knobs *k, double params);
 

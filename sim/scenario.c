@@ -428,10 +428,13 @@ static int load_gpu_mix(const struct conf_doc *d, const struct conf_node *g, str
     return 0;
 }
 
-/* training.checkpoint: interval (a duration, "young" or "none") and the cost knobs (models/ckpt.h).
+/*
+ * training.checkpoint: interval (a duration, "young", "daly" or "none"), mtbf
+ * (a duration, or "faults": from cluster.faults, already loaded into sc) and
+ * the cost knobs (models/ckpt.h).
  */
-static int load_checkpoint(const struct conf_doc *d, const struct conf_node *c, struct train_cfg *t,
-                           struct conf_err *err)
+static int load_checkpoint(const struct conf_doc *d, const struct conf_node *c,
+                           const struct scenario *sc, struct train_cfg *t, struct conf_err *err)
 {
     static const char *const keys[] = {
         "interval",  "mtbf",       "state_gb_per_gpu", "bytes_per_param", "write_gbps",
@@ -443,7 +446,9 @@ static int load_checkpoint(const struct conf_doc *d, const struct conf_node *c, 
         return rc;
     const struct conf_node *iv = conf_get(c, "interval");
     if (iv && iv->kind == CONF_SCALAR && !strcmp(iv->value, "young")) {
-        t->young = true;
+        t->rule = CKPT_RULE_YOUNG;
+    } else if (iv && iv->kind == CONF_SCALAR && !strcmp(iv->value, "daly")) {
+        t->rule = CKPT_RULE_DALY;
     } else if (iv && iv->kind == CONF_SCALAR && !strcmp(iv->value, "none")) {
         t->interval = 0;
     } else if ((rc = conf_duration(d, c, "interval", false, SIM_SEC, &t->interval, err))) {
@@ -452,8 +457,19 @@ static int load_checkpoint(const struct conf_doc *d, const struct conf_node *c, 
     struct ckpt_knobs *k = &t->knobs;
     sim_time mtbf = sim_time_from_sec(t->mtbf_s), fixed = sim_time_from_sec(k->save_fixed_s),
              warm = sim_time_from_sec(k->warmup_s), grace = sim_time_from_sec(k->grace_s);
-    if ((rc = conf_duration(d, c, "mtbf", false, SIM_SEC, &mtbf, err)) ||
-        (rc = conf_double(d, c, "state_gb_per_gpu", false, 0, 1e6, &t->state_gb_per_gpu, err)) ||
+    const struct conf_node *mv = conf_get(c, "mtbf");
+    if (mv && mv->kind == CONF_SCALAR && !strcmp(mv->value, "faults")) {
+        /* A member dies of its own faults and, on a shared card, of its
+         * card-mates' (a full card: `slots` tenants). */
+        bool shared = sc->sharing == SHARE_TIMESLICE || sc->sharing == SHARE_MPS;
+        t->fault_rate_per_gpu_h = sc->knobs.fault_rate_per_h * (shared ? sc->slots : 1);
+        if (!(t->fault_rate_per_gpu_h > 0))
+            return conf_errf(err, d, c, "mtbf",
+                             "'faults' needs cluster.faults.per_tenant_per_hour > 0");
+    } else if ((rc = conf_duration(d, c, "mtbf", false, SIM_SEC, &mtbf, err))) {
+        return rc;
+    }
+    if ((rc = conf_double(d, c, "state_gb_per_gpu", false, 0, 1e6, &t->state_gb_per_gpu, err)) ||
         (rc = conf_double(d, c, "bytes_per_param", false, 1, 64, &k->bytes_per_param, err)) ||
         (rc = conf_double(d, c, "write_gbps", false, 1e-3, 1e4, &k->write_gbps, err)) ||
         (rc = conf_double(d, c, "read_gbps", false, 1e-3, 1e4, &k->read_gbps, err)) ||
@@ -491,7 +507,7 @@ static int load_training(struct scenario *sc, const struct conf_node *root, stru
         (rc = conf_double(d, tr, "memory_gb_per_gpu", false, 0, 1024, &t->run.mem_gib_per_gpu,
                           err)) ||
         (rc = conf_double(d, tr, "active_thread_percentage", false, 1, 100, &atp, err)) ||
-        (rc = load_checkpoint(d, conf_get(tr, "checkpoint"), &t->run, err)))
+        (rc = load_checkpoint(d, conf_get(tr, "checkpoint"), sc, &t->run, err)))
         return rc;
     t->run.sm_cap = atp / 100;
     const struct conf_node *j = conf_get(tr, "jobs");

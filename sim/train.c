@@ -71,10 +71,9 @@ static void job_costs(const struct trainer *t, struct job *j)
                                         : c->state_gb_per_gpu * 1e9 * j->spec.gpus;
     j->save_s = ckpt_save_s(&c->knobs, bytes);
     j->restore_s = ckpt_restore_s(&c->knobs, bytes);
-    if (c->young)
-        j->interval_s = ckpt_young_interval(j->save_s, c->mtbf_s);
-    else
-        j->interval_s = sim_time_to_sec(c->interval);
+    double mtbf =
+        c->fault_rate_per_gpu_h > 0 ? 3600.0 / (c->fault_rate_per_gpu_h * j->spec.gpus) : c->mtbf_s;
+    j->interval_s = ckpt_interval(c->rule, sim_time_to_sec(c->interval), j->save_s, mtbf);
 }
 
 /* Add spec as a queued job; returns its index or a negative code. */

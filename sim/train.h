@@ -38,13 +38,14 @@ enum job_state { JOB_QUEUED, JOB_RUNNING, JOB_DONE, JOB_REJECTED, JOB_FAILED };
 enum job_phase { PHASE_NONE, PHASE_RESTORE, PHASE_RUN, PHASE_SAVE, PHASE_STOP };
 
 struct train_cfg {
-    sim_time interval;       /* periodic checkpoint interval; 0 = none (unless young) */
-    bool young;              /* interval = Young's sqrt(2·save·mtbf) per job */
-    double mtbf_s;           /* mean time between interruptions, for Young */
-    double state_gb_per_gpu; /* checkpoint state when the model size is unknown, GB */
-    struct ckpt_knobs knobs; /* bandwidths, fixed costs, warm-up, grace */
-    double mem_gib_per_gpu;  /* memory each member allocates, GiB */
-    double sm_cap;           /* MPS active thread percentage / 100 for training */
+    sim_time interval;           /* periodic checkpoint interval (rule EVERY); 0 = none */
+    enum ckpt_rule rule;         /* every `interval`, or Young's / Daly's formula per job */
+    double mtbf_s;               /* mean time between interruptions, for Young / Daly */
+    double fault_rate_per_gpu_h; /* > 0: a job's mtbf is 3600 / (this × its GPUs) s instead */
+    double state_gb_per_gpu;     /* checkpoint state when the model size is unknown, GB */
+    struct ckpt_knobs knobs;     /* bandwidths, fixed costs, warm-up, grace */
+    double mem_gib_per_gpu;      /* memory each member allocates, GiB */
+    double sm_cap;               /* MPS active thread percentage / 100 for training */
 };
 
 /* Defaults: 30 min interval, 20 GB/GPU of state, models/ckpt.h knobs, 40 GiB per GPU. */

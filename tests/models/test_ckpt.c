@@ -26,6 +26,17 @@ Test(ckpt, daly_interval)
     cr_expect_lt(ckpt_daly_interval(60.0, 28800.0), ckpt_young_interval(60.0, 28800.0));
 }
 
+Test(ckpt, interval_by_rule)
+{
+    /* The rule picks the formula: C = 60 s, M = 8 h as above. */
+    cr_expect_float_eq(ckpt_interval(CKPT_RULE_YOUNG, 1800.0, 60.0, 28800.0), 1859.032, 1e-3);
+    cr_expect_float_eq(ckpt_interval(CKPT_RULE_DALY, 1800.0, 60.0, 28800.0), 1819.2472, 1e-3);
+    cr_expect_float_eq(ckpt_interval(CKPT_RULE_EVERY, 1800.0, 60.0, 28800.0), 1800.0, 1e-12);
+    cr_expect_float_eq(ckpt_interval(CKPT_RULE_EVERY, 0.0, 60.0, 28800.0), 0.0, 1e-12);
+    /* No failures to price (M = 0): no interval from either formula. */
+    cr_expect_float_eq(ckpt_interval(CKPT_RULE_DALY, 1800.0, 60.0, 0.0), 0.0, 1e-12);
+}
+
 Test(ckpt, state_save_restore)
 {
     struct ckpt_knobs k;

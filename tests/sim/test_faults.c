@@ -262,3 +262,93 @@ Test(faults, a_draining_replica_killed_leaves_for_good)
     cr_expect_eq(s.cl.cards[0].nten, 1);
     simtest_free(&sc, &s);
 }
+
+/*
+ * Checkpoint intervals from Young's or Daly's formula (issue 11 part 8), in a
+ * run with no services and no job stream: the test starts one job by hand on
+ * the first `gpus` cards. Save time C = state / 2 GB/s + 5 s.
+ */
+static uint32_t one_job(struct scenario *sc, struct sim *s, const char *cluster,
+                        const char *checkpoint, uint32_t gpus)
+{
+    char yaml[2048];
+    snprintf(yaml, sizeof(yaml),
+             "name: ckpt\n"
+             "duration: 10d\n"
+             "sample_interval: 1h\n"
+             "cluster: %s\n"
+             "training:\n"
+             "  jobs: { synthetic: { per_hour: 0 } }\n"
+             "  checkpoint: %s\n",
+             cluster, checkpoint);
+    simtest_build(sc, s, yaml, 1);
+    s->tr.on_requeue = s->tr.on_finish = s->tr.on_submit = NULL;
+    struct job_spec spec = {.work = 10 * SIM_HOUR, .gpus = gpus, .gpu_fraction = 1, .params_b = 0};
+    int64_t j = trainer_submit(&s->tr, &spec);
+    cr_assert_geq(j, 0);
+    uint32_t cards[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    cr_assert_eq(trainer_start(&s->tr, (uint32_t)j, cards), 0);
+    return (uint32_t)j;
+}
+
+/*
+ * interval: daly, mtbf: 8 h, 110 GB of state: C = 110/2 + 5 = 60 s, M =
+ * 28,800 s. By hand: √(2CM) = √3,456,000 = 1859.0320 s; C/2M = 1/960,
+ * √(1/960)/3 = 0.0107583, (1/960)/9 = 0.0001157; 1859.0320 × 1.0108740 − 60 =
+ * 1819.2472 s. The run checkpoints then: none by 1818 s of running, the first
+ * one done by 1819.25 + 60 s.
+ */
+Test(faults, daly_interval_is_the_one_the_run_uses)
+{
+    struct scenario sc;
+    struct sim s;
+    uint32_t j = one_job(&sc, &s, "{ nodes: 1, gpus_per_node: 1 }",
+                         "{ interval: daly, mtbf: 8h, state_gb_per_gpu: 110 }", 1);
+    const struct job *jb = &s.tr.jobs[j];
+    cr_expect_float_eq(jb->save_s, 60.0, 1e-9);
+    cr_expect_float_eq(jb->interval_s, 1819.2472, 1e-3);
+    cr_expect_eq(jb->next_save, sim_time_from_sec(1819.2471719));
+    engine_run(&s.eng, sim_time_from_sec(1818));
+    cr_expect_eq(s.tr.jobs[j].checkpoints, 0);
+    engine_run(&s.eng, sim_time_from_sec(1819.2472 + 60 + 0.001));
+    cr_expect_eq(s.tr.jobs[j].checkpoints, 1);
+    simtest_free(&sc, &s);
+}
+
+/*
+ * mtbf: faults. Time-sliced cards of 2 tenants at 0.5 faults per tenant-hour:
+ * each member of a 4-GPU job dies at 2 × 0.5 /h (its own faults and its
+ * card-mate's), the job at 4 /h: M = 900 s. 4 × 27.5 GB of state: C = 60 s.
+ * Daly by hand: √(2·60·900) = √108,000 = 328.6335 s; C/2M = 1/30,
+ * √(1/30)/3 = 0.0608581, (1/30)/9 = 0.0037037; 328.6335 × 1.0645618 − 60 =
+ * 289.8507 s. On exclusive cards at 2 /h one member dies at 2 /h: Young with
+ * M = 1800 s is √(2·60·1800) = √216,000 = 464.7580 s.
+ */
+Test(faults, mtbf_from_the_fault_settings)
+{
+    struct scenario sc;
+    struct sim s;
+    uint32_t j = one_job(&sc, &s,
+                         "{ nodes: 1, gpus_per_node: 4, sharing: timeslice,\n"
+                         "    timeSlicing: { replicas: 2 }, faults: { per_tenant_per_hour: 0.5 } }",
+                         "{ interval: daly, mtbf: faults, state_gb_per_gpu: 27.5 }", 4);
+    cr_expect_float_eq(s.tr.jobs[j].save_s, 60.0, 1e-9);
+    cr_expect_float_eq(s.tr.jobs[j].interval_s, 289.8507, 1e-3);
+    cr_expect_eq(s.tr.jobs[j].next_save, sim_time_from_sec(289.8506957));
+    simtest_free(&sc, &s);
+
+    j = one_job(&sc, &s, "{ nodes: 1, gpus_per_node: 1, faults: { per_tenant_per_hour: 2 } }",
+                "{ interval: young, mtbf: faults, state_gb_per_gpu: 110 }", 1);
+    cr_expect_float_eq(s.tr.jobs[j].interval_s, 464.7580, 1e-3);
+    simtest_free(&sc, &s);
+}
+
+Test(faults, mtbf_from_faults_needs_faults)
+{
+    simtest_expect_rejected("name: x\n"
+                            "duration: 1h\n"
+                            "cluster: { nodes: 1 }\n"
+                            "training:\n"
+                            "  checkpoint: { interval: daly, mtbf: faults }\n",
+                            "'faults' needs cluster.faults.per_tenant_per_hour > 0", 0);
+}
