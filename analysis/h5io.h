@@ -85,11 +85,7 @@ int h5_matrix_open(struct h5_matrix *m, hid_t grp, const char *name, size_t widt
 int h5_matrix_append(struct h5_matrix *m, const float *row);
 int h5_matrix_close(struct h5_matrix *m);
 
-/* Readers (for report/compare/check). Return 0, or -ENOENT when absent, -EIO on a bad type. */
-int h5_read_attr_double(hid_t obj, const char *name, double *out);
-/* *out is malloc'd; the caller frees it. */
-int h5_read_attr_str(hid_t obj, const char *name, char **out);
-/* Read a 1-D (or flattened) float64 dataset; *out malloc'd, *n elements. */
-int h5_read_f64(hid_t grp, const char *name, double **out, size_t *n);
+/* The readers (report/compare/check/plot, merge) are in analysis/h5read.h: they check
+ * what a file declares before reading it, since results files are not trusted. */
 
 #endif

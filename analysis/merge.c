@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/h5io.h"
+#include "analysis/h5read.h"
 #include "analysis/stats.h"
 
 struct copy_ctx {

@@ -12,7 +12,11 @@
 #include <unistd.h>
 
 #include "analysis/h5io.h"
+#include "analysis/h5read.h"
 #include "analysis/results.h"
+
+/* Bytes of a path handed to gnuplot (folder + file name). */
+#define PLOT_PATH_MAX 1024
 
 static bool is_dir(const char *p)
 {
@@ -79,17 +83,46 @@ static void stem_of(const char *path, char *buf, size_t n)
             *p = '_';
 }
 
-/* Run gnuplot on script with variables; 0 or -EIO. */
-static int run_gnuplot(const struct plot_opts *o, const char *script, const char *vars)
+/*
+ * What gnuplot is handed. gnuplot runs a command for an output name that
+ * begins with '|', and for a data or script name that begins with '<', and
+ * it ends a command at a line break; inside a single-quoted string only ''
+ * is special (no backquote or macro substitution). So every path is made
+ * absolute (it begins with '/') and refused when it holds a quote, a
+ * backquote or a control character, and every text from a results file
+ * (names, subtitle) has its control characters replaced and its quotes doubled.
+ */
+static bool gp_path_safe(const char *p)
 {
-    char gp[1200];
-    snprintf(gp, sizeof(gp), "%s/%s", o->scripts, script);
+    if (p[0] != '/')
+        return false;
+    for (; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f || *p == '\'' || *p == '"' || *p == '`')
+            return false;
+    return true;
+}
+
+/* Text from a results file for a chart: control characters (a line break would end the
+ * gnuplot command) become '?'; in words also blanks become '_'. */
+static void gp_clean(char *buf, size_t n, const char *s, bool word)
+{
+    snprintf(buf, n, "%s", s);
+    for (char *p = buf; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+        else if (word && *p == ' ')
+            *p = '_';
+}
+
+/* Run gnuplot on script with variables; 0 or -EIO. */
+static int run_gnuplot(const char *gnuplot, const char *script, const char *vars)
+{
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0)
         return -EIO;
     if (pid == 0) {
-        execlp(o->gnuplot, o->gnuplot, "-e", vars, gp, (char *)NULL);
+        execlp(gnuplot, gnuplot, "-e", vars, script, (char *)NULL);
         _exit(127);
     }
     int st;
@@ -99,27 +132,41 @@ static int run_gnuplot(const struct plot_opts *o, const char *script, const char
     return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EIO;
 }
 
-/* gnuplot single-quoted string: ' doubled. */
-static void gq(char *buf, size_t n, const char *s)
+/* gnuplot single-quoted string: ' doubled. Returns 0, or -ENAMETOOLONG when buf is too small. */
+static int gq(char *buf, size_t n, const char *s)
 {
     size_t k = 0;
-    for (; *s && k + 3 < n; s++) {
+    for (; *s; s++) {
+        if (k + 3 > n)
+            return -ENAMETOOLONG;
         if (*s == '\'')
             buf[k++] = '\'';
         buf[k++] = *s;
     }
     buf[k] = 0;
+    return 0;
 }
 
 struct chart_ctx {
     const struct plot_opts *o;
-    char datadir[1024];
+    char dir[PLOT_PATH_MAX];         /* absolute output folder */
+    char datadir[PLOT_PATH_MAX + 8]; /* dir/data */
+    char scripts[PLOT_PATH_MAX];     /* absolute scripts folder */
     char stem[256];
     char subtitle[512];
+    const char *file; /* results file being drawn (for messages) */
+    struct h5_rd rd;  /* its reading session */
     size_t made;
     char *err;
     size_t errlen;
 };
+
+static int too_long(struct chart_ctx *c, const char *what)
+{
+    snprintf(c->err, c->errlen, "%s: path too long for gnuplot (limit %d bytes)", what,
+             PLOT_PATH_MAX - 1);
+    return -ENAMETOOLONG;
+}
 
 static int draw(struct chart_ctx *c, const char *chart, const char *data, const char *extra)
 {
@@ -128,23 +175,33 @@ static int draw(struct chart_ctx *c, const char *chart, const char *data, const 
         c->o->format == PLOT_SVG
             ? "svg size 1000,600 dynamic enhanced font 'sans,11' background '#ffffff'"
             : "pngcairo size 1000,600 enhanced font 'sans,10'";
-    char out[1400], qd[1200], qo[1500], qs[1100], qp[1100], vars[8000];
-    if (c->stem[0])
-        snprintf(out, sizeof(out), "%s/%s_%s.%s", c->o->dir, c->stem, chart, ext);
-    else
-        snprintf(out, sizeof(out), "%s/%s.%s", c->o->dir, chart, ext);
-    gq(qd, sizeof(qd), data);
-    gq(qo, sizeof(qo), out);
-    gq(qs, sizeof(qs), c->subtitle);
-    gq(qp, sizeof(qp), c->o->scripts);
-    snprintf(vars, sizeof(vars),
-             "scripts='%s'; data='%s'; out='%s'; term=\"%s\"; subtitle='%s'; %s", qp, qd, qo, term,
-             qs, extra ? extra : "");
-    char script[64];
-    snprintf(script, sizeof(script), "%s.gp", chart);
-    if (run_gnuplot(c->o, script, vars)) {
-        snprintf(c->err, c->errlen, "gnuplot failed on %s/%s (chart %s)", c->o->scripts, script,
-                 out);
+    char out[PLOT_PATH_MAX], script[PLOT_PATH_MAX], qd[2 * PLOT_PATH_MAX], qo[2 * PLOT_PATH_MAX],
+        qs[1100], qp[2 * PLOT_PATH_MAX], vars[16384];
+    int k = c->stem[0] ? snprintf(out, sizeof(out), "%s/%s_%s.%s", c->dir, c->stem, chart, ext)
+                       : snprintf(out, sizeof(out), "%s/%s.%s", c->dir, chart, ext);
+    if (k < 0 || (size_t)k >= sizeof(out))
+        return too_long(c, c->dir);
+    k = snprintf(script, sizeof(script), "%s/%s.gp", c->scripts, chart);
+    if (k < 0 || (size_t)k >= sizeof(script))
+        return too_long(c, c->scripts);
+    /* Made here from checked parts; checked again as the last word before gnuplot. */
+    if (!gp_path_safe(out) || !gp_path_safe(data) || !gp_path_safe(script)) {
+        snprintf(c->err, c->errlen, "%s: not a plain absolute path; not handed to gnuplot",
+                 !gp_path_safe(out)    ? out
+                 : !gp_path_safe(data) ? data
+                                       : script);
+        return -EINVAL;
+    }
+    if (gq(qd, sizeof(qd), data) || gq(qo, sizeof(qo), out) || gq(qs, sizeof(qs), c->subtitle) ||
+        gq(qp, sizeof(qp), c->scripts))
+        return too_long(c, out);
+    k = snprintf(vars, sizeof(vars),
+                 "scripts='%s'; data='%s'; out='%s'; term=\"%s\"; subtitle='%s'; %s", qp, qd, qo,
+                 term, qs, extra ? extra : "");
+    if (k < 0 || (size_t)k >= sizeof(vars))
+        return too_long(c, out);
+    if (run_gnuplot(c->o->gnuplot, script, vars)) {
+        snprintf(c->err, c->errlen, "gnuplot failed on %s (chart %s)", script, out);
         return -EIO;
     }
     c->made++;
@@ -153,19 +210,32 @@ static int draw(struct chart_ctx *c, const char *chart, const char *data, const 
 
 static FILE *dat_open(struct chart_ctx *c, char *path, size_t n, const char *name)
 {
-    snprintf(path, n, "%s/%s%s%s.dat", c->datadir, c->stem, c->stem[0] ? "_" : "", name);
+    int k = snprintf(path, n, "%s/%s%s%s.dat", c->datadir, c->stem, c->stem[0] ? "_" : "", name);
+    if (k < 0 || (size_t)k >= n) {
+        too_long(c, c->datadir);
+        return NULL;
+    }
     FILE *f = fopen(path, "w");
     if (!f)
         snprintf(c->err, c->errlen, "%s: cannot write", path);
     return f;
 }
 
-static double *read_col(hid_t g, const char *name, size_t *n)
+/* A column of the results file, or NULL (absent, or refused: c->rd.rc set). */
+static double *read_col(struct chart_ctx *c, hid_t g, const char *name, size_t *n)
 {
     double *v = NULL;
-    if (h5_read_f64(g, name, &v, n))
+    *n = 0;
+    if (h5_rd_f64(&c->rd, g, name, &v, n))
         return NULL;
     return v;
+}
+
+/* A refusal of the reader as this chart's error. */
+static int refused(struct chart_ctx *c)
+{
+    snprintf(c->err, c->errlen, "%s: %s", c->file, c->rd.why);
+    return c->rd.rc;
 }
 
 /* GPUs by use, averaged by time of day at the sample interval, as cumulative shares (%). */
@@ -175,18 +245,17 @@ static int chart_util(struct chart_ctx *c, hid_t root, double gpus)
                                        "gpus_restore",   "gpus_recompute", "gpus_reconfiguring"};
     static const char *const names[] = {"inference", "training",  "checkpoint",
                                         "restore",   "recompute", "reconfiguring"};
-    hid_t g = H5Gopen2(root, "timeseries", H5P_DEFAULT);
+    hid_t g = h5_rd_group(&c->rd, root, "timeseries");
     if (g < 0)
-        return 0;
+        return c->rd.rc ? refused(c) : 0;
     size_t n = 0, m, mb = 0;
-    double *t = read_col(g, "time_s", &n), *busy = read_col(g, "util_busy", &mb);
+    double *t = read_col(c, g, "time_s", &n), *busy = read_col(c, g, "util_busy", &mb);
     double *col[6] = {0};
     char labels[256] = "";
-    size_t ncol = 0, idx[6];
+    size_t ncol = 0;
     for (size_t k = 0; k < 6; k++) {
-        col[ncol] = read_col(g, uses[k], &m);
+        col[ncol] = read_col(c, g, uses[k], &m);
         if (col[ncol] && m == n) {
-            idx[ncol] = k;
             snprintf(labels + strlen(labels), sizeof(labels) - strlen(labels), "%s ", names[k]);
             ncol++;
         } else {
@@ -196,11 +265,19 @@ static int chart_util(struct chart_ctx *c, hid_t root, double gpus)
     }
     H5Gclose(g);
     int rc = 0;
+    if (c->rd.rc) {
+        rc = refused(c);
+        goto out;
+    }
     if (!t || n == 0 || ncol == 0 || !(gpus > 0))
         goto out;
     snprintf(labels + strlen(labels), sizeof(labels) - strlen(labels), "idle");
     double dt = n > 1 ? t[1] - t[0] : t[0];
-    size_t nb = dt > 0 ? (size_t)ceil(86400.0 / dt) : 1;
+    if (!isfinite(dt) || !(dt > 0))
+        dt = 1;
+    /* Buckets at least a second wide: at most 86,400 of them whatever time_s says. */
+    double bw = dt < 1 ? 1 : dt;
+    size_t nb = bw < 86400 ? (size_t)ceil(86400.0 / bw) : 1;
     double *acc = calloc(nb * (ncol + 2), sizeof(*acc));
     if (!acc) {
         rc = -ENOMEM;
@@ -208,14 +285,16 @@ static int chart_util(struct chart_ctx *c, hid_t root, double gpus)
     }
     for (size_t i = 0; i < n; i++) {
         double start = t[i] - dt;
-        size_t b = (size_t)floor(fmod(start < 0 ? 0 : start, 86400.0) / dt + 1e-9) % nb;
+        if (!isfinite(start))
+            continue;
+        size_t b = (size_t)floor(fmod(start < 0 ? 0 : start, 86400.0) / bw + 1e-9) % nb;
         double *a = acc + b * (ncol + 2);
         a[0] += 1;
         for (size_t k = 0; k < ncol; k++)
             a[1 + k] += col[k][i] / gpus * 100;
         a[1 + ncol] += busy && mb == n ? busy[i] * 100 : NAN;
     }
-    char path[1400];
+    char path[PLOT_PATH_MAX];
     FILE *f = dat_open(c, path, sizeof(path), "util");
     if (!f) {
         free(acc);
@@ -228,7 +307,7 @@ static int chart_util(struct chart_ctx *c, hid_t root, double gpus)
         if (a[0] == 0)
             continue;
         double cum = 0;
-        fprintf(f, "%.4f", ((double)b + 0.5) * dt / 3600);
+        fprintf(f, "%.4f", ((double)b + 0.5) * bw / 3600);
         for (size_t k = 0; k < ncol; k++) {
             cum += a[1 + k] / a[0];
             fprintf(f, " %.4f", cum);
@@ -237,9 +316,8 @@ static int chart_util(struct chart_ctx *c, hid_t root, double gpus)
     }
     fclose(f);
     free(acc);
-    (void)idx;
     char extra[400];
-    snprintf(extra, sizeof(extra), "ncum=%zu; labels='%s'; step_h=%g", ncol + 1, labels, dt / 3600);
+    snprintf(extra, sizeof(extra), "ncum=%zu; labels='%s'; step_h=%g", ncol + 1, labels, bw / 3600);
     rc = draw(c, "util", path, extra);
 out:
     free(t);
@@ -264,12 +342,61 @@ static herr_t list_svc(hid_t g, const char *name, const H5L_info_t *info, void *
     return 0;
 }
 
+/* One service's p99 series (drawn |= 1) and latency CDF (drawn |= 2) as .dat files. */
+static int export_service(struct chart_ctx *c, hid_t s, size_t i, const char *label, size_t *drawn)
+{
+    char name[64], path[PLOT_PATH_MAX];
+    double slo = NAN;
+    h5_rd_attr_double(&c->rd, s, "slo_ms", &slo);
+    size_t n = 0, m = 0;
+    hid_t ts = h5_rd_group(&c->rd, s, "timeseries");
+    double *t = ts >= 0 ? read_col(c, ts, "time_s", &n) : NULL;
+    double *p = ts >= 0 ? read_col(c, ts, "p99_ms", &m) : NULL;
+    if (ts >= 0)
+        H5Gclose(ts);
+    snprintf(name, sizeof(name), "p99_%zu", i);
+    FILE *f = !c->rd.rc && t && p && m == n ? dat_open(c, path, sizeof(path), name) : NULL;
+    if (f) {
+        fprintf(f, "# time_h p99_ms slo_ms  (service %s)\n", label);
+        for (size_t k = 0; k < n; k++)
+            fprintf(f, "%.4f %.6g %.6g\n", t[k] / 3600, p[k], slo);
+        fclose(f);
+        *drawn |= 1;
+    }
+    free(t);
+    free(p);
+    hid_t h = c->rd.rc ? H5I_INVALID_HID : h5_rd_group(&c->rd, s, "histogram");
+    double *cnt = h >= 0 ? read_col(c, h, "count", &n) : NULL;
+    double *hi = h >= 0 ? read_col(c, h, "hi_us", &m) : NULL;
+    if (h >= 0)
+        H5Gclose(h);
+    snprintf(name, sizeof(name), "cdf_%zu", i);
+    f = !c->rd.rc && cnt && hi && m == n ? dat_open(c, path, sizeof(path), name) : NULL;
+    if (f) {
+        double tot = 0, cum = 0;
+        for (size_t k = 0; k < n; k++)
+            tot += cnt[k];
+        fprintf(f, "# latency_ms cumulative_fraction  (service %s)\n", label);
+        for (size_t k = 0; k < n && tot > 0; k++) {
+            if (cnt[k] == 0)
+                continue;
+            cum += cnt[k];
+            fprintf(f, "%.6g %.8f\n", hi[k] / 1e3, cum / tot);
+        }
+        fclose(f);
+        *drawn |= 2;
+    }
+    free(cnt);
+    free(hi);
+    return c->rd.rc ? refused(c) : 0;
+}
+
 /* Per service: p99 over time (with SLO) and the latency CDF. */
 static int chart_services(struct chart_ctx *c, hid_t root)
 {
-    if (H5Lexists(root, "services", H5P_DEFAULT) <= 0)
-        return 0;
-    hid_t g = H5Gopen2(root, "services", H5P_DEFAULT);
+    hid_t g = h5_rd_group(&c->rd, root, "services");
+    if (g < 0)
+        return c->rd.rc ? refused(c) : 0;
     struct svc_list l = {.n = 0};
     hsize_t idx = 0;
     if (H5Literate(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, list_svc, &l) < 0) {
@@ -277,68 +404,28 @@ static int chart_services(struct chart_ctx *c, hid_t root)
         l.n = 0;
         H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, list_svc, &l);
     }
-    char list[2200] = "", prefix[1400], path[1500];
-    snprintf(prefix, sizeof(prefix), "%s/%s%s", c->datadir, c->stem, c->stem[0] ? "_" : "");
-    int rc = 0;
+    char list[2200] = "", prefix[PLOT_PATH_MAX], path[PLOT_PATH_MAX + 8];
+    int k = snprintf(prefix, sizeof(prefix), "%s/%s%s", c->datadir, c->stem, c->stem[0] ? "_" : "");
+    int rc = k < 0 || (size_t)k + 8 >= sizeof(prefix) ? too_long(c, c->datadir) : 0;
     size_t drawn = 0;
     for (size_t i = 0; i < l.n && !rc; i++) {
-        hid_t s = H5Gopen2(g, l.names[i], H5P_DEFAULT);
-        if (s < 0)
+        hid_t s = h5_rd_group(&c->rd, g, l.names[i]);
+        if (s < 0) {
+            rc = c->rd.rc ? refused(c) : 0;
             continue;
-        double slo = NAN;
-        h5_read_attr_double(s, "slo_ms", &slo);
-        char name[200];
-        snprintf(name, sizeof(name), "p99_%zu", i);
-        size_t n = 0, m = 0;
-        hid_t ts = H5Lexists(s, "timeseries", H5P_DEFAULT) > 0
-                       ? H5Gopen2(s, "timeseries", H5P_DEFAULT)
-                       : H5I_INVALID_HID;
-        double *t = ts >= 0 ? read_col(ts, "time_s", &n) : NULL;
-        double *p = ts >= 0 ? read_col(ts, "p99_ms", &m) : NULL;
-        if (ts >= 0)
-            H5Gclose(ts);
-        FILE *f = t && p && m == n ? dat_open(c, path, sizeof(path), name) : NULL;
-        if (f) {
-            fprintf(f, "# time_h p99_ms slo_ms  (service %s)\n", l.names[i]);
-            for (size_t k = 0; k < n; k++)
-                fprintf(f, "%.4f %.6g %.6g\n", t[k] / 3600, p[k], slo);
-            fclose(f);
-            drawn |= 1;
         }
-        free(t);
-        free(p);
-        snprintf(name, sizeof(name), "cdf_%zu", i);
-        hid_t h = H5Lexists(s, "histogram", H5P_DEFAULT) > 0 ? H5Gopen2(s, "histogram", H5P_DEFAULT)
-                                                             : H5I_INVALID_HID;
-        double *cnt = h >= 0 ? read_col(h, "count", &n) : NULL;
-        double *hi = h >= 0 ? read_col(h, "hi_us", &m) : NULL;
-        if (h >= 0)
-            H5Gclose(h);
-        f = cnt && hi && m == n ? dat_open(c, path, sizeof(path), name) : NULL;
-        if (f) {
-            double tot = 0, cum = 0;
-            for (size_t k = 0; k < n; k++)
-                tot += cnt[k];
-            fprintf(f, "# latency_ms cumulative_fraction  (service %s)\n", l.names[i]);
-            for (size_t k = 0; k < n && tot > 0; k++) {
-                if (cnt[k] == 0)
-                    continue;
-                cum += cnt[k];
-                fprintf(f, "%.6g %.8f\n", hi[k] / 1e3, cum / tot);
-            }
-            fclose(f);
-            drawn |= 2;
-        }
-        free(cnt);
-        free(hi);
+        char label[128];
+        gp_clean(label, sizeof(label), l.names[i], true);
+        rc = export_service(c, s, i, label, &drawn);
         H5Gclose(s);
-        snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? " " : "",
-                 l.names[i]);
+        snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? " " : "", label);
     }
     H5Gclose(g);
-    char extra[2600], ql[2300];
-    gq(ql, sizeof(ql), list);
-    snprintf(extra, sizeof(extra), "services='%s'", ql);
+    char extra[4600], ql[4400];
+    if (!rc && gq(ql, sizeof(ql), list))
+        rc = too_long(c, "services");
+    if (!rc)
+        snprintf(extra, sizeof(extra), "services='%s'", ql);
     if (!rc && (drawn & 1)) {
         snprintf(path, sizeof(path), "%sp99_", prefix);
         rc = draw(c, "p99", path, extra);
@@ -352,18 +439,16 @@ static int chart_services(struct chart_ctx *c, hid_t root)
 
 static int chart_queue(struct chart_ctx *c, hid_t root)
 {
-    hid_t g = H5Lexists(root, "timeseries", H5P_DEFAULT) > 0
-                  ? H5Gopen2(root, "timeseries", H5P_DEFAULT)
-                  : H5I_INVALID_HID;
+    hid_t g = h5_rd_group(&c->rd, root, "timeseries");
     if (g < 0)
-        return 0;
+        return c->rd.rc ? refused(c) : 0;
     size_t n = 0, m1 = 0, m2 = 0;
-    double *t = read_col(g, "time_s", &n), *q = read_col(g, "jobs_queued", &m1),
-           *r = read_col(g, "jobs_running", &m2);
+    double *t = read_col(c, g, "time_s", &n), *q = read_col(c, g, "jobs_queued", &m1),
+           *r = read_col(c, g, "jobs_running", &m2);
     H5Gclose(g);
-    int rc = 0;
-    char path[1400];
-    if (t && q && r && m1 == n && m2 == n && n) {
+    int rc = c->rd.rc ? refused(c) : 0;
+    char path[PLOT_PATH_MAX];
+    if (!rc && t && q && r && m1 == n && m2 == n && n) {
         FILE *f = dat_open(c, path, sizeof(path), "queue");
         if (!f) {
             rc = -EIO;
@@ -383,18 +468,18 @@ static int chart_queue(struct chart_ctx *c, hid_t root)
 
 static int chart_jobs(struct chart_ctx *c, hid_t root, double end_s)
 {
-    hid_t g = H5Lexists(root, "jobs", H5P_DEFAULT) > 0 ? H5Gopen2(root, "jobs", H5P_DEFAULT)
-                                                       : H5I_INVALID_HID;
+    hid_t g = h5_rd_group(&c->rd, root, "jobs");
     if (g < 0)
-        return 0;
+        return c->rd.rc ? refused(c) : 0;
     size_t n = 0, m[4] = {0};
-    double *sub = read_col(g, "submit_s", &n), *st = read_col(g, "start_s", &m[0]),
-           *en = read_col(g, "end_s", &m[1]), *state = read_col(g, "state", &m[2]),
-           *gp = read_col(g, "gpus", &m[3]);
+    double *sub = read_col(c, g, "submit_s", &n), *st = read_col(c, g, "start_s", &m[0]),
+           *en = read_col(c, g, "end_s", &m[1]), *state = read_col(c, g, "state", &m[2]),
+           *gp = read_col(c, g, "gpus", &m[3]);
     H5Gclose(g);
-    int rc = 0;
-    char path[1400];
-    if (sub && st && en && state && gp && m[0] == n && m[1] == n && m[2] == n && m[3] == n && n) {
+    int rc = c->rd.rc ? refused(c) : 0;
+    char path[PLOT_PATH_MAX];
+    if (!rc && sub && st && en && state && gp && m[0] == n && m[1] == n && m[2] == n && m[3] == n &&
+        n) {
         FILE *f = dat_open(c, path, sizeof(path), "jobs");
         if (!f) {
             rc = -EIO;
@@ -425,15 +510,20 @@ static int plot_file(struct chart_ctx *c, const char *path)
     int rc = results_open(&r, path, c->err, c->errlen);
     if (rc)
         return rc;
-    snprintf(c->subtitle, sizeof(c->subtitle), "%s: scenario %s, policy %s%s", path,
-             r.scenario_name ? r.scenario_name : "-", r.policy ? r.policy : "-",
+    char cpath[256], cname[128], cpol[64];
+    gp_clean(cpath, sizeof(cpath), path, false);
+    gp_clean(cname, sizeof(cname), r.scenario_name ? r.scenario_name : "-", false);
+    gp_clean(cpol, sizeof(cpol), r.policy ? r.policy : "-", false);
+    snprintf(c->subtitle, sizeof(c->subtitle), "%s: scenario %s, policy %s%s", cpath, cname, cpol,
              r.replicated ? ", replication 0" : "");
-    char rootname[32];
-    results_rep_root(&r, 0, rootname, sizeof(rootname));
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    hid_t root = f >= 0 ? H5Gopen2(f, rootname, H5P_DEFAULT) : H5I_INVALID_HID;
+    c->file = path;
+    hid_t f = h5_rd_open(&c->rd, path);
+    hid_t root = H5I_INVALID_HID;
+    if (f >= 0)
+        root = r.replicated ? h5_rd_group(&c->rd, f, "rep0000") : H5Gopen2(f, "/", H5P_DEFAULT);
     if (root < 0) {
-        snprintf(c->err, c->errlen, "%s: cannot open %s", path, rootname);
+        snprintf(c->err, c->errlen, "%s: %s", path,
+                 c->rd.rc ? c->rd.why : "cannot open the first replication");
         rc = -ENOENT;
     }
     double end_s = isfinite(r.sim_time_reached_s) ? r.sim_time_reached_s : r.duration_s;
@@ -453,10 +543,19 @@ static int plot_file(struct chart_ctx *c, const char *path)
     return rc;
 }
 
+/* Text from a results file as a double-quoted field of a .dat file. */
+static void dat_field(char *buf, size_t n, const char *s)
+{
+    gp_clean(buf, n, s, false);
+    for (char *p = buf; *p; p++)
+        if (*p == '"' || *p == '\\')
+            *p = '_';
+}
+
 static int plot_compare(struct chart_ctx *c, const char *const *paths, size_t n)
 {
     static const char *const keys[] = {"util_allocated", "util_busy", "slo_share"};
-    char path[1400];
+    char path[PLOT_PATH_MAX];
     c->stem[0] = 0;
     FILE *f = dat_open(c, path, sizeof(path), "compare");
     if (!f)
@@ -469,10 +568,10 @@ static int plot_compare(struct chart_ctx *c, const char *const *paths, size_t n)
         rc = results_open(&r, paths[i], c->err, c->errlen);
         if (rc)
             break;
-        char stem[256];
+        char stem[256], pol[64];
         stem_of(paths[i], stem, sizeof(stem));
-        fprintf(f, "\"%s\\n%s%s\"", stem, r.policy ? r.policy : "-",
-                r.replicated ? "" : " (1 run)");
+        dat_field(pol, sizeof(pol), r.policy ? r.policy : "-");
+        fprintf(f, "\"%s\\n%s%s\"", stem, pol, r.replicated ? "" : " (1 run)");
         for (size_t k = 0; k < 3; k++) {
             const struct results_metric *m = results_table_find(&r.headline, keys[k]);
             double mean = m && m->s.n ? m->s.mean * 100 : NAN;
@@ -490,27 +589,81 @@ static int plot_compare(struct chart_ctx *c, const char *const *paths, size_t n)
     return draw(c, "compare", path, NULL);
 }
 
+/* The absolute form of an existing folder into buf, checked plain; 0 or -EINVAL (err set). */
+static int plain_dir(const char *dir, char *buf, size_t n, const char *what, char *err,
+                     size_t errlen)
+{
+    char *abs = realpath(dir, NULL);
+    if (!abs) {
+        snprintf(err, errlen, "%s: cannot resolve the %s (%s)", dir, what, strerror(errno));
+        return -EIO;
+    }
+    int k = snprintf(buf, n, "%s", abs);
+    bool fits = k >= 0 && (size_t)k + 64 < n;
+    free(abs);
+    if (!fits) {
+        snprintf(err, errlen, "%s: %s path too long for gnuplot (limit %zu bytes)", dir, what,
+                 n - 64);
+        return -ENAMETOOLONG;
+    }
+    if (!gp_path_safe(buf)) {
+        snprintf(err, errlen,
+                 "%s: the %s's path holds a quote, backquote or control character, which "
+                 "gnuplot cannot be handed safely; choose another",
+                 dir, what);
+        return -EINVAL;
+    }
+    return 0;
+}
+
 int plot_all(const struct plot_opts *o, const char *const *paths, size_t n, size_t *made, char *err,
              size_t errlen)
 {
-    struct chart_ctx c = {.o = o, .err = err, .errlen = errlen};
+    struct chart_ctx *c = calloc(1, sizeof(*c));
     *made = 0;
-    h5io_quiet();
-    snprintf(c.datadir, sizeof(c.datadir), "%s/data", o->dir);
-    if ((mkdir(o->dir, 0777) && errno != EEXIST) || (mkdir(c.datadir, 0777) && errno != EEXIST)) {
-        snprintf(err, errlen, "%s: cannot create the folder", c.datadir);
-        return -EIO;
+    if (!c) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
     }
+    c->o = o;
+    c->err = err;
+    c->errlen = errlen;
+    h5io_quiet();
     int rc = 0;
-    for (size_t i = 0; i < n && !rc; i++) {
-        if (n > 1)
-            stem_of(paths[i], c.stem, sizeof(c.stem));
-        else
-            c.stem[0] = 0;
-        rc = plot_file(&c, paths[i]);
+    /* Refuse an unsafe name before creating anything; then resolve it (links too). */
+    char probe[PLOT_PATH_MAX];
+    snprintf(probe, sizeof(probe), "/%s", o->dir);
+    if (!gp_path_safe(probe)) {
+        snprintf(err, errlen,
+                 "%s: the output folder's name holds a quote, backquote or control character, "
+                 "which gnuplot cannot be handed safely; choose another",
+                 o->dir);
+        rc = -EINVAL;
+    } else if (mkdir(o->dir, 0777) && errno != EEXIST) {
+        snprintf(err, errlen, "%s: cannot create the folder", o->dir);
+        rc = -EIO;
     }
     if (!rc)
-        rc = plot_compare(&c, paths, n);
-    *made = c.made;
+        rc = plain_dir(o->dir, c->dir, sizeof(c->dir), "output folder", err, errlen);
+    if (!rc)
+        rc = plain_dir(o->scripts, c->scripts, sizeof(c->scripts), "scripts folder", err, errlen);
+    if (!rc) {
+        snprintf(c->datadir, sizeof(c->datadir), "%s/data", c->dir);
+        if (mkdir(c->datadir, 0777) && errno != EEXIST) {
+            snprintf(err, errlen, "%s: cannot create the folder", c->datadir);
+            rc = -EIO;
+        }
+    }
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (n > 1)
+            stem_of(paths[i], c->stem, sizeof(c->stem));
+        else
+            c->stem[0] = 0;
+        rc = plot_file(c, paths[i]);
+    }
+    if (!rc)
+        rc = plot_compare(c, paths, n);
+    *made = c->made;
+    free(c);
     return rc;
 }

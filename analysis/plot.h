@@ -40,9 +40,15 @@ int plot_find_scripts(const char *exe, char *buf, size_t n);
 bool plot_have_gnuplot(const char *gnuplot);
 
 /*
- * Export and draw every chart of paths[0..n). Returns 0, or a negative code
- * with err filled (-ENOENT unreadable file, -EIO cannot write or gnuplot
- * failed, naming the chart). *made receives the number of images written.
+ * Export and draw every chart of paths[0..n). The files are not trusted
+ * (analysis/h5read.h). gnuplot gets only absolute paths: o->dir and
+ * o->scripts are resolved with realpath, and refused when they hold a quote,
+ * a backquote or a control character (gnuplot would take an output name
+ * beginning with '|', or a data name beginning with '<', for a command).
+ * Returns 0, or a negative code with err filled (-ENOENT unreadable file,
+ * -EIO refused file, cannot write or gnuplot failed, naming the chart,
+ * -EINVAL or -ENAMETOOLONG a folder that cannot be handed to gnuplot).
+ * *made receives the number of images written.
  */
 int plot_all(const struct plot_opts *o, const char *const *paths, size_t n, size_t *made, char *err,
              size_t errlen);

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/h5io.h"
+#include "analysis/h5read.h"
 
 struct metric_def {
     const char *key, *label, *unit;
@@ -155,9 +155,24 @@ static const char *guess_unit(const char *key, double *scale)
     return "";
 }
 
+/* What one results_open reads with: the session (limits, first refusal) and the tables. */
+struct rd_ctx {
+    struct results *r;
+    struct h5_rd *rd;
+    size_t rep;
+};
+
+static double attr_or_nan(struct h5_rd *rd, hid_t g, const char *name)
+{
+    double v = NAN;
+    h5_rd_attr_double(rd, g, name, &v);
+    return v;
+}
+
 struct attr_walk {
     struct results_table *t;
-    size_t rep, reps;
+    struct h5_rd *rd;
+    size_t rep, reps, seen;
     int rc;
 };
 
@@ -165,11 +180,24 @@ static herr_t summary_attr(hid_t obj, const char *name, const H5A_info_t *info, 
 {
     struct attr_walk *w = data;
     (void)info;
+    if (++w->seen > H5READ_MAX_LINKS) {
+        w->rc = h5_rd_fail(w->rd, -EIO, "/summary: more than %u attributes", H5READ_MAX_LINKS);
+        return -1;
+    }
     if (in_list(name, context_keys, sizeof(context_keys) / sizeof(context_keys[0])))
         return 0;
+    bool known = false;
+    for (size_t k = 0; k < sizeof(headline_defs) / sizeof(headline_defs[0]); k++)
+        known |= !strcmp(name, headline_defs[k].key);
+    /* A string (a note a newer schema may add) is not a metric; a known metric must be a number. */
+    if (!known && h5_rd_attr_class(obj, name) == H5T_STRING)
+        return 0;
     double v;
-    if (h5_read_attr_double(obj, name, &v))
-        return 0; /* a string or other non-numeric attribute */
+    int rc = h5_rd_attr_double(w->rd, obj, name, &v);
+    if (rc) {
+        w->rc = rc;
+        return -1;
+    }
     struct metric_def d = {name, NULL, NULL, 1, RESULTS_NEUTRAL};
     d.unit = guess_unit(name, &d.scale);
     struct results_metric *m = table_add(w->t, &d, w->reps);
@@ -181,34 +209,40 @@ static herr_t summary_attr(hid_t obj, const char *name, const H5A_info_t *info, 
     return 0;
 }
 
-static double attr_or_nan(hid_t g, const char *name)
+static int read_summary(struct rd_ctx *c, hid_t root)
 {
-    double v = NAN;
-    h5_read_attr_double(g, name, &v);
-    return v;
-}
-
-static int read_summary(struct results *r, hid_t root, size_t rep)
-{
-    if (H5Lexists(root, "summary", H5P_DEFAULT) <= 0)
-        return 0;
-    hid_t g = H5Gopen2(root, "summary", H5P_DEFAULT);
+    hid_t g = h5_rd_group(c->rd, root, "summary");
     if (g < 0)
-        return 0;
-    struct attr_walk w = {&r->headline, rep, r->reps, 0};
+        return c->rd->rc;
+    struct attr_walk w = {&c->r->headline, c->rd, c->rep, c->r->reps, 0, 0};
     hsize_t idx = 0;
     H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, &idx, summary_attr, &w);
-    if (rep == 0) {
-        r->duration_s = attr_or_nan(g, "duration_s");
-        r->gpus = attr_or_nan(g, "gpus");
+    if (c->rep == 0 && !w.rc) {
+        c->r->duration_s = attr_or_nan(c->rd, g, "duration_s");
+        c->r->gpus = attr_or_nan(c->rd, g, "gpus");
     }
     H5Gclose(g);
-    return w.rc;
+    return w.rc ? w.rc : c->rd->rc;
+}
+
+/* Links a walk visits: hard links only, at most H5READ_MAX_LINKS per group. */
+static int walk_link_ok(struct h5_rd *rd, hid_t grp, const char *name, const H5L_info_t *info,
+                        size_t *seen)
+{
+    char where[200] = "?";
+    if (H5Iget_name(grp, where, sizeof(where)) <= 0)
+        snprintf(where, sizeof(where), "?");
+    if (++*seen > H5READ_MAX_LINKS)
+        return h5_rd_fail(rd, -EIO, "%s: more than %u objects", where, H5READ_MAX_LINKS);
+    if (info->type != H5L_TYPE_HARD)
+        return h5_rd_fail(rd, -EIO, "%s/%.120s: a soft or external link (not read)",
+                          strcmp(where, "/") ? where : "", name);
+    return 0;
 }
 
 struct svc_walk {
-    struct results *r;
-    size_t rep;
+    struct rd_ctx *c;
+    size_t seen;
     int rc;
 };
 
@@ -236,46 +270,151 @@ static struct results_service *service_get(struct results *r, const char *name)
 static herr_t service_link(hid_t grp, const char *name, const H5L_info_t *info, void *data)
 {
     struct svc_walk *w = data;
-    (void)info;
-    hid_t g = H5Gopen2(grp, name, H5P_DEFAULT);
-    if (g < 0)
-        return 0;
-    struct results_service *s = service_get(w->r, name);
+    struct h5_rd *rd = w->c->rd;
+    if ((w->rc = walk_link_ok(rd, grp, name, info, &w->seen)) != 0)
+        return -1;
+    hid_t g = h5_rd_group(rd, grp, name);
+    if (g < 0) {
+        w->rc = rd->rc ? rd->rc : -EIO;
+        return -1;
+    }
+    struct results_service *s = service_get(w->c->r, name);
     if (!s) {
         H5Gclose(g);
         w->rc = -ENOMEM;
         return -1;
     }
-    for (size_t k = 0; k < s->t.n; k++)
-        s->t.m[k].values[w->rep] = attr_or_nan(g, s->t.m[k].key);
+    for (size_t k = 0; k < s->t.n && !rd->rc; k++)
+        s->t.m[k].values[w->c->rep] = attr_or_nan(rd, g, s->t.m[k].key);
     H5Gclose(g);
+    w->rc = rd->rc;
+    return w->rc ? -1 : 0;
+}
+
+/* Iterate grp's links in creation order (the scenario's order), else by name. */
+static void iterate_links(hid_t g, H5L_iterate_t fn, void *data, const int *rc, size_t *seen)
+{
+    hsize_t idx = 0;
+    if (H5Literate(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, fn, data) < 0 && !*rc) {
+        idx = 0;
+        *seen = 0;
+        H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, fn, data);
+    }
+}
+
+static int read_services(struct rd_ctx *c, hid_t root)
+{
+    hid_t g = h5_rd_group(c->rd, root, "services");
+    if (g < 0)
+        return c->rd->rc;
+    struct svc_walk w = {c, 0, 0};
+    iterate_links(g, service_link, &w, &w.rc, &w.seen);
+    H5Gclose(g);
+    return w.rc ? w.rc : c->rd->rc;
+}
+
+/*
+ * Structure before data: the 1-D columns of a table group (every dataset of
+ * /timeseries, /jobs, a service's timeseries and histogram; the "_s" columns
+ * of /gpus) are numeric datasets within the reader's limits and equally long.
+ */
+struct shape_walk {
+    struct h5_rd *rd;
+    const char *suffix; /* only names ending so (NULL: every link) */
+    char first[128];    /* the column the others are measured against */
+    uint64_t len;
+    size_t seen;
+    int rc;
+};
+
+static herr_t shape_link(hid_t grp, const char *name, const H5L_info_t *info, void *data)
+{
+    struct shape_walk *w = data;
+    if ((w->rc = walk_link_ok(w->rd, grp, name, info, &w->seen)) != 0)
+        return -1;
+    size_t n = strlen(name), k = w->suffix ? strlen(w->suffix) : 0;
+    if (w->suffix && (n <= k || strcmp(name + n - k, w->suffix)))
+        return 0;
+    uint64_t len = 0;
+    if ((w->rc = h5_rd_f64_len(w->rd, grp, name, &len)) != 0)
+        return -1;
+    if (!w->first[0]) {
+        snprintf(w->first, sizeof(w->first), "%s", name);
+        w->len = len;
+    } else if (len != w->len) {
+        char where[200] = "?";
+        if (H5Iget_name(grp, where, sizeof(where)) <= 0)
+            snprintf(where, sizeof(where), "?");
+        w->rc = h5_rd_fail(w->rd, -EIO,
+                           "%s/%.100s: %llu values, but %s/%s has %llu (the columns of a table "
+                           "must be equally long)",
+                           where, name, (unsigned long long)len, where, w->first,
+                           (unsigned long long)w->len);
+        return -1;
+    }
     return 0;
 }
 
-static int read_services(struct results *r, hid_t root, size_t rep)
+static int check_columns(struct h5_rd *rd, hid_t parent, const char *group, const char *suffix)
 {
-    if (H5Lexists(root, "services", H5P_DEFAULT) <= 0)
-        return 0;
-    hid_t g = H5Gopen2(root, "services", H5P_DEFAULT);
+    hid_t g = h5_rd_group(rd, parent, group);
     if (g < 0)
-        return 0;
-    struct svc_walk w = {r, rep, 0};
+        return rd->rc;
+    struct shape_walk w = {.rd = rd, .suffix = suffix};
     hsize_t idx = 0;
-    /* Creation order keeps the scenario's service order; fall back to names. */
-    if (H5Literate(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, service_link, &w) < 0 && !w.rc) {
-        idx = 0;
-        H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, service_link, &w);
-    }
+    H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, shape_link, &w);
     H5Gclose(g);
-    return w.rc;
+    return w.rc ? w.rc : rd->rc;
+}
+
+struct svc_shape_walk {
+    struct h5_rd *rd;
+    size_t seen;
+    int rc;
+};
+
+static herr_t service_shape(hid_t grp, const char *name, const H5L_info_t *info, void *data)
+{
+    struct svc_shape_walk *w = data;
+    if ((w->rc = walk_link_ok(w->rd, grp, name, info, &w->seen)) != 0)
+        return -1;
+    hid_t s = h5_rd_group(w->rd, grp, name);
+    if (s < 0) {
+        w->rc = w->rd->rc ? w->rd->rc : -EIO;
+        return -1;
+    }
+    w->rc = check_columns(w->rd, s, "timeseries", NULL);
+    if (!w->rc)
+        w->rc = check_columns(w->rd, s, "histogram", NULL);
+    H5Gclose(s);
+    return w->rc ? -1 : 0;
+}
+
+static int check_shapes(struct h5_rd *rd, hid_t root)
+{
+    int rc = check_columns(rd, root, "timeseries", NULL);
+    if (!rc)
+        rc = check_columns(rd, root, "jobs", NULL);
+    if (!rc)
+        rc = check_columns(rd, root, "gpus", "_s");
+    hid_t g = rc ? H5I_INVALID_HID : h5_rd_group(rd, root, "services");
+    if (g >= 0) {
+        struct svc_shape_walk w = {rd, 0, 0};
+        hsize_t idx = 0;
+        H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, service_shape, &w);
+        H5Gclose(g);
+        rc = w.rc;
+    }
+    return rc ? rc : rd->rc;
 }
 
 struct col_walk {
     struct results_table *t;
+    struct h5_rd *rd;
     size_t rep, reps;
     double denom; /* divisor of the summed column */
     const char *const *skip;
-    size_t nskip;
+    size_t nskip, seen;
     int rc;
 };
 
@@ -283,14 +422,15 @@ struct col_walk {
 static herr_t sum_column(hid_t grp, const char *name, const H5L_info_t *info, void *data)
 {
     struct col_walk *w = data;
-    (void)info;
+    if ((w->rc = walk_link_ok(w->rd, grp, name, info, &w->seen)) != 0)
+        return -1;
     size_t n = strlen(name);
     if (n < 3 || strcmp(name + n - 2, "_s") || in_list(name, w->skip, w->nskip))
         return 0;
     double *v = NULL;
     size_t len = 0;
-    if (h5_read_f64(grp, name, &v, &len))
-        return 0;
+    if ((w->rc = h5_rd_f64(w->rd, grp, name, &v, &len)) != 0)
+        return -1;
     double sum = 0;
     for (size_t i = 0; i < len; i++)
         if (isfinite(v[i]))
@@ -309,32 +449,76 @@ static herr_t sum_column(hid_t grp, const char *name, const H5L_info_t *info, vo
 
 static int walk_columns(hid_t root, const char *group, struct col_walk *w)
 {
-    if (H5Lexists(root, group, H5P_DEFAULT) <= 0)
-        return 0;
-    hid_t g = H5Gopen2(root, group, H5P_DEFAULT);
+    hid_t g = h5_rd_group(w->rd, root, group);
     if (g < 0)
-        return 0;
-    hsize_t idx = 0;
-    if (H5Literate(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, sum_column, w) < 0 && !w->rc) {
-        idx = 0;
-        H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, sum_column, w);
-    }
+        return w->rd->rc;
+    iterate_links(g, sum_column, w, &w->rc, &w->seen);
     H5Gclose(g);
-    return w->rc;
+    return w->rc ? w->rc : w->rd->rc;
 }
 
-static int read_gpus_and_jobs(struct results *r, hid_t root, size_t rep)
+static struct results_metric *training_metric(struct results *r, const char *key)
 {
+    return (struct results_metric *)results_table_find(&r->training, key);
+}
+
+static int read_jobs(struct rd_ctx *c, hid_t root)
+{
+    struct results *r = c->r;
+    hid_t g = h5_rd_group(c->rd, root, "jobs");
+    if (g < 0)
+        return c->rd->rc;
+    double *v = NULL;
+    size_t n = 0;
+    int rc = h5_rd_f64(c->rd, g, "state", &v, &n);
+    if (rc == 0) {
+        double cnt[4] = {0, 0, 0, 0};
+        for (size_t i = 0; i < n; i++)
+            if (v[i] >= 0 && v[i] < 4)
+                cnt[(size_t)v[i]] += 1;
+        for (size_t k = 0; k < 4; k++)
+            training_metric(r, job_states[k])->values[c->rep] = cnt[k];
+        free(v);
+    }
+    if (rc == 0 || rc == -ENOENT)
+        rc = h5_rd_f64(c->rd, g, "preemptions", &v, &n);
+    if (rc == 0) {
+        double s = 0;
+        for (size_t i = 0; i < n; i++)
+            s += isfinite(v[i]) ? v[i] : 0;
+        training_metric(r, "preemptions")->values[c->rep] = s;
+        free(v);
+    }
+    H5Gclose(g);
+    if (rc && rc != -ENOENT)
+        return rc;
+    struct col_walk w = {&r->training,
+                         c->rd,
+                         c->rep,
+                         r->reps,
+                         1,
+                         job_time_cols,
+                         sizeof(job_time_cols) / sizeof(job_time_cols[0]),
+                         0,
+                         0};
+    return walk_columns(root, "jobs", &w);
+}
+
+static int read_gpus_and_jobs(struct rd_ctx *c, hid_t root)
+{
+    struct results *r = c->r;
     double gpus = NAN, dur = NAN;
-    if (H5Lexists(root, "summary", H5P_DEFAULT) > 0) {
-        hid_t g = H5Gopen2(root, "summary", H5P_DEFAULT);
-        gpus = attr_or_nan(g, "gpus");
-        dur = attr_or_nan(g, "duration_s");
+    hid_t g = h5_rd_group(c->rd, root, "summary");
+    if (g >= 0) {
+        gpus = attr_or_nan(c->rd, g, "gpus");
+        dur = attr_or_nan(c->rd, g, "duration_s");
         H5Gclose(g);
     }
+    if (c->rd->rc)
+        return c->rd->rc;
     static const char *const gpu_skip[] = {"node"};
     if (gpus > 0 && dur > 0) {
-        struct col_walk w = {&r->gpu_states, rep, r->reps, gpus * dur, gpu_skip, 1, 0};
+        struct col_walk w = {&r->gpu_states, c->rd, c->rep, r->reps, gpus * dur, gpu_skip, 1, 0, 0};
         int rc = walk_columns(root, "gpus", &w);
         if (rc)
             return rc;
@@ -348,43 +532,13 @@ static int read_gpus_and_jobs(struct results *r, hid_t root, size_t rep)
     struct metric_def dp = {"preemptions", NULL, "", 1, RESULTS_LOWER};
     if (!table_add(&r->training, &dp, r->reps))
         return -ENOMEM;
-    if (H5Lexists(root, "jobs", H5P_DEFAULT) <= 0)
-        return 0;
-    hid_t g = H5Gopen2(root, "jobs", H5P_DEFAULT);
-    double *v = NULL;
-    size_t n = 0;
-    if (h5_read_f64(g, "state", &v, &n) == 0) {
-        double cnt[4] = {0, 0, 0, 0};
-        for (size_t i = 0; i < n; i++)
-            if (v[i] >= 0 && v[i] < 4)
-                cnt[(size_t)v[i]] += 1;
-        for (size_t k = 0; k < 4; k++)
-            ((struct results_metric *)results_table_find(&r->training, job_states[k]))
-                ->values[rep] = cnt[k];
-        free(v);
-    }
-    if (h5_read_f64(g, "preemptions", &v, &n) == 0) {
-        double s = 0;
-        for (size_t i = 0; i < n; i++)
-            s += isfinite(v[i]) ? v[i] : 0;
-        ((struct results_metric *)results_table_find(&r->training, "preemptions"))->values[rep] = s;
-        free(v);
-    }
-    H5Gclose(g);
-    struct col_walk w = {&r->training,
-                         rep,
-                         r->reps,
-                         1,
-                         job_time_cols,
-                         sizeof(job_time_cols) / sizeof(job_time_cols[0]),
-                         0};
-    return walk_columns(root, "jobs", &w);
+    return read_jobs(c, root);
 }
 
-static char *meta_str(hid_t meta, const char *name)
+static char *meta_str(struct h5_rd *rd, hid_t meta, const char *name)
 {
     char *s = NULL;
-    h5_read_attr_str(meta, name, &s);
+    h5_rd_attr_str(rd, meta, name, &s);
     return s;
 }
 
@@ -396,7 +550,10 @@ void results_rep_root(const struct results *r, size_t i, char *buf, size_t n)
         snprintf(buf, n, "/");
 }
 
-static size_t count_reps(hid_t f)
+/* Replications tidesim writes at most (tidesim run --replications). */
+#define MAX_REPS 9999
+
+static size_t count_reps(struct h5_rd *rd, hid_t f)
 {
     size_t n = 0;
     char name[32];
@@ -404,27 +561,34 @@ static size_t count_reps(hid_t f)
         snprintf(name, sizeof(name), "rep%04zu", n);
         if (H5Lexists(f, name, H5P_DEFAULT) <= 0)
             return n;
-        n++;
+        if (++n > MAX_REPS) {
+            h5_rd_fail(rd, -EIO, "/rep%04d: more replications than tidesim writes (%d)", MAX_REPS,
+                       MAX_REPS);
+            return 0;
+        }
     }
 }
 
-static int read_all(struct results *r, hid_t f)
+static int read_all(struct results *r, struct h5_rd *rd, hid_t f)
 {
     /* Known headline metrics first, in display order, even when absent ("-"). */
     for (size_t k = 0; k < sizeof(headline_defs) / sizeof(headline_defs[0]); k++)
         if (!table_add(&r->headline, &headline_defs[k], r->reps))
             return -ENOMEM;
     for (size_t i = 0; i < r->reps; i++) {
-        char root[32];
-        results_rep_root(r, i, root, sizeof(root));
-        hid_t g = H5Gopen2(f, root, H5P_DEFAULT);
+        char name[32];
+        snprintf(name, sizeof(name), "rep%04zu", i);
+        hid_t g = r->replicated ? h5_rd_group(rd, f, name) : H5Gopen2(f, "/", H5P_DEFAULT);
         if (g < 0)
-            return -EINVAL;
-        int rc = read_summary(r, g, i);
+            return rd->rc ? rd->rc : h5_rd_fail(rd, -EIO, "/%s: cannot open the group", name);
+        struct rd_ctx c = {r, rd, i};
+        int rc = check_shapes(rd, g);
         if (!rc)
-            rc = read_services(r, g, i);
+            rc = read_summary(&c, g);
         if (!rc)
-            rc = read_gpus_and_jobs(r, g, i);
+            rc = read_services(&c, g);
+        if (!rc)
+            rc = read_gpus_and_jobs(&c, g);
         H5Gclose(g);
         if (rc)
             return rc;
@@ -437,18 +601,41 @@ static int read_all(struct results *r, hid_t f)
     return 0;
 }
 
+/* /meta into r; *duration_s gets /meta/duration_s (used when /summary lacks it). */
+static int read_meta(struct results *r, struct h5_rd *rd, hid_t f, double *duration_s)
+{
+    hid_t meta = h5_rd_group(rd, f, "meta");
+    if (meta < 0)
+        return rd->rc;
+    r->scenario_name = meta_str(rd, meta, "scenario_name");
+    r->policy = meta_str(rd, meta, "policy");
+    r->gpu = meta_str(rd, meta, "gpu");
+    r->sharing = meta_str(rd, meta, "sharing");
+    r->version = meta_str(rd, meta, "tidesim_version");
+    r->git_commit = meta_str(rd, meta, "git_commit");
+    r->seed = attr_or_nan(rd, meta, "seed");
+    double c = attr_or_nan(rd, meta, "complete");
+    r->complete = !(c < 1); /* absent (very old files) counts as complete */
+    r->sim_time_reached_s = attr_or_nan(rd, meta, "sim_time_reached_s");
+    r->wall_seconds = attr_or_nan(rd, meta, "wall_seconds");
+    r->events = attr_or_nan(rd, meta, "events_processed");
+    *duration_s = attr_or_nan(rd, meta, "duration_s");
+    H5Gclose(meta);
+    return rd->rc;
+}
+
 int results_open(struct results *r, const char *path, char *err, size_t errlen)
 {
     memset(r, 0, sizeof(*r));
-    h5io_quiet();
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    struct h5_rd rd;
+    hid_t f = h5_rd_open(&rd, path);
     if (f < 0) {
-        snprintf(err, errlen, "%s: cannot open as an HDF5 results file", path);
-        return -ENOENT;
+        snprintf(err, errlen, "%s: %s", path, rd.why);
+        return rd.rc;
     }
-    size_t reps = count_reps(f);
-    if (H5Lexists(f, "meta", H5P_DEFAULT) <= 0 ||
-        (reps == 0 && H5Lexists(f, "summary", H5P_DEFAULT) <= 0)) {
+    size_t reps = count_reps(&rd, f);
+    if (!rd.rc && (H5Lexists(f, "meta", H5P_DEFAULT) <= 0 ||
+                   (reps == 0 && H5Lexists(f, "summary", H5P_DEFAULT) <= 0))) {
         snprintf(err, errlen, "%s: not a tidesim results file (no /meta or /summary)", path);
         H5Fclose(f);
         return -EINVAL;
@@ -456,32 +643,23 @@ int results_open(struct results *r, const char *path, char *err, size_t errlen)
     r->replicated = reps > 0;
     r->reps = reps ? reps : 1;
     r->path = dupstr(path);
-    hid_t meta = H5Gopen2(f, "meta", H5P_DEFAULT);
-    r->scenario_name = meta_str(meta, "scenario_name");
-    r->policy = meta_str(meta, "policy");
-    r->gpu = meta_str(meta, "gpu");
-    r->sharing = meta_str(meta, "sharing");
-    r->version = meta_str(meta, "tidesim_version");
-    r->git_commit = meta_str(meta, "git_commit");
-    r->seed = attr_or_nan(meta, "seed");
-    double c = attr_or_nan(meta, "complete");
-    r->complete = !(c < 1); /* absent (very old files) counts as complete */
-    r->sim_time_reached_s = attr_or_nan(meta, "sim_time_reached_s");
-    r->wall_seconds = attr_or_nan(meta, "wall_seconds");
-    r->events = attr_or_nan(meta, "events_processed");
-    H5Gclose(meta);
-    int rc = r->path ? read_all(r, f) : -ENOMEM;
-    if (isnan(r->duration_s)) {
-        hid_t m = H5Gopen2(f, "meta", H5P_DEFAULT);
-        r->duration_s = attr_or_nan(m, "duration_s");
-        H5Gclose(m);
-    }
+    int rc = rd.rc;
+    double meta_duration_s = NAN;
+    if (!rc)
+        rc = r->path ? read_meta(r, &rd, f, &meta_duration_s) : -ENOMEM;
+    if (!rc)
+        rc = read_all(r, &rd, f);
+    if (!rc && isnan(r->duration_s))
+        r->duration_s = meta_duration_s;
     H5Fclose(f);
     if (rc) {
-        snprintf(err, errlen, "%s: cannot read the results file (%s)", path,
-                 rc == -ENOMEM ? "out of memory" : "damaged layout");
+        if (rd.rc)
+            snprintf(err, errlen, "%s: %s", path, rd.why);
+        else
+            snprintf(err, errlen, "%s: cannot read the results file (%s)", path,
+                     rc == -ENOMEM ? "out of memory" : "damaged layout");
         results_release(r);
-        return rc;
+        return rc == -ENOMEM ? rc : -EIO;
     }
     return 0;
 }

@@ -59,9 +59,15 @@ struct results {
 };
 
 /*
- * Read path into *r (zeroed first). Returns 0; -ENOENT when the file cannot
- * be opened as HDF5; -EINVAL when it is not a tidesim results file; -ENOMEM.
- * err gets a message naming the file. On failure *r holds nothing to release.
+ * Read path into *r (zeroed first). The file is not trusted (analysis/h5read.h):
+ * its structure is checked before its data are read (groups are groups, the
+ * columns of each table are float datasets of equal length within the
+ * reader's limits, attributes hold one value of the expected type).
+ * Returns 0; -ENOENT when the file cannot be opened as HDF5; -EINVAL when it
+ * is not a tidesim results file; -EIO when an object is refused; -ENOMEM.
+ * err gets a message naming the file and the object ("r.h5: /summary/util_busy:
+ * expected a scalar numeric attribute, found an array of 3"). On failure *r
+ * holds nothing to release.
  */
 int results_open(struct results *r, const char *path, char *err, size_t errlen);
 

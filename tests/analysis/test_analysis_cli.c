@@ -9,6 +9,7 @@
 
 #include "analysis/compare.h"
 #include "analysis/h5io.h"
+#include "analysis/h5read.h"
 #include "analysis/results.h"
 #include "tests/analysistest.h"
 

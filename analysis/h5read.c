@@ -1,0 +1,585 @@
+/* h5read.c — checked readers of untrusted HDF5 files (h5read.h). */
+#include "analysis/h5read.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define CHUNK_MAX_BYTES ((uint64_t)16 << 20) /* one chunk HDF5 would allocate to read */
+#define MAX_FILTERS     8
+
+static uint64_t budget_for(uint64_t filesize)
+{
+    uint64_t b =
+        filesize > UINT64_MAX / H5READ_MAX_RATIO ? UINT64_MAX : filesize * H5READ_MAX_RATIO;
+    return b > H5READ_MIN_BUDGET ? b : H5READ_MIN_BUDGET;
+}
+
+static void rd_reset(struct h5_rd *rd, uint64_t filesize, size_t str_max)
+{
+    memset(rd, 0, sizeof(*rd));
+    rd->filesize = filesize;
+    rd->budget = budget_for(filesize);
+    rd->str_max = str_max;
+}
+
+void h5_rd_init(struct h5_rd *rd, hid_t file)
+{
+    hsize_t size = 0;
+    if (H5Fget_filesize(file, &size) < 0)
+        size = 0;
+    rd_reset(rd, (uint64_t)size, H5READ_MAX_STR);
+}
+
+int h5_rd_fail(struct h5_rd *rd, int rc, const char *fmt, ...)
+{
+    if (rd->rc)
+        return rc;
+    rd->rc = rc;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rd->why, sizeof(rd->why), fmt, ap);
+    va_end(ap);
+    /* Names come from the file: no control characters reach a terminal. */
+    for (char *p = rd->why; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    return rc;
+}
+
+hid_t h5_rd_open(struct h5_rd *rd, const char *path)
+{
+    rd_reset(rd, 0, H5READ_MAX_STR);
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        h5_rd_fail(rd, -ENOENT, "cannot open as an HDF5 results file (%s)", strerror(errno));
+        return H5I_INVALID_HID;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        h5_rd_fail(rd, -ENOENT, "cannot open as an HDF5 results file (not a regular file)");
+        return H5I_INVALID_HID;
+    }
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    /* A filter this reader does not know is refused, never searched for on disk. */
+    H5PLset_loading_state(0);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) {
+        h5_rd_fail(rd, -ENOENT, "cannot open as an HDF5 results file");
+        return H5I_INVALID_HID;
+    }
+    h5_rd_init(rd, f);
+    return f;
+}
+
+/* "<obj's path>/<name>" for messages (name may be NULL: the object itself). */
+static void obj_path(hid_t obj, const char *name, char *buf, size_t n)
+{
+    char base[200] = "";
+    ssize_t k = H5Iget_name(obj, base, sizeof(base));
+    if (k <= 0)
+        snprintf(base, sizeof(base), "?");
+    if (!name)
+        snprintf(buf, n, "%s", base);
+    else
+        snprintf(buf, n, "%s/%.120s", strcmp(base, "/") ? base : "", name);
+}
+
+static void describe_space(hid_t sp, char *buf, size_t n)
+{
+    H5S_class_t sc = sp >= 0 ? H5Sget_simple_extent_type(sp) : H5S_NO_CLASS;
+    int rank = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+    hssize_t np = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
+    if (sc == H5S_SCALAR)
+        snprintf(buf, n, "a scalar");
+    else if (sc == H5S_NULL)
+        snprintf(buf, n, "an empty (null) dataspace");
+    else if (sc == H5S_SIMPLE && rank == 1)
+        snprintf(buf, n, "an array of %lld", (long long)np);
+    else if (sc == H5S_SIMPLE)
+        snprintf(buf, n, "a %d-D array of %lld", rank, (long long)np);
+    else
+        snprintf(buf, n, "an unreadable dataspace");
+}
+
+static void describe_type(hid_t t, char *buf, size_t n)
+{
+    size_t size = t >= 0 ? H5Tget_size(t) : 0;
+    char digits[24];
+    snprintf(digits, sizeof(digits), "%zu", size);
+    /* "an 8-byte", "an 11-byte", "an 18-byte", else "a": as the number is spoken. */
+    const char *an = digits[0] == '8' || size == 11 || size == 18 ? "an" : "a";
+    switch (t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS) {
+    case H5T_INTEGER:
+        snprintf(buf, n, "%s %zu-byte integer", an, size);
+        break;
+    case H5T_FLOAT:
+        snprintf(buf, n, "%s %zu-byte float", an, size);
+        break;
+    case H5T_STRING:
+        snprintf(buf, n, "a string");
+        break;
+    case H5T_COMPOUND:
+        snprintf(buf, n, "a compound");
+        break;
+    case H5T_ENUM:
+        snprintf(buf, n, "an enum");
+        break;
+    case H5T_ARRAY:
+        snprintf(buf, n, "an array type");
+        break;
+    case H5T_VLEN:
+        snprintf(buf, n, "a variable-length sequence");
+        break;
+    case H5T_REFERENCE:
+        snprintf(buf, n, "a reference");
+        break;
+    default:
+        snprintf(buf, n, "a type of class %d", t >= 0 ? (int)H5Tget_class(t) : -1);
+    }
+}
+
+/* An IEEE float of 4 or 8 bytes (HDF5's own conversions; no hand-made float layouts). */
+static bool std_float(hid_t t)
+{
+    return H5Tequal(t, H5T_IEEE_F64LE) > 0 || H5Tequal(t, H5T_IEEE_F64BE) > 0 ||
+           H5Tequal(t, H5T_IEEE_F32LE) > 0 || H5Tequal(t, H5T_IEEE_F32BE) > 0;
+}
+
+static bool std_number(hid_t t)
+{
+    const hid_t ints[] = {H5T_STD_I8LE,  H5T_STD_I8BE,  H5T_STD_U8LE,  H5T_STD_U8BE,
+                          H5T_STD_I16LE, H5T_STD_I16BE, H5T_STD_U16LE, H5T_STD_U16BE,
+                          H5T_STD_I32LE, H5T_STD_I32BE, H5T_STD_U32LE, H5T_STD_U32BE,
+                          H5T_STD_I64LE, H5T_STD_I64BE, H5T_STD_U64LE, H5T_STD_U64BE};
+    if (std_float(t))
+        return true;
+    for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+        if (H5Tequal(t, ints[i]) > 0)
+            return true;
+    return false;
+}
+
+/* Whether attribute a holds exactly one value (scalar or one-element simple dataspace). */
+static bool one_value(hid_t a, char *got, size_t n)
+{
+    hid_t sp = H5Aget_space(a);
+    H5S_class_t sc = sp >= 0 ? H5Sget_simple_extent_type(sp) : H5S_NO_CLASS;
+    hssize_t np = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
+    bool ok = sc == H5S_SCALAR || (sc == H5S_SIMPLE && np == 1);
+    if (!ok)
+        describe_space(sp, got, n);
+    if (sp >= 0)
+        H5Sclose(sp);
+    return ok;
+}
+
+/*
+ * Open attribute name of obj and check it holds one value. Returns the id
+ * and its file type in *ft, or a negative value: *rc = -ENOENT (absent) or
+ * -EIO (recorded, what = "numeric" / "string").
+ */
+static hid_t attr_open(struct h5_rd *rd, hid_t obj, const char *name, const char *what, hid_t *ft,
+                       int *rc)
+{
+    char path[400], got[80];
+    *ft = H5I_INVALID_HID;
+    if (H5Aexists(obj, name) <= 0) {
+        *rc = -ENOENT;
+        return H5I_INVALID_HID;
+    }
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    *rc = -EIO;
+    obj_path(obj, name, path, sizeof(path));
+    if (a < 0) {
+        h5_rd_fail(rd, -EIO, "%s: cannot open the attribute", path);
+        return H5I_INVALID_HID;
+    }
+    if (!one_value(a, got, sizeof(got))) {
+        h5_rd_fail(rd, -EIO, "%s: expected a scalar %s attribute, found %s", path, what, got);
+        H5Aclose(a);
+        return H5I_INVALID_HID;
+    }
+    *ft = H5Aget_type(a);
+    if (*ft < 0) {
+        h5_rd_fail(rd, -EIO, "%s: unreadable attribute type", path);
+        H5Aclose(a);
+        return H5I_INVALID_HID;
+    }
+    *rc = 0;
+    return a;
+}
+
+int h5_rd_attr_double(struct h5_rd *rd, hid_t obj, const char *name, double *out)
+{
+    hid_t ft;
+    int rc;
+    hid_t a = attr_open(rd, obj, name, "numeric", &ft, &rc);
+    if (a < 0)
+        return rc;
+    char path[400], got[80];
+    if (!std_number(ft)) {
+        obj_path(obj, name, path, sizeof(path));
+        describe_type(ft, got, sizeof(got));
+        rc = h5_rd_fail(rd, -EIO, "%s: expected a scalar numeric attribute, found %s", path, got);
+    } else {
+        double v;
+        if (H5Aread(a, H5T_NATIVE_DOUBLE, &v) < 0) {
+            obj_path(obj, name, path, sizeof(path));
+            rc = h5_rd_fail(rd, -EIO, "%s: cannot read the attribute", path);
+        } else {
+            *out = v;
+        }
+    }
+    H5Tclose(ft);
+    H5Aclose(a);
+    return rc;
+}
+
+static char *dup_bounded(const char *s, size_t len)
+{
+    char *d = malloc(len + 1);
+    if (d) {
+        memcpy(d, s, len);
+        d[len] = 0;
+    }
+    return d;
+}
+
+int h5_rd_attr_str(struct h5_rd *rd, hid_t obj, const char *name, char **out)
+{
+    *out = NULL;
+    hid_t ft;
+    int rc;
+    hid_t a = attr_open(rd, obj, name, "string", &ft, &rc);
+    if (a < 0)
+        return rc;
+    char path[400], got[80];
+    obj_path(obj, name, path, sizeof(path));
+    if (H5Tget_class(ft) != H5T_STRING) {
+        describe_type(ft, got, sizeof(got));
+        rc = h5_rd_fail(rd, -EIO, "%s: expected a string attribute, found %s", path, got);
+    } else if (H5Tis_variable_str(ft) > 0) {
+        char *s = NULL;
+        hid_t mt = H5Tcopy(H5T_C_S1);
+        H5Tset_size(mt, H5T_VARIABLE);
+        H5Tset_cset(mt, H5Tget_cset(ft));
+        if (H5Aread(a, mt, &s) < 0 || !s) {
+            rc = h5_rd_fail(rd, -EIO, "%s: cannot read the string attribute", path);
+        } else {
+            size_t len = strnlen(s, rd->str_max + 1);
+            if (len > rd->str_max) {
+                rc = h5_rd_fail(rd, -EIO, "%s: string attribute longer than %zu bytes", path,
+                                rd->str_max);
+            } else {
+                *out = dup_bounded(s, len);
+                rc = *out ? 0 : h5_rd_fail(rd, -ENOMEM, "%s: out of memory", path);
+            }
+        }
+        if (s)
+            H5free_memory(s);
+        H5Tclose(mt);
+    } else {
+        size_t n = H5Tget_size(ft);
+        char *s = n && n <= rd->str_max ? calloc(n + 1, 1) : NULL;
+        if (n == 0 || n > rd->str_max)
+            rc = h5_rd_fail(rd, -EIO, "%s: fixed-length string of %zu bytes (limit %zu)", path, n,
+                            rd->str_max);
+        else if (!s)
+            rc = h5_rd_fail(rd, -ENOMEM, "%s: out of memory", path);
+        else if (H5Aread(a, ft, s) < 0)
+            rc = h5_rd_fail(rd, -EIO, "%s: cannot read the string attribute", path);
+        if (rc)
+            free(s);
+        else
+            *out = s;
+    }
+    H5Tclose(ft);
+    H5Aclose(a);
+    return rc;
+}
+
+H5T_class_t h5_rd_attr_class(hid_t obj, const char *name)
+{
+    if (H5Aexists(obj, name) <= 0)
+        return H5T_NO_CLASS;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    if (a < 0)
+        return H5T_NO_CLASS;
+    hid_t t = H5Aget_type(a);
+    H5T_class_t c = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
+    if (t >= 0)
+        H5Tclose(t);
+    H5Aclose(a);
+    return c;
+}
+
+/*
+ * Open the object a hard link `name` of parent names. Returns its id (of
+ * whatever type), or a negative value: *rc = -ENOENT absent, -EIO recorded.
+ */
+static hid_t link_open(struct h5_rd *rd, hid_t parent, const char *name, const char *want, int *rc)
+{
+    char path[400];
+    *rc = -ENOENT;
+    if (H5Lexists(parent, name, H5P_DEFAULT) <= 0)
+        return H5I_INVALID_HID;
+    obj_path(parent, name, path, sizeof(path));
+    *rc = -EIO;
+    H5L_info_t li;
+    if (H5Lget_info(parent, name, &li, H5P_DEFAULT) < 0) {
+        h5_rd_fail(rd, -EIO, "%s: unreadable link", path);
+        return H5I_INVALID_HID;
+    }
+    if (li.type != H5L_TYPE_HARD) {
+        h5_rd_fail(rd, -EIO, "%s: expected %s, found %s (not followed)", path, want,
+                   li.type == H5L_TYPE_SOFT ? "a soft link" : "an external link");
+        return H5I_INVALID_HID;
+    }
+    hid_t o = H5Oopen(parent, name, H5P_DEFAULT);
+    if (o < 0) {
+        h5_rd_fail(rd, -EIO, "%s: cannot open the object", path);
+        return H5I_INVALID_HID;
+    }
+    *rc = 0;
+    return o;
+}
+
+static const char *kind_of(hid_t o)
+{
+    switch (H5Iget_type(o)) {
+    case H5I_GROUP:
+        return "a group";
+    case H5I_DATASET:
+        return "a dataset";
+    case H5I_DATATYPE:
+        return "a named datatype";
+    default:
+        return "an object of unknown kind";
+    }
+}
+
+hid_t h5_rd_group(struct h5_rd *rd, hid_t parent, const char *name)
+{
+    int rc;
+    hid_t o = link_open(rd, parent, name, "a group", &rc);
+    if (o < 0)
+        return H5I_INVALID_HID;
+    if (H5Iget_type(o) != H5I_GROUP) {
+        char path[400];
+        obj_path(parent, name, path, sizeof(path));
+        h5_rd_fail(rd, -EIO, "%s: expected a group, found %s", path, kind_of(o));
+        H5Oclose(o);
+        return H5I_INVALID_HID;
+    }
+    return o;
+}
+
+/* How the data are stored: in the file, with filters we know. NULL when fine, else what is wrong.
+ */
+static const char *storage_problem(hid_t d, bool *deflated, uint64_t *chunk_elems, char *buf,
+                                   size_t n)
+{
+    hid_t dcpl = H5Dget_create_plist(d);
+    const char *bad = NULL;
+    *deflated = false;
+    *chunk_elems = 0;
+    if (dcpl < 0)
+        return "unreadable creation properties";
+    H5D_layout_t lay = H5Pget_layout(dcpl);
+    if (lay == H5D_CHUNKED) {
+        hsize_t cd[H5S_MAX_RANK];
+        int r = H5Pget_chunk(dcpl, H5S_MAX_RANK, cd);
+        uint64_t e = r > 0 ? 1 : 0;
+        for (int i = 0; i < r && e; i++)
+            e = cd[i] && e <= CHUNK_MAX_BYTES / cd[i] ? e * cd[i] : 0;
+        if (!e) {
+            snprintf(buf, n, "chunks over %llu MiB", (unsigned long long)(CHUNK_MAX_BYTES >> 20));
+            bad = buf;
+        }
+        *chunk_elems = e;
+    } else if (lay != H5D_CONTIGUOUS && lay != H5D_COMPACT) {
+        bad = lay == H5D_VIRTUAL ? "virtual storage (data in other files)" : "an unknown layout";
+    }
+    if (!bad && H5Pget_external_count(dcpl) != 0)
+        bad = "external storage (data in other files)";
+    int nf = bad ? 0 : H5Pget_nfilters(dcpl);
+    if (nf < 0 || nf > MAX_FILTERS)
+        bad = "an unreadable filter pipeline";
+    for (int i = 0; !bad && i < nf; i++) {
+        unsigned flags, conf;
+        size_t ne = 0;
+        H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ne, NULL, 0, NULL, &conf);
+        if (id == H5Z_FILTER_DEFLATE)
+            *deflated = true;
+        else if (id != H5Z_FILTER_SHUFFLE && id != H5Z_FILTER_FLETCHER32) {
+            snprintf(buf, n, "filter %d (only deflate, shuffle and fletcher32 are read)", (int)id);
+            bad = buf;
+        }
+    }
+    H5Pclose(dcpl);
+    return bad;
+}
+
+/*
+ * Open and check 1-D numeric dataset name of grp: *len its values, *bytes
+ * what it declares in the file. Returns the dataset id or a negative value
+ * (*rc = -ENOENT absent, -EIO recorded).
+ */
+static hid_t dset_open(struct h5_rd *rd, hid_t grp, const char *name, uint64_t *len, int *rc)
+{
+    static const char want[] = "a 1-D numeric dataset";
+    char path[400], got[80], sbuf[96];
+    hid_t d = link_open(rd, grp, name, want, rc);
+    if (d < 0)
+        return H5I_INVALID_HID;
+    obj_path(grp, name, path, sizeof(path));
+    *rc = -EIO;
+    if (H5Iget_type(d) != H5I_DATASET) {
+        h5_rd_fail(rd, -EIO, "%s: expected %s, found %s", path, want, kind_of(d));
+        H5Oclose(d);
+        return H5I_INVALID_HID;
+    }
+    hid_t ft = H5Dget_type(d), sp = H5Dget_space(d);
+    size_t tsize = ft >= 0 ? H5Tget_size(ft) : 0;
+    bool deflated = false;
+    uint64_t chunk = 0;
+    if (ft < 0 || !std_number(ft)) {
+        describe_type(ft, got, sizeof(got));
+        h5_rd_fail(rd, -EIO, "%s: expected %s, found a dataset of %s", path, want, got);
+        goto fail;
+    }
+    if (sp < 0 || H5Sget_simple_extent_type(sp) != H5S_SIMPLE ||
+        H5Sget_simple_extent_ndims(sp) != 1) {
+        describe_space(sp, got, sizeof(got));
+        h5_rd_fail(rd, -EIO, "%s: expected %s, found %s", path, want, got);
+        goto fail;
+    }
+    hsize_t dims[1] = {0};
+    H5Sget_simple_extent_dims(sp, dims, NULL);
+    if ((uint64_t)dims[0] > H5READ_MAX_ELEMS) {
+        h5_rd_fail(rd, -EIO, "%s: declares %llu values (limit %llu)", path,
+                   (unsigned long long)dims[0], (unsigned long long)H5READ_MAX_ELEMS);
+        goto fail;
+    }
+    const char *bad = storage_problem(d, &deflated, &chunk, sbuf, sizeof(sbuf));
+    if (bad) {
+        h5_rd_fail(rd, -EIO, "%s: stored with %s", path, bad);
+        goto fail;
+    }
+    /* No overflow: dims ≤ 2^28 and tsize ≤ 8. */
+    uint64_t declared = (uint64_t)dims[0] * tsize, stored = (uint64_t)H5Dget_storage_size(d);
+    if (stored > rd->filesize) {
+        h5_rd_fail(rd, -EIO, "%s: claims to store %llu bytes, more than the file's %llu", path,
+                   (unsigned long long)stored, (unsigned long long)rd->filesize);
+        goto fail;
+    }
+    uint64_t can = stored * (deflated ? H5READ_MAX_RATIO : 1) + H5READ_SLACK;
+    if (declared > can) {
+        h5_rd_fail(rd, -EIO,
+                   "%s: declares %llu values (%llu bytes) but stores only %llu bytes (a "
+                   "lying size: %s)",
+                   path, (unsigned long long)dims[0], (unsigned long long)declared,
+                   (unsigned long long)stored,
+                   deflated ? "deflate expands at most 1032:1" : "raw storage does not expand");
+        goto fail;
+    }
+    H5Tclose(ft);
+    H5Sclose(sp);
+    *len = dims[0];
+    *rc = 0;
+    return d;
+fail:
+    if (ft >= 0)
+        H5Tclose(ft);
+    if (sp >= 0)
+        H5Sclose(sp);
+    H5Oclose(d);
+    return H5I_INVALID_HID;
+}
+
+int h5_rd_f64_len(struct h5_rd *rd, hid_t grp, const char *name, uint64_t *n)
+{
+    int rc;
+    *n = 0;
+    hid_t d = dset_open(rd, grp, name, n, &rc);
+    if (d >= 0)
+        H5Oclose(d);
+    return rc;
+}
+
+int h5_rd_f64(struct h5_rd *rd, hid_t grp, const char *name, double **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    uint64_t len = 0;
+    int rc;
+    hid_t d = dset_open(rd, grp, name, &len, &rc);
+    if (d < 0)
+        return rc;
+    char path[400];
+    obj_path(grp, name, path, sizeof(path));
+    uint64_t bytes = len * sizeof(double);
+    if (bytes > rd->budget || len > SIZE_MAX / sizeof(double)) {
+        rc = h5_rd_fail(rd, -EIO,
+                        "%s: reading its %llu values would pass this file's read limit of %llu "
+                        "MiB (%u × its size, at least %llu MiB)",
+                        path, (unsigned long long)len,
+                        (unsigned long long)(budget_for(rd->filesize) >> 20), H5READ_MAX_RATIO,
+                        (unsigned long long)(H5READ_MIN_BUDGET >> 20));
+        H5Oclose(d);
+        return rc;
+    }
+    rd->budget -= bytes;
+    double *v = malloc(len ? (size_t)bytes : sizeof(double));
+    if (!v)
+        rc = h5_rd_fail(rd, -ENOMEM, "%s: out of memory for %llu values", path,
+                        (unsigned long long)len);
+    else if (len && H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0)
+        rc = h5_rd_fail(rd, -EIO, "%s: cannot read the data (damaged file?)", path);
+    H5Oclose(d);
+    if (rc) {
+        free(v);
+        return rc;
+    }
+    *out = v;
+    *n = (size_t)len;
+    return 0;
+}
+
+/* A session for one call of the sessionless readers: obj's file's size, long strings. */
+static void rd_for(struct h5_rd *rd, hid_t obj)
+{
+    hid_t f = H5Iget_file_id(obj);
+    if (f >= 0) {
+        h5_rd_init(rd, f);
+        H5Fclose(f);
+    } else {
+        rd_reset(rd, 0, H5READ_MAX_STR);
+    }
+    rd->str_max = H5READ_MAX_TEXT;
+}
+
+int h5_read_attr_double(hid_t obj, const char *name, double *out)
+{
+    struct h5_rd rd;
+    rd_for(&rd, obj);
+    return h5_rd_attr_double(&rd, obj, name, out);
+}
+
+int h5_read_attr_str(hid_t obj, const char *name, char **out)
+{
+    struct h5_rd rd;
+    rd_for(&rd, obj);
+    return h5_rd_attr_str(&rd, obj, name, out);
+}
+
+int h5_read_f64(hid_t grp, const char *name, double **out, size_t *n)
+{
+    struct h5_rd rd;
+    rd_for(&rd, grp);
+    return h5_rd_f64(&rd, grp, name, out, n);
+}

@@ -1,0 +1,122 @@
+/*
+ * h5read.h — reading HDF5 files that are not trusted: results files that
+ * `report`, `compare`, `check` and `plot` take from anywhere (CI runs `check`
+ * on files of other branches). Every reader checks what an object declares
+ * before HDF5 writes a byte into our memory, and a refusal names the object:
+ * "/summary/util_busy: expected a scalar numeric attribute, found an array of 3".
+ *
+ * Room analysis/: includes nothing of ours. Functions never print.
+ *
+ * What a reader accepts (docs/results.md, "Limits of the readers"):
+ *  - numeric attribute: scalar (or one-element) dataspace, integer or float
+ *    class of 1..8 bytes in a standard layout (IEEE floats, two's-complement integers);
+ *  - string attribute: scalar (or one-element) dataspace, fixed-length of at
+ *    most str_max bytes, or variable-length of at most str_max bytes once read;
+ *  - 1-D dataset: reached through a hard link, a dataset (not a group), an
+ *    IEEE float of 4 or 8 bytes or a standard integer of 1..8 bytes (histogram
+ *    counts and bounds are integers), rank 1, at most H5READ_MAX_ELEMS values, its data
+ *    in the file itself (contiguous, chunked or compact: no external or
+ *    virtual storage), filters only deflate, shuffle and fletcher32, a
+ *    declared size no larger than deflate could expand from the bytes it
+ *    stores (H5READ_MAX_RATIO), and within the session's budget;
+ *  - group: reached through a hard link (no soft or external link, so a file
+ *    cannot make us open another file or a FIFO), a group.
+ * HDF5's filter plugins are never loaded while a file is open for reading.
+ */
+#ifndef TIDESIM_H5READ_H
+#define TIDESIM_H5READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hdf5.h>
+
+#define H5READ_MAX_STR   ((size_t)64 << 10) /* bytes of a string attribute (default) */
+#define H5READ_MAX_TEXT  ((size_t)17 << 20) /* bytes: /meta/scenario holds a scenario (≤ 16 MiB) */
+#define H5READ_MAX_ELEMS ((uint64_t)1 << 28) /* values of one dataset (2 GiB as float64) */
+/*
+ * Declared bytes per stored byte: deflate cannot expand more than 1032:1
+ * (RFC 1951: a 258-byte match costs at least 2 bits), so a dataset that
+ * declares more than this times what it stores (plus H5READ_SLACK) is lying.
+ */
+#define H5READ_MAX_RATIO 1100u
+#define H5READ_SLACK     ((uint64_t)64 << 10)
+/* Bytes the dataset reads of one session may allocate, in total: the larger of
+ * this and H5READ_MAX_RATIO × the file's size. */
+#define H5READ_MIN_BUDGET ((uint64_t)64 << 20)
+/* Links of one group, attributes of one object a walk visits. */
+#define H5READ_MAX_LINKS 4096u
+
+/*
+ * One reading session of one file: its limits and the first refusal. A
+ * reader that refuses records its code and message here (the first one
+ * wins) and returns it; an absent object is -ENOENT and records nothing.
+ */
+struct h5_rd {
+    uint64_t filesize; /* bytes; stored sizes claimed above it are lies */
+    uint64_t budget;   /* bytes dataset reads may still allocate */
+    size_t str_max;    /* bytes of a string attribute */
+    int rc;            /* first refusal: 0 or a negative code */
+    char why[400];     /* its message, object path first ("" when none) */
+};
+
+/*
+ * Open path read-only for a session (rd is initialised). Refuses what is not
+ * a regular file (a FIFO or device would block or never end). Returns the
+ * file id, or a negative value with rd->rc = -ENOENT and rd->why set.
+ */
+hid_t h5_rd_open(struct h5_rd *rd, const char *path);
+
+/* Initialise rd for a file already open (budget from its size). */
+void h5_rd_init(struct h5_rd *rd, hid_t file);
+
+/*
+ * Record a refusal (printf-style message, object first) unless one is
+ * recorded already. Returns rc, so callers can `return h5_rd_fail(...)`.
+ */
+int h5_rd_fail(struct h5_rd *rd, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/*
+ * Open group `name` (one path component) of parent. Returns its id (the
+ * caller closes it), or H5I_INVALID_HID: absent (nothing recorded), or a
+ * soft/external link or not a group (-EIO recorded).
+ */
+hid_t h5_rd_group(struct h5_rd *rd, hid_t parent, const char *name);
+
+/* Numeric attribute into *out. 0; -ENOENT absent; -EIO refused (recorded). */
+int h5_rd_attr_double(struct h5_rd *rd, hid_t obj, const char *name, double *out);
+
+/*
+ * String attribute: *out malloc'd (the caller frees it), NULL on failure.
+ * 0; -ENOENT absent; -EIO refused; -ENOMEM (both recorded).
+ */
+int h5_rd_attr_str(struct h5_rd *rd, hid_t obj, const char *name, char **out);
+
+/* The type class of attribute `name`, H5T_NO_CLASS when absent or unreadable. */
+H5T_class_t h5_rd_attr_class(hid_t obj, const char *name);
+
+/*
+ * Check 1-D numeric dataset `name` of grp without reading it: *n gets its
+ * length. 0; -ENOENT absent; -EIO refused (recorded).
+ */
+int h5_rd_f64_len(struct h5_rd *rd, hid_t grp, const char *name, uint64_t *n);
+
+/*
+ * Read 1-D numeric dataset `name` of grp as float64: *out malloc'd (the caller
+ * frees it; NULL on failure), *n values. Charges n × 8 bytes to the budget.
+ * 0; -ENOENT absent; -EIO refused; -ENOMEM (both recorded).
+ */
+int h5_rd_f64(struct h5_rd *rd, hid_t grp, const char *name, double **out, size_t *n);
+
+/*
+ * The same checks without a session (merge, tests): no message, the budget
+ * of a file of obj's size, strings up to H5READ_MAX_TEXT bytes. Return 0,
+ * -ENOENT when absent, -EIO when refused, -ENOMEM.
+ */
+int h5_read_attr_double(hid_t obj, const char *name, double *out);
+/* *out is malloc'd; the caller frees it. */
+int h5_read_attr_str(hid_t obj, const char *name, char **out);
+int h5_read_f64(hid_t grp, const char *name, double **out, size_t *n);
+
+#endif
