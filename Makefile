@@ -4,6 +4,15 @@
 #   make test     install missing Debian packages, build, run the whole test suite
 #   make bench    build and run the benchmarks (never part of `make test`)
 #   make lint     clang-format check, banned calls, no writable globals in the library
+#   make test SANITIZE=address,undefined
+#                 the whole suite built with ASan/UBSan (in $(BUILD)-san), aborting on the
+#                 first report; any report fails the run
+#   make fuzz FUZZ_SECONDS=N
+#                 build the libFuzzer harnesses of fuzz/ with clang (in $(BUILD)-fuzzer) and run
+#                 each for N seconds; crash inputs are copied to tests/data/fuzz/<target>/
+#
+# The normal build is hardened (stack protector, _FORTIFY_SOURCE=2, PIE, full RELRO;
+# docs/security.md); HARDEN=0 builds without, for comparisons.
 #
 # pkg-config is evaluated lazily (and once) so `make demo` on a fresh machine can
 # install the packages first and then build in a sub-make.
@@ -21,8 +30,49 @@ CRIT_FLAGS = $(call memo,CRIT_FLAGS,pkg-config --cflags --libs criterion)
 
 WARN    := -Wall -Wextra -Wshadow -Wconversion -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS  ?= $(OPT) -g
+
+# Sanitizer and fuzz builds live in their own folder beside $(BUILD) (objects of
+# different instrumentation never mix; a sibling, so the binary finds ../analysis/plots
+# as build/tidesim does). FUZZ=1 is set by `make fuzz` for its sub-make.
+SANITIZE ?=
+FUZZ     ?=
+FUZZ_CC  ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS    ?= 2
+FUZZ_CRASHES ?= tests/data/fuzz
+FUZZ_TARGETS := scenario arrivals_azure arrivals_servegen arrivals_csv arrivals_counts \
+		jobs_openb jobs_pai jobs_helios jobs_csv results
+ifneq ($(FUZZ),)
+override BUILD := $(BUILD)-fuzzer
+SAN_CFLAGS  := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
+	       -fno-omit-frame-pointer
+SAN_LDFLAGS := -fsanitize=address,undefined
+else ifneq ($(SANITIZE),)
+override BUILD := $(BUILD)-san
+# float-cast-overflow: clang's `undefined` has it, gcc's does not.
+SAN_CFLAGS  := -fsanitize=$(SANITIZE) $(if $(findstring undefined,$(SANITIZE)),-fsanitize=float-cast-overflow) \
+	       -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN_LDFLAGS := $(SAN_CFLAGS)
+endif
+# Where sanitizer reports go (one file per process), and how the runtimes behave:
+# abort on the first report, so no test can mistake one for an expected failure.
+SAN_LOG  = $(abspath $(BUILD))/sanitizer-logs
+SAN_ENV  = ASAN_OPTIONS=abort_on_error=1:halt_on_error=1:detect_leaks=1:strict_string_checks=1:log_path=$(SAN_LOG)/asan \
+	   UBSAN_OPTIONS=abort_on_error=1:halt_on_error=1:print_stacktrace=1:log_path=$(SAN_LOG)/ubsan
+
+# Hardening of the normal build (docs/security.md); not of sanitizer and fuzz
+# builds, whose runtimes intercept the same calls. _FORTIFY_SOURCE needs an
+# optimising build.
+HARDEN  ?= 1
+HARDENED = $(if $(SAN_CFLAGS),,$(filter 1,$(HARDEN)))
+HARDEN_CFLAGS  = $(if $(HARDENED),-fstack-protector-strong -fPIE \
+		   $(if $(filter -O0,$(OPT)),,-D_FORTIFY_SOURCE=2))
+HARDEN_LD := -pie -Wl,-z,relro,-z,now
+HARDEN_LDFLAGS = $(if $(HARDENED),$(HARDEN_LD))
+
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(if $(WERROR),-Werror) \
-	     -I. $(PKG_CFLAGS) -MMD -MP $(CFLAGS)
+	     -I. $(PKG_CFLAGS) -MMD -MP $(HARDEN_CFLAGS) $(SAN_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS = $(HARDEN_LDFLAGS) $(SAN_LDFLAGS) $(LDFLAGS)
 LDLIBS_ALL = $(PKG_LIBS) -lcsv -lm -lpthread
 
 GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
@@ -38,16 +88,24 @@ TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/obj/%.o)
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 
+# The fuzz entry points are linked into the test binary too: it replays tests/data/fuzz/.
+FUZZ_OBJ  := $(BUILD)/obj/fuzz/targets.o
+FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzzers/%)
+
 LIB   := $(BUILD)/libtidesim.a
 BIN   := $(BUILD)/tidesim
 TESTS := $(BUILD)/tests/tidesim-tests
 
-.PHONY: all deps build demo test check-tests bench lint format clean compare
+.PHONY: all deps deps-fuzz build demo test check-tests bench lint format clean compare \
+	fuzz fuzz-build fuzz-run
 
 all: build
 
 deps:
 	@sh scripts/deps.sh
+
+deps-fuzz:
+	@sh scripts/deps.sh fuzz
 
 build: $(BIN)
 
@@ -61,11 +119,11 @@ $(LIB): $(LIB_OBJS)
 	ar rcs $@ $^
 
 $(BIN): $(BUILD)/obj/sim/cli/main.o $(BUILD)/obj/sim/cli/cmd_run.o $(LIB)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-$(TESTS): $(TEST_OBJS) $(LIB)
+$(TESTS): $(TEST_OBJS) $(FUZZ_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $(TEST_OBJS) $(LIB) $(CRIT_FLAGS) $(LDLIBS_ALL)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(TEST_OBJS) $(FUZZ_OBJ) $(LIB) $(CRIT_FLAGS) $(LDLIBS_ALL)
 
 $(BUILD)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
@@ -73,7 +131,13 @@ $(BUILD)/obj/tests/%.o: tests/%.c
 
 $(BUILD)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -O3 -o $@ $< $(LIB) $(LDLIBS_ALL)
+	$(CC) $(ALL_CFLAGS) -O3 $(ALL_LDFLAGS) -o $@ $< $(LIB) $(LDLIBS_ALL)
+
+# One libFuzzer binary per target of fuzz/targets.c (FUZZ=1 builds only).
+$(BUILD)/fuzzers/%: fuzz/driver.c $(FUZZ_OBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -DFUZZ_TARGET='"$*"' -o $@ $< $(FUZZ_OBJ) $(LIB) \
+	  $(LDLIBS_ALL)
 
 demo: deps
 	@$(MAKE) --no-print-directory build
@@ -84,8 +148,29 @@ demo: deps
 test: deps
 	@$(MAKE) --no-print-directory check-tests
 
+ifeq ($(SANITIZE),)
 check-tests: $(TESTS) $(BIN)
 	TIDESIM_BIN=$(abspath $(BIN)) $(TESTS) --jobs 2
+else
+# Every sanitizer report lands in $(SAN_LOG) whatever the test did with stderr;
+# any report fails the run even when the test that caused it passed.
+check-tests: $(TESTS) $(BIN)
+	@rm -rf $(SAN_LOG) && mkdir -p $(SAN_LOG)
+	$(SAN_ENV) TIDESIM_BIN=$(abspath $(BIN)) $(TESTS) --jobs 2; rc=$$?; \
+	if [ -n "$$(ls -A $(SAN_LOG))" ]; then \
+	  for f in $(SAN_LOG)/*; do echo "== $$f"; cat "$$f"; done; \
+	  echo "make test SANITIZE=$(SANITIZE): sanitizer reports above (in $(SAN_LOG))" >&2; exit 1; \
+	fi; exit $$rc
+endif
+
+# Fuzzing: clang with libFuzzer, ASan and UBSan, in $(BUILD)-fuzzer.
+fuzz: deps-fuzz
+	@$(MAKE) --no-print-directory FUZZ=1 CC=$(FUZZ_CC) fuzz-run
+
+fuzz-build: $(FUZZ_BINS) $(BIN)
+
+fuzz-run: fuzz-build
+	@bash fuzz/run.sh $(BUILD) $(FUZZ_SECONDS) $(FUZZ_JOBS) $(FUZZ_CRASHES) $(FUZZ_TARGETS)
 
 bench: deps
 	@$(MAKE) --no-print-directory $(BENCH_BINS) $(BIN)
@@ -103,6 +188,7 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(BUILD)-san $(BUILD)-fuzzer
 
--include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(BUILD)/obj/sim/cli/main.d $(BUILD)/obj/sim/cli/cmd_run.d
+-include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(FUZZ_OBJ:.o=.d) $(BUILD)/obj/sim/cli/main.d \
+	 $(BUILD)/obj/sim/cli/cmd_run.d

@@ -1,9 +1,22 @@
 #!/bin/sh
 # Installs the Debian packages tidesim needs, and only those that are missing.
 # Called by `make deps` (and so by `make demo` / `make test`).
+#   scripts/deps.sh        what building, testing and the demo need
+#   scripts/deps.sh fuzz   that, plus clang and its runtimes (libFuzzer, ASan,
+#                          UBSan: libclang-rt-14-dev on Debian 12) for `make fuzz`
+# `make test SANITIZE=...` needs nothing more: gcc's ASan and UBSan runtimes
+# (libasan8, libubsan1) come with build-essential.
 set -eu
 
 PKGS="build-essential pkg-config libgsl-dev libhdf5-dev libcsv-dev libyaml-dev libcriterion-dev gnuplot-nox hdf5-tools python3 python3-h5py clang-format"
+case "${1:-}" in
+"") ;;
+fuzz) PKGS="$PKGS clang libclang-rt-14-dev" ;;
+*)
+    echo "usage: scripts/deps.sh [fuzz]" >&2
+    exit 2
+    ;;
+esac
 
 missing=""
 for p in $PKGS; do

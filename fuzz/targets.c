@@ -1,0 +1,465 @@
+/*
+ * targets.c — the fuzz entry points of targets.h.
+ *
+ * Option byte of the trace targets (the input's first byte; the rest is the file):
+ *   arrivals: bit 0 skip_bad, bit 1 loop (clip_end 2 days), bits 2-3 scale
+ *             {1, 0.5, 2.5, 1}, bit 4 clip_start 1 h, bits 5-6 time unit of the
+ *             csv and counts columns {s, ms, µs, wall clock}, bit 7 zone UTC-8
+ *   jobs:     bit 0 skip_bad, bits 1-2 reorder window {0, 1, 16, 1000}, bit 3
+ *             clip_start 1 h, bit 4 clip_end 1 day, bits 5-6 submit unit of the
+ *             csv {s, ms, µs, wall clock} (duration: s, ms, µs, s), bit 7 zone UTC-8
+ *
+ * Besides "no crash", each target checks what the reader promises its caller
+ * (traces/source.h, traces/jobs.h): a refusal carries a message; arrival
+ * times and job submits never go backwards and respect the clip; every job
+ * has positive work, at least one GPU and a fraction in (0, 1]. A broken
+ * promise is reported as FUZZ_BROKEN with the record that broke it.
+ */
+#include "fuzz/targets.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/check.h"
+#include "analysis/compare.h"
+#include "analysis/report.h"
+#include "analysis/results.h"
+#include "sim/scenario.h"
+#include "traces/arrivals.h"
+#include "traces/jobs.h"
+
+#define HOUR_US ((sim_time)3600 * 1000000)
+
+/* ------------------------------------------------------------ temp files */
+
+/* A per-process file name under $TMPDIR (or /tmp) with the given extension. */
+static int temp_name(char *buf, size_t n, const char *ext)
+{
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/tmp";
+    int len = snprintf(buf, n, "%s/tidesim-fuzz-%ld.%s", dir, (long)getpid(), ext);
+    return len > 0 && (size_t)len < n ? 0 : -ENAMETOOLONG;
+}
+
+/* Write data[0..n) to path (created or truncated). Returns 0 or -errno with msg filled. */
+static int write_file(const char *path, const uint8_t *data, size_t n, char *msg, size_t msglen)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0) {
+        int e = errno;
+        snprintf(msg, msglen, "fuzz: cannot create '%s': %s", path, strerror(e));
+        return -e;
+    }
+    size_t off = 0;
+    while (off < n) {
+        ssize_t w = write(fd, data + off, n - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            int e = w < 0 ? errno : EIO;
+            snprintf(msg, msglen, "fuzz: cannot write '%s': %s", path, strerror(e));
+            close(fd);
+            unlink(path);
+            return -e;
+        }
+        off += (size_t)w;
+    }
+    if (close(fd)) {
+        int e = errno;
+        snprintf(msg, msglen, "fuzz: cannot write '%s': %s", path, strerror(e));
+        unlink(path);
+        return -e;
+    }
+    return 0;
+}
+
+/* The verdict on a reader's failure: a refusal, broken when it came without a message. */
+static int rejected(const char *why, char *msg, size_t msglen)
+{
+    if (!why || !*why) {
+        snprintf(msg, msglen, "broken: refused without a message");
+        return FUZZ_BROKEN;
+    }
+    snprintf(msg, msglen, "%s", why);
+    return FUZZ_REJECTED;
+}
+
+/* -------------------------------------------------------------- scenario */
+
+static int run_scenario(const uint8_t *data, size_t n, char *msg, size_t msglen)
+{
+    char *text = malloc(n + 1);
+    if (!text) {
+        snprintf(msg, msglen, "fuzz: out of memory");
+        return -ENOMEM;
+    }
+    memcpy(text, data, n);
+    text[n] = '\0';
+    struct scenario sc;
+    struct conf_err err = {{0}};
+    int rc = scenario_load_string(&sc, "fuzz.yaml", text, &err);
+    free(text);
+    if (rc)
+        return rejected(err.msg, msg, msglen);
+    scenario_release(&sc);
+    msg[0] = '\0';
+    return FUZZ_ACCEPTED;
+}
+
+/* ---------------------------------------------------------- arrival traces */
+
+enum arr_kind { ARR_AZURE, ARR_SERVEGEN, ARR_CSV, ARR_COUNTS };
+
+static const enum tfield_unit units[4] = {TFIELD_SEC, TFIELD_MS, TFIELD_US, TFIELD_WALL};
+
+static void arrival_opts(uint8_t b, struct trace_time_opts *o)
+{
+    static const double scales[4] = {1.0, 0.5, 2.5, 1.0};
+    trace_time_opts_init(o);
+    o->skip_bad = b & 1;
+    if (b & 2) {
+        o->loop = true;
+        o->clip_end = 48 * HOUR_US;
+    }
+    o->scale = scales[(b >> 2) & 3];
+    if (b & 16)
+        o->clip_start = HOUR_US;
+    if (b & 128)
+        o->tz_s = -8 * 3600;
+    o->seed = 1;
+    o->stream_id = 2;
+}
+
+/* Read src to its end (or FUZZ_MAX_RECORDS), checking order and clip. */
+static int drain_arrivals(struct arrival_source *src, const struct trace_time_opts *o, char *msg,
+                          size_t msglen)
+{
+    struct trace_err err = {{0}};
+    sim_time last = INT64_MIN, t[64];
+    uint64_t got = 0;
+    int rc = 0;
+    /* The first records one by one (next), the rest in chunks (fill), as the simulator does. */
+    while (rc == 0 && got < 16) {
+        struct arrival a;
+        rc = arrival_source_next(src, &a, &err);
+        if (rc)
+            break;
+        t[0] = a.t;
+        if (a.t < last || a.t < o->clip_start || (o->clip_end > 0 && a.t >= o->clip_end)) {
+            snprintf(msg, msglen,
+                     "broken: arrival %llu at %lld us (previous %lld, clip [%lld, %lld))",
+                     (unsigned long long)got, (long long)a.t, (long long)last,
+                     (long long)o->clip_start, (long long)o->clip_end);
+            return FUZZ_BROKEN;
+        }
+        last = a.t;
+        got++;
+    }
+    while (rc == 0 && got < FUZZ_MAX_RECORDS) {
+        uint32_t k = 0;
+        rc = arrival_source_fill(src, t, 64, &k, &err);
+        for (uint32_t i = 0; i < k; i++, got++) {
+            if (t[i] < last || t[i] < o->clip_start || (o->clip_end > 0 && t[i] >= o->clip_end)) {
+                snprintf(msg, msglen,
+                         "broken: arrival %llu at %lld us (previous %lld, clip [%lld, %lld))",
+                         (unsigned long long)got, (long long)t[i], (long long)last,
+                         (long long)o->clip_start, (long long)o->clip_end);
+                return FUZZ_BROKEN;
+            }
+            last = t[i];
+        }
+    }
+    if (rc < 0)
+        return rejected(err.msg, msg, msglen);
+    msg[0] = '\0';
+    return FUZZ_ACCEPTED;
+}
+
+static int run_arrivals(enum arr_kind kind, const uint8_t *data, size_t n, char *msg, size_t msglen)
+{
+    uint8_t opt = n ? data[0] : 0;
+    char path[512];
+    int rc = temp_name(path, sizeof(path), "csv");
+    if (rc) {
+        snprintf(msg, msglen, "fuzz: temporary path too long");
+        return rc;
+    }
+    rc = write_file(path, n ? data + 1 : data, n ? n - 1 : 0, msg, msglen);
+    if (rc)
+        return rc;
+
+    struct trace_time_opts o;
+    arrival_opts(opt, &o);
+    struct trace_err err = {{0}};
+    struct arrival_source *src = NULL;
+    enum tfield_unit unit = units[(opt >> 5) & 3];
+    switch (kind) {
+    case ARR_AZURE:
+        src = arrivals_azure_create(path, &o, &err);
+        break;
+    case ARR_SERVEGEN:
+        src = arrivals_servegen_create(path, &o, &err);
+        break;
+    case ARR_CSV: {
+        struct arrival_csv_map m = {
+            .time_col = "time_s", .unit = unit, .in_col = "in_tokens", .out_col = "out_tokens"};
+        src = arrivals_csv_create(path, &m, &o, &err);
+        break;
+    }
+    case ARR_COUNTS: {
+        struct arrival_counts_map m = {
+            .time_col = "minute", .unit = unit, .count_col = "requests", .interval = 0};
+        src = arrivals_counts_create(path, &m, &o, &err);
+        break;
+    }
+    }
+    if (!src)
+        rc = rejected(err.msg, msg, msglen);
+    else
+        rc = drain_arrivals(src, &o, msg, msglen);
+    arrival_source_destroy(src);
+    unlink(path);
+    return rc;
+}
+
+static int run_arrivals_azure(const uint8_t *d, size_t n, char *msg, size_t msglen)
+{
+    return run_arrivals(ARR_AZURE, d, n, msg, msglen);
+}
+
+static int run_arrivals_servegen(const uint8_t *d, size_t n, char *msg, size_t msglen)
+{
+    return run_arrivals(ARR_SERVEGEN, d, n, msg, msglen);
+}
+
+static int run_arrivals_csv(const uint8_t *d, size_t n, char *msg, size_t msglen)
+{
+    return run_arrivals(ARR_CSV, d, n, msg, msglen);
+}
+
+static int run_arrivals_counts(const uint8_t *d, size_t n, char *msg, size_t msglen)
+{
+    return run_arrivals(ARR_COUNTS, d, n, msg, msglen);
+}
+
+/* ------------------------------------------------------------ job logs */
+
+enum job_kind { JOB_OPENB, JOB_PAI, JOB_HELIOS, JOB_CSV };
+
+static void job_opts(uint8_t b, struct job_trace_opts *o)
+{
+    static const size_t windows[4] = {0, 1, 16, 1000};
+    job_trace_opts_init(o);
+    o->skip_bad = b & 1;
+    o->reorder_window = windows[(b >> 1) & 3];
+    if (b & 8)
+        o->clip_start = HOUR_US;
+    if (b & 16)
+        o->clip_end = 24 * HOUR_US;
+    if (b & 128)
+        o->tz_s = -8 * 3600;
+}
+
+/* What traces/jobs.h promises of every job it returns; NULL when j keeps it. */
+static const char *job_broken(const struct job_spec *j, sim_time last,
+                              const struct job_trace_opts *o)
+{
+    if (j->submit < last)
+        return "submit time goes backwards";
+    if (j->submit < o->clip_start || (o->clip_end > 0 && j->submit >= o->clip_end))
+        return "submit time outside the clip";
+    if (j->work <= 0)
+        return "work is not positive";
+    if (j->gpus < 1)
+        return "no GPU";
+    if (!(j->gpu_fraction > 0.0 && j->gpu_fraction <= 1.0))
+        return "GPU fraction outside (0, 1]";
+    if (j->gpu_fraction < 1.0 && j->gpus != 1)
+        return "a fractional job asks for more than one GPU";
+    if (!memchr(j->mig_profile, 0, sizeof(j->mig_profile)) ||
+        !memchr(j->queue, 0, sizeof(j->queue)))
+        return "unterminated string";
+    if (j->mig_profile[0] && !jobs_mig_profile_known(j->mig_profile))
+        return "unknown MIG profile";
+    if (!isfinite(j->params_b) || j->params_b < 0)
+        return "model size not a non-negative number";
+    return NULL;
+}
+
+static int run_jobs(enum job_kind kind, const uint8_t *data, size_t n, char *msg, size_t msglen)
+{
+    uint8_t opt = n ? data[0] : 0;
+    char path[512];
+    int rc = temp_name(path, sizeof(path), "csv");
+    if (rc) {
+        snprintf(msg, msglen, "fuzz: temporary path too long");
+        return rc;
+    }
+    rc = write_file(path, n ? data + 1 : data, n ? n - 1 : 0, msg, msglen);
+    if (rc)
+        return rc;
+
+    struct job_trace_opts o;
+    job_opts(opt, &o);
+    struct trace_err err = {{0}};
+    struct job_source *src = NULL;
+    switch (kind) {
+    case JOB_OPENB:
+        src = jobs_openb_create(path, &o, &err);
+        break;
+    case JOB_PAI:
+        src = jobs_pai_task_create(path, &o, &err);
+        break;
+    case JOB_HELIOS:
+        src = jobs_helios_create(path, &o, &err);
+        break;
+    case JOB_CSV: {
+        static const enum tfield_unit dur_units[4] = {TFIELD_SEC, TFIELD_MS, TFIELD_US, TFIELD_SEC};
+        struct job_csv_map m;
+        job_csv_map_generic(&m);
+        m.submit_unit = units[(opt >> 5) & 3];
+        m.duration_unit = dur_units[(opt >> 5) & 3];
+        src = jobs_csv_create(path, &m, &o, &err);
+        break;
+    }
+    }
+    if (!src) {
+        rc = rejected(err.msg, msg, msglen);
+        unlink(path);
+        return rc;
+    }
+    sim_time last = INT64_MIN;
+    rc = 0;
+    for (uint64_t got = 0; rc == 0 && got < FUZZ_MAX_RECORDS; got++) {
+        struct job_spec j;
+        rc = job_source_next(src, &j, &err);
+        if (rc)
+            break;
+        const char *why = job_broken(&j, last, &o);
+        if (why) {
+            snprintf(msg, msglen,
+                     "broken: job %llu (id %llu): %s (submit %lld us, previous %lld, work %lld "
+                     "us, gpus %u, fraction %g, mig '%.15s')",
+                     (unsigned long long)got, (unsigned long long)j.id, why, (long long)j.submit,
+                     (long long)last, (long long)j.work, j.gpus, j.gpu_fraction,
+                     memchr(j.mig_profile, 0, sizeof(j.mig_profile)) ? j.mig_profile : "?");
+            rc = FUZZ_BROKEN;
+            break;
+        }
+        last = j.submit;
+    }
+    if (rc < 0)
+        rc = rejected(err.msg, msg, msglen);
+    else if (rc != FUZZ_BROKEN) {
+        rc = FUZZ_ACCEPTED;
+        msg[0] = '\0';
+    }
+    job_source_destroy(src);
+    unlink(path);
+    return rc;
+}
+
+static int run_jobs_openb(const uint8_t *d, size_t n, char *msg, size_t msglen)
+{
+    return run_jobs(JOB_OPENB, d, n, msg, msglen);
+}
+
+static int run_jobs_pai(const uint8_t *d, size_t n, char *msg, size_t msglen)
+{
+    return run_jobs(JOB_PAI, d, n, msg, msglen);
+}
+
+static int run_jobs_helios(const uint8_t *d, size_t n, char *msg, size_t msglen)
+{
+    return run_jobs(JOB_HELIOS, d, n, msg, msglen);
+}
+
+static int run_jobs_csv(const uint8_t *d, size_t n, char *msg, size_t msglen)
+{
+    return run_jobs(JOB_CSV, d, n, msg, msglen);
+}
+
+/* ------------------------------------------------------------ results */
+
+/*
+ * The file as `report`, `check` and `compare` read it: results_open, then
+ * the report in every format, every gate (and the file against itself), and
+ * the comparison of the file with itself, all written to /dev/null.
+ */
+static int run_results(const uint8_t *data, size_t n, char *msg, size_t msglen)
+{
+    char path[512];
+    int rc = temp_name(path, sizeof(path), "h5");
+    if (rc) {
+        snprintf(msg, msglen, "fuzz: temporary path too long");
+        return rc;
+    }
+    rc = write_file(path, data, n, msg, msglen);
+    if (rc)
+        return rc;
+    struct results r;
+    char err[512] = "";
+    rc = results_open(&r, path, err, sizeof(err));
+    if (rc) {
+        unlink(path);
+        return rejected(err, msg, msglen);
+    }
+    FILE *null = fopen("/dev/null", "w");
+    if (null) {
+        report_results(null, &r, REPORT_TEXT);
+        report_results(null, &r, REPORT_MARKDOWN);
+        report_results(null, &r, REPORT_JSON);
+        struct check_gates g;
+        check_gates_init(&g);
+        g.min_util = 0.5;
+        g.min_slo = 0.9;
+        g.max_ckpt_overhead = 0.1;
+        g.max_p99_ms = 100;
+        g.tolerance = 0.05;
+        size_t evaluated = 0;
+        check_run(null, &r, &r, &g, &evaluated);
+        g.util_kind = CHECK_UTIL_USEFUL;
+        check_run(null, &r, NULL, &g, &evaluated);
+        const struct results *pair[2] = {&r, &r};
+        compare_write(null, pair, 2, false);
+        compare_write(null, pair, 2, true);
+        compare_count_significant(pair, 2);
+        fclose(null);
+    }
+    results_release(&r);
+    unlink(path);
+    msg[0] = '\0';
+    return FUZZ_ACCEPTED;
+}
+
+/* ------------------------------------------------------------ the table */
+
+const struct fuzz_target fuzz_targets[] = {
+    {"scenario", run_scenario},
+    {"arrivals_azure", run_arrivals_azure},
+    {"arrivals_servegen", run_arrivals_servegen},
+    {"arrivals_csv", run_arrivals_csv},
+    {"arrivals_counts", run_arrivals_counts},
+    {"jobs_openb", run_jobs_openb},
+    {"jobs_pai", run_jobs_pai},
+    {"jobs_helios", run_jobs_helios},
+    {"jobs_csv", run_jobs_csv},
+    {"results", run_results},
+};
+
+const size_t fuzz_ntargets = sizeof(fuzz_targets) / sizeof(fuzz_targets[0]);
+
+const struct fuzz_target *fuzz_target_find(const char *name)
+{
+    for (size_t i = 0; i < fuzz_ntargets; i++)
+        if (strcmp(fuzz_targets[i].name, name) == 0)
+            return &fuzz_targets[i];
+    return NULL;
+}

@@ -1,0 +1,48 @@
+/*
+ * targets.h — the fuzz entry points: one function per parser family, fed
+ * raw bytes and calling the same code `tidesim` runs on a file.
+ *
+ * Each target takes the input as it is, writes it to a temporary file where
+ * the reader wants a path (the trace readers, the results reader), runs the
+ * reader to the end of the stream (at most FUZZ_MAX_RECORDS records) and
+ * releases everything. The trace targets read their first byte as options
+ * (skip_bad, loop, scale, reorder window, time unit; see targets.c) and the
+ * rest as the file, so one corpus covers the option paths too.
+ *
+ * The same functions are linked into the libFuzzer drivers (fuzz/driver.c,
+ * `make fuzz`) and into the test binary, which replays every file under
+ * tests/data/fuzz/<target>/ (tests/fuzz/test_fuzz_replay.c).
+ */
+#ifndef TIDESIM_FUZZ_TARGETS_H
+#define TIDESIM_FUZZ_TARGETS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Records a trace target reads at most: a few rows can stand for billions of arrivals. */
+#define FUZZ_MAX_RECORDS 100000
+
+/*
+ * A target's verdict on one input: FUZZ_ACCEPTED (the whole input was read),
+ * FUZZ_REJECTED (refused, msg holds the reader's message), FUZZ_BROKEN (the
+ * reader broke a promise of its header: a refusal without a message, a time
+ * going backwards, a job without a GPU...; msg says which), or a negative
+ * errno when the harness itself failed (no temporary file could be written;
+ * msg says why). msg is always NUL-terminated. The drivers abort on
+ * FUZZ_BROKEN so libFuzzer keeps the input like a crash.
+ */
+enum { FUZZ_ACCEPTED = 0, FUZZ_REJECTED = 1, FUZZ_BROKEN = 2 };
+
+struct fuzz_target {
+    const char *name; /* folder name under tests/data/fuzz/ and harness name */
+    int (*run)(const uint8_t *data, size_t n, char *msg, size_t msglen);
+};
+
+/* Every target, in a fixed order; fuzz_ntargets of them. */
+extern const struct fuzz_target fuzz_targets[];
+extern const size_t fuzz_ntargets;
+
+/* The target called name, or NULL. */
+const struct fuzz_target *fuzz_target_find(const char *name);
+
+#endif

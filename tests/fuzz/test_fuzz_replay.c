@@ -1,0 +1,158 @@
+/*
+ * test_fuzz_replay.c — every input the fuzzers have kept as a finding
+ * (every file of tests/data/fuzz/<target>/) runs through the same entry point the
+ * libFuzzer driver calls (fuzz/targets.c) without a crash, a sanitizer report
+ * (under `make test SANITIZE=...`) or a broken promise: it is accepted, or
+ * refused with a message. The entry points themselves are checked on inputs
+ * whose verdict the readers' headers fix, so a target that accepted or
+ * refused everything would fail here.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fuzz/targets.h"
+
+#define REPRO_DIR "tests/data/fuzz"
+
+/* The whole of path in a malloc'd buffer (*n bytes). */
+static uint8_t *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s", path);
+    cr_assert_eq(fseek(f, 0, SEEK_END), 0);
+    long len = ftell(f);
+    cr_assert_geq(len, 0);
+    rewind(f);
+    uint8_t *buf = malloc((size_t)len + 1);
+    cr_assert_not_null(buf);
+    cr_assert_eq(fread(buf, 1, (size_t)len, f), (size_t)len, "short read of %s", path);
+    fclose(f);
+    *n = (size_t)len;
+    return buf;
+}
+
+/* Replays every file of REPRO_DIR/name; returns how many there were. */
+static size_t replay(const char *name)
+{
+    const struct fuzz_target *t = fuzz_target_find(name);
+    cr_assert_not_null(t, "no fuzz target '%s'", name);
+    char dir[256];
+    snprintf(dir, sizeof(dir), "%s/%s", REPRO_DIR, name);
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    size_t count = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char path[600];
+        struct stat st;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        if (e->d_name[0] == '.' || stat(path, &st) || !S_ISREG(st.st_mode))
+            continue;
+        size_t n;
+        uint8_t *data = slurp(path, &n);
+        char msg[1024];
+        cr_log_info("replaying %s", path);
+        int rc = t->run(data, n, msg, sizeof(msg));
+        free(data);
+        cr_expect(rc == FUZZ_ACCEPTED || rc == FUZZ_REJECTED, "%s: verdict %d: %s", path, rc, msg);
+        if (rc == FUZZ_REJECTED)
+            cr_expect(msg[0] != '\0', "%s: refused without a message", path);
+        count++;
+    }
+    closedir(d);
+    return count;
+}
+
+#define REPLAY(name)                                           \
+    Test(fuzz_replay, name)                                    \
+    {                                                          \
+        cr_log_info(#name ": %zu reproducers", replay(#name)); \
+    }
+
+REPLAY(scenario)
+REPLAY(arrivals_azure)
+REPLAY(arrivals_servegen)
+REPLAY(arrivals_csv)
+REPLAY(arrivals_counts)
+REPLAY(jobs_openb)
+REPLAY(jobs_pai)
+REPLAY(jobs_helios)
+REPLAY(jobs_csv)
+REPLAY(results)
+
+/* Every folder of reproducers names a target, and every target has a test above. */
+Test(fuzz_replay, folders_name_targets)
+{
+    DIR *d = opendir(REPRO_DIR);
+    cr_assert_not_null(d, "%s is missing", REPRO_DIR);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char path[600];
+        struct stat st;
+        snprintf(path, sizeof(path), "%s/%s", REPRO_DIR, e->d_name);
+        if (e->d_name[0] == '.' || stat(path, &st) || !S_ISDIR(st.st_mode))
+            continue;
+        cr_expect_not_null(fuzz_target_find(e->d_name), "%s names no fuzz target", path);
+    }
+    closedir(d);
+    cr_expect_eq(fuzz_ntargets, 10, "a target was added: give it a REPLAY line here");
+}
+
+/* One input through a target: its verdict, and its message in msg. */
+static int verdict(const char *name, const void *data, size_t n, char *msg, size_t msglen)
+{
+    const struct fuzz_target *t = fuzz_target_find(name);
+    cr_assert_not_null(t, "no fuzz target '%s'", name);
+    return t->run(data, n, msg, msglen);
+}
+
+/* The option byte comes first in trace inputs; "\0" = defaults. */
+#define TRACE(s) ("\0" s), sizeof("\0" s) - 1
+
+Test(fuzz_replay, targets_accept_good_and_refuse_bad_input)
+{
+    char msg[1024];
+    const char *scen = "name: t\nduration: 1h\ncluster: { nodes: 1, gpus_per_node: 1 }\n"
+                       "policy: { name: dedicated }\n";
+    cr_expect_eq(verdict("scenario", scen, strlen(scen), msg, sizeof(msg)), FUZZ_ACCEPTED, "%s",
+                 msg);
+    const char *bad = "name: t\nduration: [\n";
+    cr_expect_eq(verdict("scenario", bad, strlen(bad), msg, sizeof(msg)), FUZZ_REJECTED);
+    cr_expect(strstr(msg, "fuzz.yaml:"), "message names the file: %s", msg);
+
+    cr_expect_eq(
+        verdict("arrivals_counts", TRACE("minute,requests\n0,3\n60,0\n"), msg, sizeof(msg)),
+        FUZZ_ACCEPTED, "%s", msg);
+    cr_expect_eq(verdict("arrivals_counts", TRACE("minute,requests\n0,-4\n"), msg, sizeof(msg)),
+                 FUZZ_REJECTED);
+    cr_expect(strstr(msg, "requests"), "message names the column: %s", msg);
+    /* Bit 0 of the option byte is skip_bad: the same bad row is skipped. */
+    cr_expect_eq(verdict("arrivals_counts", "\1minute,requests\n0,-4\n",
+                         sizeof("\1minute,requests\n0,-4\n") - 1, msg, sizeof(msg)),
+                 FUZZ_ACCEPTED, "%s", msg);
+
+    cr_expect_eq(verdict("arrivals_csv", TRACE("time_s,in_tokens,out_tokens\n1,2,3\n2,4,5\n"), msg,
+                         sizeof(msg)),
+                 FUZZ_ACCEPTED, "%s", msg);
+    cr_expect_eq(verdict("arrivals_csv", TRACE("time_s,in_tokens,out_tokens\n2,2,3\n1,4,5\n"), msg,
+                         sizeof(msg)),
+                 FUZZ_REJECTED, "times going backwards are malformed");
+
+    cr_expect_eq(
+        verdict("jobs_csv", TRACE("id,submit_s,duration_s,gpus\n1,0,10,1\n"), msg, sizeof(msg)),
+        FUZZ_ACCEPTED, "%s", msg);
+    cr_expect_eq(
+        verdict("jobs_csv", TRACE("id,submit_s,duration_s,gpus\n1,0,10,0\n"), msg, sizeof(msg)),
+        FUZZ_REJECTED, "a zero-GPU job is an error in the generic format");
+    cr_expect(msg[0], "refusal has a message");
+
+    const char junk[] = "not an HDF5 file";
+    cr_expect_eq(verdict("results", junk, sizeof(junk) - 1, msg, sizeof(msg)), FUZZ_REJECTED);
+    cr_expect(strstr(msg, "tidesim-fuzz-"), "message names the file: %s", msg);
+    cr_expect_eq(verdict("results", "", 0, msg, sizeof(msg)), FUZZ_REJECTED);
+}
