@@ -1,19 +1,33 @@
 /*
- * tidal.c — the `tidal` policy: inference owns the cards by day, training by night.
+ * tidal.c — the `tidal` policy: inference follows a day/night schedule, training
+ * holds every card inference does not.
  *
  * Reproduces the day/night ("tidal") schedules GPU platforms run with
  * CronHPA-style fixed replica counts: by day (default 09:00–22:00 local) the
  * services run `day_gpus` cards' worth of replicas; by night they shrink to
- * the `inference_gpus` pool and the rest runs the training queue. Before a day
- * window opens (by `lead`: checkpoint save + MIG re-layout + replica start),
- * running training is preempted gracefully (checkpoint within the grace
- * period) so the cards are back at the edge. With `relayout` under MIG
- * sharing, an emptied card is re-laid out for the coming window (e.g. day
- * 1g.10gb×7 for many small replicas, night 7g.80gb for training), paying the
- * re-layout time during which it serves nothing.
+ * the `inference_gpus` pool. Training keeps a pool all day and runs, in every
+ * phase, on any card inference does not hold: by night it also gets the cards
+ * inference lends. Before a day window opens (by `lead`: checkpoint save +
+ * MIG re-layout + replica start) the policy reclaims only what the day target
+ * lacks: as many training cards as the missing replicas need beyond the free
+ * ones, taken from the jobs with the least work since their last checkpoint
+ * (tidal_pick_victims), preempted gracefully (checkpoint within the grace
+ * period), so the cards are back at the edge and the least work is redone.
+ * With `relayout` under MIG sharing, an emptied card is re-laid out for the
+ * use it goes to (the day layout when inference lacks it, e.g. 1g.10gb×7 for
+ * many small replicas; otherwise the night layout, e.g. 7g.80gb for training),
+ * paying the re-layout time during which it serves nothing.
  *
  * Simplifies: replica counts are a fixed schedule (no autoscaling within a
- * window); training starts in queue order on whole free cards (BestEffortFIFO).
+ * window); training starts in queue order on whole free cards (BestEffortFIFO);
+ * an emptied card is assumed to take `room` replicas (1, or the instances of
+ * the day layout / of the initial MIG layout), whatever the service.
+ *
+ * Reconcile states: NIGHT (night target, training everywhere else), HANDOVER
+ * (lead before a day edge: day target; victims preempted for what it lacks),
+ * DAY (day target; freed cards go to inference first while it lacks any).
+ * Invariant after a reconcile: no card is free while a queued job fits on it,
+ * unless inference still lacks cards it could not get.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -41,6 +55,12 @@ struct tidal_state {
     uint32_t *day_target, *night_target; /* replicas per service */
     uint8_t *layout;                     /* per card: 0 initial/night, 1 day (MIG) */
     uint32_t per_card;                   /* replicas a card holds in the day layout */
+    uint32_t room;                       /* replicas an emptied card takes (day layout) */
+    bool busy, again;                    /* reconcile running / asked again meanwhile */
+    struct tidal_victim *cand;           /* scratch for the hand-over: candidates, */
+    uint32_t *cand_job;                  /* their jobs, */
+    bool *take;                          /* and the choice */
+    uint32_t cand_cap;
     struct evq_handle ev;
     struct sim *s;
 };
@@ -108,8 +128,12 @@ static enum tidal_phase phase_at(const struct tidal_state *st, sim_time t)
     return tidal_training_allowed(&st->cfg.win, t, st->lead) ? PH_NIGHT : PH_HANDOVER;
 }
 
-/* A card that takes one more replica of svc now, or UINT32_MAX. */
-static uint32_t pick_card(struct sim *s, uint32_t svc)
+/*
+ * A card that takes one more replica of svc now, or UINT32_MAX. With
+ * `relayout`, only a card in the layout of the current use (want: 1 day,
+ * 0 night), so that a free card is re-laid out before it serves.
+ */
+static uint32_t pick_card(struct sim *s, const struct tidal_state *st, uint32_t svc, uint8_t want)
 {
     const struct service_cfg *c = &s->sc->services[svc];
     struct tenant_req req = {.kind = TENANT_INFER,
@@ -121,6 +145,8 @@ static uint32_t pick_card(struct sim *s, uint32_t svc)
         const struct card *cd = &s->cl.cards[g];
         /* Exclusive-style use of whole cards, unless MIG instances split them. */
         if (s->cl.mode != SHARE_MIG && cd->nten)
+            continue;
+        if (st->cfg.day_layout && st->layout[g] != want)
             continue;
         if (cluster_can_place(&s->cl, g, &req) == 0) {
             bool training = false;
@@ -175,45 +201,182 @@ static void scale_down(struct sim *s, const uint32_t *target)
     }
 }
 
-static void reconcile(struct sim *s, struct tidal_state *st)
+/* Work since job j's last checkpoint, µs at full speed: what a preemption may cost. */
+static double work_since_ckpt(const struct job *j, sim_time now)
 {
-    st->phase = phase_at(st, s->eng.now);
-    bool inference_time = st->phase != PH_NIGHT;
+    if (j->phase != PHASE_RUN)
+        return 0; /* restoring: nothing new; saving: the save under way keeps it */
+    double done = j->done_us + (double)(now - j->since) * j->rate;
+    if (done > (double)j->spec.work)
+        done = (double)j->spec.work;
+    return done > j->ckpt_us ? done - j->ckpt_us : 0;
+}
 
-    if (inference_time)
-        for (uint32_t j = 0; j < s->tr.njobs; j++)
-            if (s->tr.jobs[j].state == JOB_RUNNING && !s->tr.jobs[j].stop_after &&
-                s->tr.jobs[j].phase != PHASE_STOP)
-                trainer_preempt(&s->tr, j, true);
+static bool job_stopping(const struct job *j)
+{
+    return j->state == JOB_RUNNING && (j->stop_after || j->phase == PHASE_STOP);
+}
 
-    const uint32_t *target = inference_time ? st->day_target : st->night_target;
-    scale_down(s, target);
-
-    if (st->cfg.day_layout) {
-        /* Re-lay out every empty card whose layout is not the coming window's. */
-        uint8_t want = inference_time ? 1 : 0;
-        char err[256];
-        for (uint32_t g = 0; g < s->cl.ngpus; g++) {
-            const struct card *cd = &s->cl.cards[g];
-            if (cd->nten || cd->reconfiguring || st->layout[g] == want)
-                continue;
-            if (sim_mig_relayout(s, g, want ? st->cfg.day_layout : st->cfg.night_layout, err,
-                                 sizeof(err)) == 0)
-                st->layout[g] = want;
-        }
+/* Replicas the services lack to reach their targets. */
+static uint64_t missing_replicas(const struct sim *s, const uint32_t *target)
+{
+    uint64_t m = 0;
+    for (uint32_t i = 0; i < s->nsvcs; i++) {
+        uint32_t have = service_replicas(&s->svcs[i]);
+        m += have < target[i] ? target[i] - have : 0;
     }
+    return m;
+}
 
+static void scale_up(struct sim *s, const struct tidal_state *st, const uint32_t *target,
+                     uint8_t want)
+{
     for (uint32_t i = 0; i < s->nsvcs; i++) {
         uint32_t have = service_replicas(&s->svcs[i]);
         while (have < target[i]) {
-            uint32_t g = pick_card(s, i);
+            uint32_t g = pick_card(s, st, i, want);
             if (g == UINT32_MAX || sim_start_replica(s, i, g, s->sc->policy.as.up_delay) != 0)
                 break;
             have++;
         }
     }
-    if (st->phase == PH_NIGHT)
+}
+
+/*
+ * MIG re-layout of the free cards: to the day layout as many as inference
+ * still lacks (`need_cards`, counting cards already re-laid out for it);
+ * a free card in the day layout that inference does not need goes back to the
+ * night layout for training. Returns the cards now being re-laid out for the
+ * day.
+ */
+static uint32_t relayout_free(struct sim *s, struct tidal_state *st, uint32_t need_cards,
+                              bool inference_lacks)
+{
+    uint32_t to_day = 0;
+    char err[256];
+    for (uint32_t g = 0; g < s->cl.ngpus; g++)
+        to_day += s->cl.cards[g].reconfiguring && st->layout[g] == 1;
+    for (uint32_t g = 0; g < s->cl.ngpus; g++) {
+        const struct card *cd = &s->cl.cards[g];
+        if (cd->nten || cd->reconfiguring)
+            continue;
+        uint8_t want;
+        if (st->layout[g] == 0 && to_day < need_cards)
+            want = 1;
+        else if (st->layout[g] == 1 && !inference_lacks)
+            want = 0;
+        else
+            continue;
+        if (sim_mig_relayout(s, g, want ? st->cfg.day_layout : st->cfg.night_layout, err,
+                             sizeof(err)) == 0) {
+            st->layout[g] = want;
+            to_day += want;
+        }
+    }
+    return to_day;
+}
+
+static int grow_scratch(struct tidal_state *st, uint32_t n)
+{
+    if (n <= st->cand_cap)
+        return 0;
+    uint32_t cap = st->cand_cap ? st->cand_cap : 64;
+    while (cap < n)
+        cap *= 2;
+    struct tidal_victim *c = realloc(st->cand, cap * sizeof(*c));
+    if (!c)
+        return -ENOMEM;
+    st->cand = c;
+    uint32_t *j = realloc(st->cand_job, cap * sizeof(*j));
+    if (!j)
+        return -ENOMEM;
+    st->cand_job = j;
+    bool *t = realloc(st->take, cap * sizeof(*t));
+    if (!t)
+        return -ENOMEM;
+    st->take = t;
+    st->cand_cap = cap;
+    return 0;
+}
+
+/*
+ * Preempt (gracefully) running training jobs holding `need` cards, those with
+ * the least work since their checkpoint first, never more cards than a gang
+ * forces (tidal_pick_victims). Returns the cards they will give back.
+ */
+static uint32_t reclaim(struct sim *s, struct tidal_state *st, uint32_t need)
+{
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < s->tr.njobs; j++) {
+        const struct job *job = &s->tr.jobs[j];
+        if (job->state != JOB_RUNNING || job_stopping(job))
+            continue;
+        if (grow_scratch(st, n + 1))
+            return 0; /* out of memory: inference waits for cards to free up */
+        st->cand[n] = (struct tidal_victim){.gpus = job->spec.gpus,
+                                            .work_us = work_since_ckpt(job, s->eng.now)};
+        st->cand_job[n++] = j;
+    }
+    if (n == 0 || tidal_pick_victims(st->cand, n, need, st->take) < 0)
+        return 0;
+    uint32_t freed = 0;
+    for (uint32_t k = 0; k < n; k++)
+        if (st->take[k] && trainer_preempt(&s->tr, st->cand_job[k], true) == 0)
+            freed += st->cand[k].gpus;
+    return freed;
+}
+
+/*
+ * One pass: inference to the phase's target, the cards it lacks reclaimed
+ * from training (outside the night), training on every card left. Returns
+ * true when it preempted (cards may have been released at once: another pass
+ * gives them to inference first).
+ */
+static bool reconcile_pass(struct sim *s, struct tidal_state *st)
+{
+    st->phase = phase_at(st, s->eng.now);
+    bool inference_time = st->phase != PH_NIGHT;
+    uint8_t want = inference_time ? 1 : 0;
+    const uint32_t *target = inference_time ? st->day_target : st->night_target;
+
+    scale_down(s, target);
+    scale_up(s, st, target, want);
+    uint64_t missing = missing_replicas(s, target);
+    uint64_t lack = (missing + st->room - 1) / st->room; /* cards */
+    uint32_t coming = 0;
+    if (st->cfg.day_layout)
+        coming = relayout_free(s, st, inference_time ? (uint32_t)lack : 0,
+                               inference_time && missing > 0);
+    for (uint32_t j = 0; j < s->tr.njobs; j++)
+        if (job_stopping(&s->tr.jobs[j]))
+            coming += s->tr.jobs[j].spec.gpus;
+    lack = lack > coming ? lack - coming : 0;
+
+    bool preempted = false;
+    if (inference_time && lack > 0) {
+        uint32_t freed = reclaim(s, st, (uint32_t)lack);
+        preempted = freed > 0;
+        lack = lack > freed ? lack - freed : 0;
+    }
+    if (!preempted && (st->phase == PH_NIGHT || lack == 0))
         pol_start_whole(s, &st->q, false, s->cl.ngpus);
+    return preempted;
+}
+
+/* Reconcile until stable; calls from callbacks it causes ask for another pass. */
+static void reconcile(struct sim *s, struct tidal_state *st)
+{
+    if (st->busy) {
+        st->again = true;
+        return;
+    }
+    st->busy = true;
+    do {
+        st->again = false;
+        if (reconcile_pass(s, st))
+            st->again = true;
+    } while (st->again);
+    st->busy = false;
 }
 
 static void on_edge(void *ctx, uint64_t arg)
@@ -255,6 +418,12 @@ static int tidal_init(struct sim *s, void **state)
         if (mig_layout_check(s->sc->spec, st->cfg.day_layout, &l, err, sizeof(err)) == 0)
             st->per_card = (uint32_t)l.n;
     }
+    /* Replicas an emptied card takes: one whole card, a day-layout card, or an initial MIG card. */
+    st->room = st->per_card;
+    if (!st->cfg.day_layout && s->cl.mode == SHARE_MIG && s->cl.ngpus && s->cl.cards[0].layout.n)
+        st->room = (uint32_t)s->cl.cards[0].layout.n;
+    if (st->room == 0)
+        st->room = 1;
     uint32_t day = st->cfg.day_gpus ? st->cfg.day_gpus : s->cl.ngpus;
     pol_split_by_peak(s, day * st->per_card, st->day_target);
     uint32_t night = s->sc->policy.inference_gpus;
@@ -285,9 +454,11 @@ static int tidal_init(struct sim *s, void **state)
 static void tidal_on_submit(struct sim *s, void *state, uint32_t j)
 {
     struct tidal_state *st = state;
-    jobq_insert_sorted(&st->q, j);
-    if (st->phase == PH_NIGHT)
-        pol_start_whole(s, &st->q, false, s->cl.ngpus);
+    if (jobq_insert_sorted(&st->q, j)) {
+        trainer_reject(&s->tr, j);
+        return;
+    }
+    reconcile(s, st);
 }
 
 static void tidal_on_event(struct sim *s, void *state, uint32_t x)
@@ -299,7 +470,10 @@ static void tidal_on_event(struct sim *s, void *state, uint32_t x)
 static void tidal_on_requeue(struct sim *s, void *state, uint32_t j)
 {
     struct tidal_state *st = state;
-    jobq_insert_sorted(&st->q, j);
+    if (jobq_insert_sorted(&st->q, j)) {
+        trainer_reject(&s->tr, j);
+        return;
+    }
     reconcile(s, st);
 }
 
@@ -314,6 +488,9 @@ static void tidal_destroy(void *state)
     if (!st)
         return;
     jobq_release(&st->q);
+    free(st->cand);
+    free(st->cand_job);
+    free(st->take);
     free(st->day_target);
     free(st->night_target);
     free(st->layout);

@@ -2,6 +2,8 @@
 #include "sim/policy/tidal_window.h"
 
 #include <errno.h>
+#include <math.h>
+#include <stdlib.h>
 
 void tidal_cfg_default(struct tidal_cfg *cfg)
 {
@@ -92,4 +94,59 @@ bool tidal_training_allowed(const struct tidal_cfg *cfg, sim_time t, sim_time le
         return false;
     sim_time e = tidal_next_day_start(cfg, t);
     return e == SIM_TIME_MAX || e - t > lead;
+}
+
+int64_t tidal_pick_victims(const struct tidal_victim *v, size_t n, uint32_t need, bool *take)
+{
+    uint64_t total = 0;
+    uint32_t biggest = 0;
+    for (size_t i = 0; i < n; i++) {
+        total += v[i].gpus;
+        biggest = v[i].gpus > biggest ? v[i].gpus : biggest;
+    }
+    if (need == 0 || total <= need) {
+        for (size_t i = 0; i < n; i++)
+            take[i] = need > 0;
+        return need > 0 ? (int64_t)total : 0;
+    }
+    /*
+     * 0/1 knapsack over card counts: loss[c] = least work lost by a set of
+     * jobs holding exactly c cards (c < need + biggest: the smallest reachable
+     * count >= need is below that, since adding one job to a set below need
+     * passes need by less than a gang). took[i][c]: job i is in the best set
+     * of c cards among jobs 0..i. A strict improvement is required to switch,
+     * so ties keep the lower indices.
+     */
+    size_t width = (size_t)need + biggest;
+    double *loss = malloc(width * sizeof(*loss));
+    unsigned char *took = calloc(n * width, 1);
+    if (!loss || !took) {
+        free(loss);
+        free(took);
+        return -ENOMEM;
+    }
+    loss[0] = 0;
+    for (size_t c = 1; c < width; c++)
+        loss[c] = HUGE_VAL;
+    for (size_t i = 0; i < n; i++) {
+        size_t g = v[i].gpus;
+        double w = v[i].work_us * (double)v[i].gpus;
+        for (size_t c = width - 1; c >= g && g > 0; c--)
+            if (loss[c - g] + w < loss[c]) {
+                loss[c] = loss[c - g] + w;
+                took[i * width + c] = 1;
+            }
+    }
+    size_t c = need;
+    while (loss[c] == HUGE_VAL) /* total > need: some count in [need, width) is reachable */
+        c++;
+    int64_t freed = (int64_t)c;
+    for (size_t i = n; i-- > 0;) {
+        take[i] = took[i * width + c] != 0;
+        if (take[i])
+            c -= v[i].gpus;
+    }
+    free(loss);
+    free(took);
+    return freed;
 }

@@ -17,12 +17,17 @@
  * handing cards back: checkpoint write + MIG re-layout + inference warm-up, so
  * that inference has its cards at the edge instead of after it.
  *
- * Pure functions of (cfg, t): no state, no I/O, no globals.
+ * The hand-over choice (tidal_pick_victims) is pure too: which running
+ * training jobs to preempt so that the day target gets the cards it lacks and
+ * no more, losing the least work.
+ *
+ * Pure functions of their arguments: no state, no I/O, no globals.
  */
 #ifndef TIDESIM_POLICY_TIDAL_WINDOW_H
 #define TIDESIM_POLICY_TIDAL_WINDOW_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sim/core/simtime.h"
@@ -65,5 +70,26 @@ sim_time tidal_handover_start(const struct tidal_cfg *cfg, sim_time t, sim_time 
 /* Whether training may run at t with this lead: it is night and the next day
  * window opens more than lead after t. */
 bool tidal_training_allowed(const struct tidal_cfg *cfg, sim_time t, sim_time lead);
+
+/* A running training job the hand-over may preempt. */
+struct tidal_victim {
+    uint32_t gpus;  /* cards it gives back, >= 1 */
+    double work_us; /* work since its last checkpoint, µs at full speed (per member), >= 0 */
+};
+
+/*
+ * Choose victims among v[0..n) that give back at least `need` cards: the
+ * fewest cards that reach need (exactly need whenever some set of the jobs
+ * holds exactly that many), and among the sets of that size the one losing the
+ * least work, Σ work_us × gpus (GPU-µs since the last checkpoint); among equal
+ * losses, earlier jobs are kept as victims. For single-card jobs this is simply the
+ * `need` jobs with the least work since their checkpoint. take[i] (n entries,
+ * caller-owned) is set for every victim and cleared for the others. When all
+ * the jobs together hold fewer than need cards, all are taken.
+ *
+ * Returns the cards the victims give back (0 when need is 0), or -ENOMEM
+ * (take unchanged). O(n × (need + largest gang)) time and bytes.
+ */
+int64_t tidal_pick_victims(const struct tidal_victim *v, size_t n, uint32_t need, bool *take);
 
 #endif

@@ -90,3 +90,57 @@ Test(tidal, empty_window_and_validation)
     c.day_end_min = 1440;
     cr_assert_eq(tidal_check(&c), -EINVAL);
 }
+
+/* tidal_pick_victims on candidates whose choice is known by hand. */
+static int64_t pick(const struct tidal_victim *v, size_t n, uint32_t need, bool *take)
+{
+    for (size_t i = 0; i < n; i++)
+        take[i] = !need; /* garbage the function must overwrite */
+    return tidal_pick_victims(v, n, need, take);
+}
+
+Test(tidal, victims_single_cards_least_work_since_checkpoint_first)
+{
+    const struct tidal_victim v[] = {{1, 5}, {1, 1}, {1, 4}, {1, 2}, {1, 3}};
+    bool take[5];
+    cr_assert_eq(pick(v, 5, 3, take), 3);
+    const bool want[5] = {false, true, false, true, true}; /* works 1, 2, 3 */
+    for (int i = 0; i < 5; i++)
+        cr_expect_eq(take[i], want[i], "job %d", i);
+    /* Equal work: the earlier job. */
+    const struct tidal_victim tie[] = {{1, 2}, {1, 2}};
+    cr_assert_eq(pick(tie, 2, 1, take), 1);
+    cr_expect(take[0] && !take[1]);
+}
+
+Test(tidal, victims_never_more_cards_than_a_gang_forces)
+{
+    bool take[4];
+    /*
+     * Need 4. Least work first would take the 1-GPU job (work 1), then the
+     * 2-GPU job of work 2 (3 cards), then one more: 5 or more cards. The sets
+     * of exactly 4 cards: {4-GPU}: 10 × 4 = 40 GPU-µs lost; {2, 2}: 2 × 2 +
+     * 3 × 2 = 10. So the two 2-GPU jobs.
+     */
+    const struct tidal_victim v[] = {{1, 1}, {4, 10}, {2, 2}, {2, 3}};
+    cr_assert_eq(pick(v, 4, 4, take), 4);
+    cr_expect(!take[0] && !take[1] && take[2] && take[3]);
+    /*
+     * Need 3 from gangs of 2, 2 and 4 cards: no set holds exactly 3; the
+     * fewest above is 4, by {2, 2} (1 × 2 = 2 lost) or {4} (0 lost): the 4.
+     */
+    const struct tidal_victim w[] = {{2, 0}, {2, 1}, {4, 0}};
+    cr_assert_eq(pick(w, 3, 3, take), 4);
+    cr_expect(!take[0] && !take[1] && take[2]);
+}
+
+Test(tidal, victims_none_needed_or_not_enough)
+{
+    const struct tidal_victim v[] = {{1, 1}, {2, 1}};
+    bool take[2];
+    cr_assert_eq(pick(v, 2, 0, take), 0);
+    cr_expect(!take[0] && !take[1]);
+    cr_assert_eq(pick(v, 2, 5, take), 3); /* all of them, 3 cards < 5 */
+    cr_expect(take[0] && take[1]);
+    cr_assert_eq(pick(v, 0, 2, take), 0);
+}

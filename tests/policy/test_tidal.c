@@ -1,0 +1,184 @@
+/*
+ * test_tidal.c — the `tidal` policy on a small cluster with a known load,
+ * against a schedule counted by hand: training holds every card inference
+ * does not, at every sample interval; at the day edge exactly the missing
+ * cards are reclaimed, from the jobs with the least work since their last
+ * checkpoint; GPU-seconds are conserved.
+ */
+#include "tests/polsubmit.h"
+
+#define HM(h, m) ((sim_time)(h)*SIM_HOUR + (sim_time)(m)*SIM_MIN)
+
+/*
+ * 2 nodes × 4 cards. Inference: 2 cards by night, 5 by day (09:00–22:00),
+ * handed over 30 minutes early (08:30). Training: single-card jobs of 100 h
+ * checkpointing every 3 h of running; a save takes 5 s + 1 GB / 2 GB/s =
+ * 5.5 s, within the 30 s grace, so preemptions lose nothing.
+ */
+static const char *const yaml = "name: tidal-edge\n"
+                                "duration: 2d\n"
+                                "sample_interval: 1m\n"
+                                "cluster: { nodes: 2, gpus_per_node: 4 }\n"
+                                "services:\n"
+                                "  - name: q\n"
+                                "    latency: { a_ms: 1, b_ms: 0.1, dist: deterministic }\n"
+                                "    arrivals: { synthetic: { shape: constant, rate_rps: 20 } }\n"
+                                "training:\n"
+                                "  checkpoint: { interval: 3h, state_gb_per_gpu: 1 }\n"
+                                "  jobs: { synthetic: { per_hour: 0 } }\n"
+                                "policy: { name: tidal, inference_gpus: 2, day_gpus: 5, day: "
+                                "\"09:00-22:00\", lead: 30m }\n";
+
+#define NJOBS         8
+#define MAX_INTERVALS (2 * 24 * 60 + 1)
+
+/* The per-interval series, as the results writer would see them. */
+struct series {
+    uint32_t n;
+    sim_time t1[MAX_INTERVALS];
+    double free_s[MAX_INTERVALS];     /* GPU-s with no tenant in the interval */
+    uint32_t infer[MAX_INTERVALS];    /* cards holding a replica at its end */
+    uint32_t train[MAX_INTERVALS];    /* cards holding a training member at its end */
+    uint32_t queued[MAX_INTERVALS];   /* jobs queued at its end */
+    uint64_t preempts[MAX_INTERVALS]; /* preemptions so far */
+};
+
+static int record(void *ctx, const struct sim *s, sim_time t0, sim_time t1)
+{
+    struct series *r = ctx;
+    if (r->n == MAX_INTERVALS)
+        return 0;
+    uint32_t k = r->n++;
+    r->t1[k] = t1;
+    r->free_s[k] = 0;
+    r->infer[k] = r->train[k] = 0;
+    for (uint32_t g = 0; g < s->cl.ngpus; g++) {
+        const struct card *c = &s->cl.cards[g];
+        r->free_s[k] += sim_time_to_sec(t1 - t0) - c->ialloc_us / 1e6;
+        bool inf = false, tr = false;
+        for (uint32_t i = 0; i < c->nten; i++) {
+            inf |= s->cl.tenants[c->ten[i]].kind == TENANT_INFER;
+            tr |= s->cl.tenants[c->ten[i]].kind == TENANT_TRAIN;
+        }
+        r->infer[k] += inf;
+        r->train[k] += tr;
+    }
+    r->queued[k] = s->tr.queued;
+    r->preempts[k] = s->tr.preemptions;
+    return 0;
+}
+
+/*
+ * Jobs 0..5 arrive 40 minutes apart from 00:00 and start at once on the six
+ * cards inference does not hold; jobs 6 and 7 (03:20) wait: a backlog.
+ * Checkpoints fall 3 h of running after each start, so at the 08:30
+ * hand-over the work since the last checkpoint is, by hand (to within the
+ * 60 s warm-up and the 5.5 s saves):
+ *   job 0 (00:00): saved 06:00, 2 h 30 m    job 3 (02:00): saved 08:00, 30 m
+ *   job 1 (00:40): saved 06:40, 1 h 50 m    job 4 (02:40): saved 05:40, 2 h 50 m
+ *   job 2 (01:20): saved 07:20, 1 h 10 m    job 5 (03:20): saved 06:20, 2 h 10 m
+ * The day target lacks 5 − 2 = 3 cards and none is free: jobs 3, 2, 1 (the
+ * least work since a checkpoint, not the latest started: 4 and 5) are the
+ * victims, and no other.
+ */
+static void build(struct scenario *sc, struct sim *s, struct series *r)
+{
+    struct conf_err err;
+    cr_assert_eq(scenario_load_string(sc, "tidal-edge.yaml", yaml, &err), 0, "%s", err.msg);
+    struct sim_sink sink = {.interval = record, .ctx = r};
+    cr_assert_eq(sim_init(s, sc, 1, &sink), 0, "%s", s->err);
+    for (int k = 0; k < NJOBS; k++) {
+        int at = k < 6 ? 40 * k : 200;
+        cr_assert_eq(engine_run(&s->eng, HM(0, at)), 0);
+        cr_assert_eq(polsubmit_job(s, 100 * 3600.0, 1, NULL), (uint32_t)k);
+    }
+}
+
+static bool is_day(sim_time t) /* inference target by day: from the 08:30 hand-over to 22:00 */
+{
+    sim_time tod = t % SIM_DAY;
+    return tod >= HM(8, 30) && tod < HM(22, 0);
+}
+
+Test(tidal_policy, training_holds_every_card_inference_does_not)
+{
+    struct scenario sc;
+    struct sim s;
+    struct series *r = calloc(1, sizeof(*r));
+    cr_assert_not_null(r);
+    build(&sc, &s, r);
+    cr_assert_eq(sim_run(&s, NULL), 0, "%s", s.err);
+    cr_assert_eq(r->n, 2 * 24 * 60);
+    uint32_t checked = 0;
+    for (uint32_t k = 0; k < r->n; k++) {
+        sim_time t1 = r->t1[k], tod = t1 % SIM_DAY;
+        if (t1 <= HM(3, 20))
+            continue; /* the jobs are still arriving */
+        /*
+         * At 22:00 three replicas stop; their cards are free until the next
+         * reconcile, the sample tick at 22:01: at most 3 cards × 60 s.
+         */
+        if (tod == HM(22, 1)) {
+            cr_expect_leq(r->free_s[k], 3 * 60.0 + 1e-6, "%.0f GPU-s free at 22:00", r->free_s[k]);
+            continue;
+        }
+        cr_expect_leq(r->free_s[k], 1e-6, "interval ending day %d %02d:%02d: %.3f GPU-s free",
+                      (int)(t1 / SIM_DAY), (int)(tod / SIM_HOUR), (int)(tod % SIM_HOUR / SIM_MIN),
+                      r->free_s[k]);
+        if (tod == HM(8, 30) || tod == HM(22, 0))
+            continue; /* the edge itself: the hand-over under way */
+        uint32_t want = is_day(t1) ? 5 : 2;
+        cr_expect_eq(r->infer[k], want, "day %d %02d:%02d: %u inference cards, want %u",
+                     (int)(t1 / SIM_DAY), (int)(tod / SIM_HOUR), (int)(tod % SIM_HOUR / SIM_MIN),
+                     r->infer[k], want);
+        cr_expect_eq(r->train[k], 8 - want, "day %d %02d:%02d: %u training cards, want %u",
+                     (int)(t1 / SIM_DAY), (int)(tod / SIM_HOUR), (int)(tod % SIM_HOUR / SIM_MIN),
+                     r->train[k], 8 - want);
+        /* A backlog all along: 8 jobs, 6 cards by night, 3 by day. */
+        cr_expect_eq(r->queued[k], NJOBS - (8 - want));
+        checked++;
+    }
+    cr_expect_geq(checked, 2500);
+    polsubmit_check_conservation(&s, true);
+    simtest_free(&sc, &s);
+    free(r);
+}
+
+Test(tidal_policy, day_edge_preempts_exactly_the_missing_cards_least_work_first)
+{
+    struct scenario sc;
+    struct sim s;
+    struct series *r = calloc(1, sizeof(*r));
+    cr_assert_not_null(r);
+    build(&sc, &s, r);
+    cr_assert_eq(engine_run(&s.eng, HM(8, 29)), 0);
+    cr_expect_eq(s.tr.preemptions, 0);
+    cr_expect_eq(s.tr.running, 6);
+    /* Just after the hand-over: the three victims saved (5.5 s) and left. */
+    cr_assert_eq(engine_run(&s.eng, HM(8, 31)), 0);
+    cr_expect_eq(s.tr.preemptions, 3, "%lu preemptions at the edge",
+                 (unsigned long)s.tr.preemptions);
+    static const uint32_t victim[NJOBS] = {0, 1, 1, 1, 0, 0, 0, 0};
+    for (uint32_t j = 0; j < NJOBS; j++) {
+        cr_expect_eq(s.tr.jobs[j].preemptions, victim[j], "job %u: %u preemptions", j,
+                     s.tr.jobs[j].preemptions);
+        cr_expect_float_eq(s.tr.jobs[j].lost_us, 0.0, 1e-9, "job %u lost work", j);
+    }
+    /* Inference has its five replicas up (60 s start) before the 09:00 edge. */
+    cr_assert_eq(engine_run(&s.eng, HM(8, 59)), 0);
+    uint32_t up = 0;
+    for (uint32_t k = 0; k < s.svcs[0].nreps; k++)
+        up += !s.svcs[0].reps[k].gone && !s.svcs[0].reps[k].draining && !s.svcs[0].reps[k].down;
+    cr_expect_eq(up, 5);
+    cr_expect_eq(s.tr.running, 3);
+    /* Nothing more by day; the next hand-over again lacks exactly 3 cards. */
+    cr_assert_eq(engine_run(&s.eng, SIM_DAY + HM(8, 29)), 0);
+    cr_expect_eq(s.tr.preemptions, 3);
+    cr_assert_eq(engine_run(&s.eng, SIM_DAY + HM(8, 31)), 0);
+    cr_expect_eq(s.tr.preemptions, 6);
+    cr_assert_eq(sim_run(&s, NULL), 0, "%s", s.err);
+    cr_expect_eq(s.tr.preemptions, 6);
+    polsubmit_check_conservation(&s, true);
+    simtest_free(&sc, &s);
+    free(r);
+}
