@@ -18,14 +18,19 @@
  * many small replicas; otherwise the night layout, e.g. 7g.80gb for training),
  * paying the re-layout time during which it serves nothing.
  *
- * Simplifies: replica counts are a fixed schedule (no autoscaling within a
- * window); training starts in queue order on whole free cards (BestEffortFIFO);
- * an emptied card is assumed to take `room` replicas (1, or the instances of
- * the day layout / of the initial MIG layout), whatever the service.
+ * With `policy.autoscale` given, each service's HPA (sim/autoscale.h) runs
+ * inside the window: it asks for replicas between its minimum and the phase's
+ * target, and the cards it does not ask for train; when it asks for more, the
+ * missing cards are reclaimed by the same rule, in any phase.
+ *
+ * Simplifies: without `autoscale` replica counts are a fixed schedule;
+ * training starts in queue order on whole free cards (BestEffortFIFO); an
+ * emptied card is assumed to take `room` replicas (1, or the instances of the
+ * day layout / of the initial MIG layout), whatever the service.
  *
  * Reconcile states: NIGHT (night target, training everywhere else), HANDOVER
  * (lead before a day edge: day target; victims preempted for what it lacks),
- * DAY (day target; freed cards go to inference first while it lacks any).
+ * DAY (day target; should it lack cards, e.g. with lead 0, the same rule).
  * Invariant after a reconcile: no card is free while a queued job fits on it,
  * unless inference still lacks cards it could not get.
  */
@@ -56,6 +61,10 @@ struct tidal_state {
     uint8_t *layout;                     /* per card: 0 initial/night, 1 day (MIG) */
     uint32_t per_card;                   /* replicas a card holds in the day layout */
     uint32_t room;                       /* replicas an emptied card takes (day layout) */
+    bool hpa;                            /* policy.autoscale: HPA inside the window's bound */
+    struct pol_scaler ps;                /* one HPA per service (hpa only) */
+    uint32_t *want;                      /* replicas each HPA asks for (UINT32_MAX: no HPA) */
+    uint32_t *target;                    /* scratch: this pass's target per service */
     bool busy, again;                    /* reconcile running / asked again meanwhile */
     struct tidal_victim *cand;           /* scratch for the hand-over: candidates, */
     uint32_t *cand_job;                  /* their jobs, */
@@ -337,7 +346,10 @@ static bool reconcile_pass(struct sim *s, struct tidal_state *st)
     st->phase = phase_at(st, s->eng.now);
     bool inference_time = st->phase != PH_NIGHT;
     uint8_t want = inference_time ? 1 : 0;
-    const uint32_t *target = inference_time ? st->day_target : st->night_target;
+    const uint32_t *bound = inference_time ? st->day_target : st->night_target;
+    uint32_t *target = st->target;
+    for (uint32_t i = 0; i < s->nsvcs; i++)
+        target[i] = st->want[i] < bound[i] ? st->want[i] : bound[i];
 
     scale_down(s, target);
     scale_up(s, st, target, want);
@@ -353,7 +365,8 @@ static bool reconcile_pass(struct sim *s, struct tidal_state *st)
     lack = lack > coming ? lack - coming : 0;
 
     bool preempted = false;
-    if (inference_time && lack > 0) {
+    /* By night only an HPA can ask for more than inference holds. */
+    if ((inference_time || st->hpa) && lack > 0) {
         uint32_t freed = reclaim(s, st, (uint32_t)lack);
         preempted = freed > 0;
         lack = lack > freed ? lack - freed : 0;
@@ -408,9 +421,13 @@ static int tidal_init(struct sim *s, void **state)
     st->cfg = *(const struct tidal_pcfg *)s->sc->policy.cfg;
     st->day_target = calloc(s->nsvcs + 1, sizeof(uint32_t));
     st->night_target = calloc(s->nsvcs + 1, sizeof(uint32_t));
+    st->want = calloc(s->nsvcs + 1, sizeof(uint32_t));
+    st->target = calloc(s->nsvcs + 1, sizeof(uint32_t));
     st->layout = calloc(s->cl.ngpus, 1);
-    if (!st->day_target || !st->night_target || !st->layout)
+    if (!st->day_target || !st->night_target || !st->want || !st->target || !st->layout)
         return -ENOMEM;
+    for (uint32_t i = 0; i < s->nsvcs; i++)
+        st->want[i] = UINT32_MAX; /* the window's target, until an HPA says otherwise */
     st->per_card = 1;
     if (st->cfg.day_layout) {
         struct mig_layout l;
@@ -447,6 +464,15 @@ static int tidal_init(struct sim *s, void **state)
                                    s->sc->policy.as.up_delay);
     }
     reconcile(s, st);
+    if (s->sc->policy.autoscale) {
+        /* The HPAs start from the night replicas just placed. */
+        int rc = pol_scaler_init(&st->ps, s, NULL);
+        if (rc)
+            return rc;
+        st->hpa = true;
+        for (uint32_t i = 0; i < s->nsvcs; i++)
+            st->want[i] = service_replicas(&s->svcs[i]);
+    }
     schedule_next(st);
     return 0;
 }
@@ -477,9 +503,36 @@ static void tidal_on_requeue(struct sim *s, void *state, uint32_t j)
     reconcile(s, st);
 }
 
+/*
+ * Each service's HPA sees the interval just closed, with the metrics of
+ * pol_scaler_tick (sim/policy/common.h): the arrival rate, or the replicas'
+ * measured busy time if it asks for more (HPA's multi-metric rule). What it
+ * asks for is capped by the window's target in reconcile_pass.
+ */
+static void hpa_observe(struct sim *s, struct tidal_state *st)
+{
+    sim_time span = s->eng.now - s->last_sample;
+    for (uint32_t i = 0; i < s->nsvcs; i++) {
+        struct autoscale *a = &st->ps.as[i];
+        double rate = pol_interval_rate(s, i);
+        uint32_t reps = service_replicas(&s->svcs[i]);
+        if (span > 0 && reps > 0) {
+            double util = s->svcs[i].win.busy_us / ((double)reps * (double)span);
+            double equiv = util * reps * a->cfg.capacity;
+            rate = equiv > rate ? equiv : rate;
+        }
+        int n = autoscale_observe(a, s->eng.now, rate);
+        if (n >= 0)
+            st->want[i] = (uint32_t)n;
+    }
+}
+
 static void tidal_on_tick(struct sim *s, void *state)
 {
-    reconcile(s, state);
+    struct tidal_state *st = state;
+    if (st->hpa)
+        hpa_observe(s, st);
+    reconcile(s, st);
 }
 
 static void tidal_destroy(void *state)
@@ -488,6 +541,10 @@ static void tidal_destroy(void *state)
     if (!st)
         return;
     jobq_release(&st->q);
+    if (st->hpa)
+        pol_scaler_release(&st->ps);
+    free(st->want);
+    free(st->target);
     free(st->cand);
     free(st->cand_job);
     free(st->take);

@@ -3,7 +3,8 @@
  * against a schedule counted by hand: training holds every card inference
  * does not, at every sample interval; at the day edge exactly the missing
  * cards are reclaimed, from the jobs with the least work since their last
- * checkpoint; GPU-seconds are conserved.
+ * checkpoint; with an HPA inside the window, training also gets the cards of
+ * the day target the load does not need; GPU-seconds are conserved.
  */
 #include "tests/polsubmit.h"
 
@@ -81,10 +82,10 @@ static int record(void *ctx, const struct sim *s, sim_time t0, sim_time t1)
  * least work since a checkpoint, not the latest started: 4 and 5) are the
  * victims, and no other.
  */
-static void build(struct scenario *sc, struct sim *s, struct series *r)
+static void build(struct scenario *sc, struct sim *s, struct series *r, const char *text)
 {
     struct conf_err err;
-    cr_assert_eq(scenario_load_string(sc, "tidal-edge.yaml", yaml, &err), 0, "%s", err.msg);
+    cr_assert_eq(scenario_load_string(sc, "tidal-edge.yaml", text, &err), 0, "%s", err.msg);
     struct sim_sink sink = {.interval = record, .ctx = r};
     cr_assert_eq(sim_init(s, sc, 1, &sink), 0, "%s", s->err);
     for (int k = 0; k < NJOBS; k++) {
@@ -106,7 +107,7 @@ Test(tidal_policy, training_holds_every_card_inference_does_not)
     struct sim s;
     struct series *r = calloc(1, sizeof(*r));
     cr_assert_not_null(r);
-    build(&sc, &s, r);
+    build(&sc, &s, r, yaml);
     cr_assert_eq(sim_run(&s, NULL), 0, "%s", s.err);
     cr_assert_eq(r->n, 2 * 24 * 60);
     uint32_t checked = 0;
@@ -150,7 +151,7 @@ Test(tidal_policy, day_edge_preempts_exactly_the_missing_cards_least_work_first)
     struct sim s;
     struct series *r = calloc(1, sizeof(*r));
     cr_assert_not_null(r);
-    build(&sc, &s, r);
+    build(&sc, &s, r, yaml);
     cr_assert_eq(engine_run(&s.eng, HM(8, 29)), 0);
     cr_expect_eq(s.tr.preemptions, 0);
     cr_expect_eq(s.tr.running, 6);
@@ -178,6 +179,69 @@ Test(tidal_policy, day_edge_preempts_exactly_the_missing_cards_least_work_first)
     cr_expect_eq(s.tr.preemptions, 6);
     cr_assert_eq(sim_run(&s, NULL), 0, "%s", s.err);
     cr_expect_eq(s.tr.preemptions, 6);
+    polsubmit_check_conservation(&s, true);
+    simtest_free(&sc, &s);
+    free(r);
+}
+
+/*
+ * The same cluster and jobs with an HPA inside the window: 16 req/s of 100 ms
+ * single-request batches; a replica serves 10 req/s, 7 at the 0.7 target, so
+ * the HPA asks for ceil(16 / 7) = 3 replicas (a minute's Poisson count stays
+ * within 14..21 req/s, which still gives 3). By day 3 < 5 replicas: 5 cards
+ * train; by night the window caps inference at 2 (80 % busy): 6 train. At the
+ * 08:30 hand-over inference lacks 3 − 2 = 1 card: one preemption, job 3 (the
+ * least work since its checkpoint, as above).
+ */
+static const char *const yaml_hpa =
+    "name: tidal-hpa\n"
+    "duration: 2d\n"
+    "sample_interval: 1m\n"
+    "cluster: { nodes: 2, gpus_per_node: 4 }\n"
+    "services:\n"
+    "  - name: q\n"
+    "    latency: { a_ms: 100, b_ms: 0, dist: deterministic }\n"
+    "    batching: { max_batch: 1, max_wait: 0s }\n"
+    "    arrivals: { synthetic: { shape: constant, rate_rps: 16 } }\n"
+    "training:\n"
+    "  checkpoint: { interval: 3h, state_gb_per_gpu: 1 }\n"
+    "  jobs: { synthetic: { per_hour: 0 } }\n"
+    "policy: { name: tidal, inference_gpus: 2, day_gpus: 5, day: \"09:00-22:00\", lead: 30m,\n"
+    "          autoscale: { target: 0.7, scale_up_delay: 60s, scale_down_window: 300s } }\n";
+
+Test(tidal_policy, hpa_inside_the_window_lends_what_the_load_does_not_need)
+{
+    struct scenario sc;
+    struct sim s;
+    struct series *r = calloc(1, sizeof(*r));
+    cr_assert_not_null(r);
+    build(&sc, &s, r, yaml_hpa);
+    cr_assert_eq(engine_run(&s.eng, HM(8, 31)), 0);
+    cr_expect_eq(s.tr.preemptions, 1);
+    for (uint32_t j = 0; j < NJOBS; j++)
+        cr_expect_eq(s.tr.jobs[j].preemptions, j == 3, "job %u: %u preemptions", j,
+                     s.tr.jobs[j].preemptions);
+    cr_assert_eq(sim_run(&s, NULL), 0, "%s", s.err);
+    cr_expect_eq(s.tr.preemptions, 2, "%lu preemptions", (unsigned long)s.tr.preemptions);
+    uint32_t checked = 0;
+    for (uint32_t k = 0; k < r->n; k++) {
+        sim_time t1 = r->t1[k], tod = t1 % SIM_DAY;
+        if (t1 <= HM(3, 20) || tod == HM(8, 30) || tod == HM(22, 0))
+            continue;
+        if (tod == HM(22, 1)) { /* one replica stops at 22:00: its card waits for the tick */
+            cr_expect_leq(r->free_s[k], 60.0 + 1e-6);
+            continue;
+        }
+        uint32_t want = is_day(t1) ? 3 : 2;
+        cr_expect_leq(r->free_s[k], 1e-6, "interval ending %.0f s: %.3f GPU-s free",
+                      sim_time_to_sec(t1), r->free_s[k]);
+        cr_expect_eq(r->infer[k], want, "%.0f s: %u inference cards, want %u", sim_time_to_sec(t1),
+                     r->infer[k], want);
+        cr_expect_eq(r->train[k], 8 - want, "%.0f s: %u training cards", sim_time_to_sec(t1),
+                     r->train[k]);
+        checked++;
+    }
+    cr_expect_geq(checked, 2500);
     polsubmit_check_conservation(&s, true);
     simtest_free(&sc, &s);
     free(r);
