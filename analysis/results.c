@@ -20,11 +20,14 @@ static const struct metric_def headline_defs[] = {
     {"util_allocated", "GPU-time allocated", "%", 100, RESULTS_HIGHER},
     {"util_busy", "GPU-time busy (SM active)", "%", 100, RESULTS_HIGHER},
     {"util_useful", "GPU-time useful", "%", 100, RESULTS_HIGHER},
-    {"slo_share", "requests within SLO", "%", 100, RESULTS_HIGHER},
+    {"slo_share", "arrivals within SLO", "%", 100, RESULTS_HIGHER},
+    {"slo_share_served", "served within SLO", "%", 100, RESULTS_HIGHER},
     {"slo_share_worst_service", "within SLO, worst service", "%", 100, RESULTS_HIGHER},
     {"p99_ms_worst_service", "p99 latency, worst service", "ms", 1, RESULTS_LOWER},
     {"requests_arrived", "requests arrived", "", 1, RESULTS_NEUTRAL},
     {"requests_dropped", "requests dropped", "", 1, RESULTS_LOWER},
+    {"requests_waiting", "requests waiting at the end", "", 1, RESULTS_LOWER},
+    {"requests_within_slo", "requests within SLO", "", 1, RESULTS_HIGHER},
     {"jobs_submitted", "jobs submitted", "", 1, RESULTS_NEUTRAL},
     {"jobs_completed", "jobs completed", "", 1, RESULTS_HIGHER},
     {"jobs_rejected", "jobs rejected", "", 1, RESULTS_LOWER},
@@ -52,6 +55,7 @@ static const struct metric_def svc_defs[] = {
     {"slo_quantile", "SLO quantile", "%", 100, RESULTS_NEUTRAL},
     {"slo_quantile_ms", "SLO-quantile latency", "ms", 1, RESULTS_LOWER},
     {"slo_share", "within SLO", "%", 100, RESULTS_HIGHER},
+    {"slo_share_served", "served within SLO", "%", 100, RESULTS_HIGHER},
     {"slo_met", "SLO met", "%", 100, RESULTS_HIGHER},
 };
 

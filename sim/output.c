@@ -258,7 +258,9 @@ int sim_output_interval(struct sim_output *o, const struct sim *s, sim_time t0, 
         row[9] = hist_quantile(h, 0.95) / 1e3;
         row[10] = hist_quantile(h, 0.99) / 1e3;
         row[11] = h->total ? (double)h->max / 1e3 : 0;
-        row[12] = sv->win.served ? (double)sv->win.within_slo / (double)sv->win.served : NAN;
+        /* Over the requests decided in the interval: served, dropped or failed in it. */
+        uint64_t dec = sv->win.served + sv->win.dropped + sv->win.failed;
+        row[12] = dec ? (double)sv->win.within_slo / (double)dec : NAN;
         rc |= h5_series_append(&o->svcs[k].ts, row);
         if (h->total) {
             for (uint32_t b = 0; b < HIST_BUCKETS; b++) {
@@ -484,13 +486,23 @@ static int write_service(struct svc_out *so, const struct service *sv, double *s
     const struct hist *h = sv->h_total;
     const struct service_cfg *c = sv->cfg;
     int rc = 0;
-    double share = sv->tot.served ? (double)sv->tot.within_slo / (double)sv->tot.served : NAN;
+    /*
+     * Within-SLO share over every request whose fate is known: served, dropped,
+     * failed (killed in a batch) or still waiting at the end (a miss not yet
+     * counted). Requests in a running batch at the end are left out. The
+     * served-only share is kept apart (slo_share_served).
+     */
+    uint64_t decided = sv->tot.served + sv->tot.dropped + sv->tot.failed + service_waiting(sv);
+    double share = decided ? (double)sv->tot.within_slo / (double)decided : NAN;
+    double share_served =
+        sv->tot.served ? (double)sv->tot.within_slo / (double)sv->tot.served : NAN;
     double pq = hist_quantile(h, c->slo_quantile) / 1e3;
     rc |= h5_attr_int(so->grp, "arrived", (int64_t)sv->tot.arrived);
     rc |= h5_attr_int(so->grp, "served", (int64_t)sv->tot.served);
     rc |= h5_attr_int(so->grp, "dropped", (int64_t)sv->tot.dropped);
     rc |= h5_attr_int(so->grp, "failed", (int64_t)sv->tot.failed);
     rc |= h5_attr_int(so->grp, "waiting", (int64_t)service_waiting(sv));
+    rc |= h5_attr_int(so->grp, "within_slo", (int64_t)sv->tot.within_slo);
     rc |= h5_attr_int(so->grp, "in_service", sv->in_service);
     rc |= h5_attr_int(so->grp, "batches", (int64_t)sv->tot.batches);
     rc |= h5_attr_int(so->grp, "trace_rows_skipped",
@@ -508,6 +520,7 @@ static int write_service(struct svc_out *so, const struct service *sv, double *s
     rc |= h5_attr_double(so->grp, "slo_quantile", c->slo_quantile);
     rc |= h5_attr_double(so->grp, "slo_quantile_ms", pq);
     rc |= h5_attr_double(so->grp, "slo_share", share);
+    rc |= h5_attr_double(so->grp, "slo_share_served", share_served);
     rc |= h5_attr_int(so->grp, "slo_met", pq <= sim_time_to_sec(c->slo) * 1e3);
 
     uint32_t last = 0;
@@ -549,7 +562,7 @@ int sim_output_finish(struct sim_output *o, const struct sim *s, bool complete, 
     hid_t sum = h5_group_create(o->f.id, "summary");
     rc |= sum < 0;
     double slo_min = INFINITY, p99_max = 0;
-    uint64_t served = 0, within = 0, arrived = 0, dropped = 0, failed = 0;
+    uint64_t served = 0, within = 0, arrived = 0, dropped = 0, failed = 0, waiting = 0;
     for (uint32_t k = 0; k < s->nsvcs; k++) {
         rc |= write_service(&o->svcs[k], &s->svcs[k], &slo_min, &p99_max);
         served += s->svcs[k].tot.served;
@@ -557,6 +570,7 @@ int sim_output_finish(struct sim_output *o, const struct sim *s, bool complete, 
         arrived += s->svcs[k].tot.arrived;
         dropped += s->svcs[k].tot.dropped;
         failed += s->svcs[k].tot.failed;
+        waiting += service_waiting(&s->svcs[k]);
     }
     if (sum >= 0) {
         double gh = (double)s->cl.ngpus * sim_time_to_sec(s->end) / 3600.0;
@@ -590,7 +604,12 @@ int sim_output_finish(struct sim_output *o, const struct sim *s, bool complete, 
         rc |= h5_attr_int(sum, "requests_served", (int64_t)served);
         rc |= h5_attr_int(sum, "requests_dropped", (int64_t)dropped);
         rc |= h5_attr_int(sum, "requests_failed", (int64_t)failed);
-        rc |= h5_attr_double(sum, "slo_share", served ? (double)within / (double)served : NAN);
+        uint64_t decided = served + dropped + failed + waiting;
+        rc |= h5_attr_int(sum, "requests_waiting", (int64_t)waiting);
+        rc |= h5_attr_int(sum, "requests_within_slo", (int64_t)within);
+        rc |= h5_attr_double(sum, "slo_share", decided ? (double)within / (double)decided : NAN);
+        rc |=
+            h5_attr_double(sum, "slo_share_served", served ? (double)within / (double)served : NAN);
         rc |= h5_attr_double(sum, "slo_share_worst_service", s->nsvcs ? slo_min : NAN);
         rc |= h5_attr_double(sum, "p99_ms_worst_service", s->nsvcs ? p99_max : NAN);
         rc |= write_jobs(o, s, sum);

@@ -72,11 +72,20 @@ double hist_quantile(const struct hist *h, double q)
     uint64_t seen = 0;
     uint32_t b = 0;
     for (; b < HIST_BUCKETS - 1; b++) {
-        seen += h->counts[b];
-        if (seen >= rank)
+        if (seen + h->counts[b] >= rank)
             break;
+        seen += h->counts[b];
     }
-    double v = hist_bucket_mid(b);
+    /*
+     * Within the bucket, the values are taken as spread evenly over [lo, hi):
+     * the j-th of its n values (j = rank - seen) sits at lo + (j - 1/2)/n of
+     * its width. One-value buckets (below HIST_LINEAR) are exact.
+     */
+    int64_t lo = hist_bucket_lo(b), hi = hist_bucket_hi(b);
+    double v = (double)lo;
+    uint64_t n = h->counts[b];
+    if (hi - lo > 1 && n > 0)
+        v += ((double)(rank - seen) - 0.5) / (double)n * (double)(hi - lo);
     if (v < (double)h->min)
         v = (double)h->min;
     if (v > (double)h->max)

@@ -3,8 +3,8 @@
  *
  * Values are non-negative integers (µs). Values below 128 have a bucket each;
  * above, every octave [2^k, 2^(k+1)) is cut into 64 equal sub-buckets, so a
- * bucket is at most 1/64 of its lower bound wide and reporting its midpoint
- * errs by at most 1/128 (< 0.8 %) relative. Values at or above HIST_MAX_VALUE
+ * bucket is at most 1/64 of its lower bound wide (quantiles are
+ * interpolated within a bucket: hist_quantile). Values at or above HIST_MAX_VALUE
  * (2^40 µs ≈ 12.7 days) land in the last bucket, and negative values in
  * bucket 0. Mean is exact (sum kept separately, exact in a double up to
  * 2^53 µs in total); min and max are exact.
@@ -98,9 +98,17 @@ int64_t hist_min(const struct hist *h);
 int64_t hist_max(const struct hist *h);
 
 /*
- * Value at quantile q in [0, 1] (clamped; NaN counts as 0): hist_bucket_mid()
- * of the bucket holding the ceil(q·total)-th smallest value (rank 1 at q = 0),
- * clamped to [min, max]. Returns 0 for an empty histogram.
+ * Value at quantile q in [0, 1] (clamped; NaN counts as 0), interpolated
+ * within its bucket: rank k = ceil(q·total) (1 at q = 0) falls in bucket b,
+ * holding n values of which it is the j-th; the values of b are taken as
+ * spread evenly over [lo, hi), so the answer is lo + (j − ½)/n × (hi − lo),
+ * clamped to [min, max]. One-value buckets (below HIST_LINEAR) give lo.
+ *
+ * Error bound: the answer lies in the bucket of the exact k-th smallest
+ * value, so it is exact below HIST_LINEAR µs and errs by less than one bucket
+ * width (< 1/64 relative) above. Unlike a bucket midpoint it moves with the
+ * counts, so quantiles of different seeds differ and their intervals are
+ * honest. Returns 0 for an empty histogram.
  */
 double hist_quantile(const struct hist *h, double q);
 

@@ -1,6 +1,7 @@
 /* test_hist.c — bucket geometry, quantiles, mean and merge of the latency histogram. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,8 +121,10 @@ Test(hist, quantiles_of_uniform_integers)
                       cases[i].q * 100, got, cases[i].exact);
     }
     cr_assert_eq(hist_quantile(h, 0.0), 1.0);
-    /* Rank 100000 is in [99328, 100352) (100000 >> 10 = 97): midpoint 99328 + 1023/2. */
-    cr_assert_eq(hist_quantile(h, 1.0), 99839.5);
+    /* Rank 100000 is the last of bucket [99328, 100352): interpolated past the max, clamped. */
+    cr_assert_eq(hist_quantile(h, 1.0), 100000.0);
+    /* Rank 99000 is the 185th of the 1024 values of [98816, 99840): 98816 + 184.5. */
+    cr_assert_eq(hist_quantile(h, 0.99), 99000.5);
     cr_assert_eq(hist_quantile(h, 0.00001), 1.0, "linear buckets are exact");
     cr_assert_eq(hist_quantile(h, 0.00077), 77.0);
     cr_assert_eq(hist_min(h), 1);
@@ -204,6 +207,74 @@ Test(hist, batch_recording_equals_one_by_one)
     cr_expect_eq(hist_min(b), 1);
     cr_expect_eq(hist_max(b), HIST_MAX_VALUE + 3);
     cr_expect_eq(memcmp(a->counts, b->counts, sizeof(a->counts)), 0);
+    free(a);
+    free(b);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The stored sample of tests/data/latency_sample_us.txt (comment lines start with #). */
+static size_t read_sample(int64_t *v, size_t cap)
+{
+    FILE *f = fopen("tests/data/latency_sample_us.txt", "r");
+    cr_assert_not_null(f);
+    char line[64];
+    size_t n = 0;
+    while (fgets(line, sizeof(line), f))
+        if (line[0] != '#' && n < cap)
+            v[n++] = strtoll(line, NULL, 10);
+    fclose(f);
+    return n;
+}
+
+Test(hist, interpolated_quantiles_within_a_bucket_of_exact_ones)
+{
+    static int64_t v[20000];
+    size_t n = read_sample(v, 20000);
+    cr_assert_eq(n, 20000u);
+    struct hist *h = hist_new();
+    for (size_t i = 0; i < n; i++)
+        hist_record(h, v[i]);
+    qsort(v, n, sizeof(v[0]), cmp_i64);
+    static const double qs[] = {0.5, 0.9, 0.95, 0.99, 0.999};
+    for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+        size_t k = (size_t)ceil(qs[i] * (double)n); /* exact: the k-th smallest value */
+        double exact = (double)v[k - 1];
+        uint32_t b = hist_bucket_of(v[k - 1]);
+        double width = (double)(hist_bucket_hi(b) - hist_bucket_lo(b));
+        double got = hist_quantile(h, qs[i]);
+        cr_expect_lt(fabs(got - exact), width, "p%g: %.1f vs exact %.0f (bucket width %.0f)",
+                     qs[i] * 100, got, exact, width);
+        cr_expect_lt(fabs(got - exact) / exact, 1.0 / 64, "p%g relative error", qs[i] * 100);
+    }
+    free(h);
+}
+
+Test(hist, interpolated_quantile_moves_with_the_counts)
+{
+    /*
+     * The first 10,000 and the first 10,500 values of the sample: their exact
+     * p99s (105,544 and 105,485 µs) lie in the same bucket [104448, 106496),
+     * where a bucket midpoint would report 105,471.5 for both.
+     */
+    static int64_t v[20000];
+    size_t n = read_sample(v, 20000);
+    cr_assert_eq(n, 20000u);
+    struct hist *a = hist_new(), *b = hist_new();
+    for (size_t i = 0; i < 10500; i++) {
+        if (i < 10000)
+            hist_record(a, v[i]);
+        hist_record(b, v[i]);
+    }
+    double pa = hist_quantile(a, 0.99), pb = hist_quantile(b, 0.99);
+    cr_assert_eq(hist_bucket_of((int64_t)pa), hist_bucket_of((int64_t)pb));
+    cr_assert_neq(pa, pb, "p99 %.1f for both", pa);
+    cr_expect_lt(fabs(pa - 105544), 2048);
+    cr_expect_lt(fabs(pb - 105485), 2048);
     free(a);
     free(b);
 }
