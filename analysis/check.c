@@ -4,7 +4,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "analysis/compare.h"
 #include "analysis/results.h"
+#include "analysis/stats.h"
 
 void check_gates_init(struct check_gates *g)
 {
@@ -77,39 +79,74 @@ static size_t gate_max(FILE *out, const char *gate, const char *what, double v, 
     return 1;
 }
 
-/* Baseline gate: every directed headline metric within tolerance of the baseline. */
-static size_t gate_against(FILE *out, const struct results *r, const struct results *base,
-                           double tol, size_t *evaluated)
+/* Headline metrics with a direction present in both files: the family of the baseline gate. */
+static size_t against_family(const struct results *r, const struct results *base)
 {
-    size_t failed = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < base->headline.n; i++) {
+        const struct results_metric *b = &base->headline.m[i];
+        const struct results_metric *m = results_table_find(&r->headline, b->key);
+        n += b->better != 0 && m && m->s.n && b->s.n;
+    }
+    return n;
+}
+
+/*
+ * Baseline gate: is any directed headline metric worse than the baseline's
+ * by more than the tolerance, with significance? The worsening (positive =
+ * worse, relative to the baseline's mean) has an interval from compare_diff
+ * (paired by seed, else Welch) at a Bonferroni-corrected level, so the
+ * family of metrics keeps a 5 % false-alarm rate: beyond the tolerance as a
+ * whole -> fail; within it as a whole -> holds; straddling -> inconclusive.
+ * Without an interval (a single run on either side) the values are compared
+ * as they are.
+ */
+static void gate_against(FILE *out, const struct results *r, const struct results *base, double tol,
+                         struct check_outcome *o)
+{
+    size_t fam = against_family(r, base);
+    double conf = fam ? 1 - 0.05 / (double)fam : 0.95;
     for (size_t i = 0; i < base->headline.n; i++) {
         const struct results_metric *b = &base->headline.m[i];
         const struct results_metric *m = results_table_find(&r->headline, b->key);
         if (b->better == 0 || !m || !m->s.n || !b->s.n)
             continue;
-        (*evaluated)++;
-        double v = m->s.mean, bv = b->s.mean;
-        /* Signed worsening relative to the baseline (positive = worse). */
-        double worse = b->better > 0 ? bv - v : v - bv;
-        double rel = bv != 0 ? worse / fabs(bv) : (worse > 0 ? INFINITY : 0);
-        if (rel > tol) {
-            char a[48], c[48];
-            results_format(a, sizeof(a), m, v);
-            results_format(c, sizeof(c), b, bv);
+        o->evaluated++;
+        struct stats_diff d;
+        compare_diff(base, b, r, m, conf, &d);
+        double bv = b->s.mean, scale = bv != 0 ? fabs(bv) : 1;
+        double w = (b->better > 0 ? -d.diff : d.diff) / scale; /* relative worsening */
+        double h = d.has_ci ? d.ci95 / scale : 0;
+        char a[48], c[48];
+        results_format(a, sizeof(a), m, m->s.mean);
+        results_format(c, sizeof(c), b, bv);
+        char iv[96];
+        if (d.has_ci)
+            snprintf(iv, sizeof(iv), "interval %.2f..%.2f %%, %s", (w - h) * 100, (w + h) * 100,
+                     d.paired ? "paired by seed" : "Welch, unpaired");
+        else
+            snprintf(iv, sizeof(iv), "single run: compared by value");
+        if (w - h > tol) {
             fprintf(out,
-                    "FAIL against: %s = %s %s vs baseline %s %s (%.2f %% worse > tolerance "
-                    "%.2f %%)\n",
-                    b->key, a, m->unit, c, b->unit, rel * 100, tol * 100);
-            failed++;
+                    "FAIL against: %s = %s %s vs baseline %s %s: worse by %.2f %% (%s) > "
+                    "tolerance %.2f %%\n",
+                    b->key, a, m->unit, c, b->unit, w * 100, iv, tol * 100);
+            o->failed++;
+        } else if (w + h > tol) {
+            fprintf(out,
+                    "INCONCLUSIVE against: %s = %s %s vs baseline %s %s: worse by %.2f %% (%s) "
+                    "straddles tolerance %.2f %%\n",
+                    b->key, a, m->unit, c, b->unit, w * 100, iv, tol * 100);
+            o->inconclusive++;
         }
     }
-    return failed;
 }
 
 size_t check_run(FILE *out, const struct results *r, const struct results *base,
-                 const struct check_gates *g, size_t *evaluated)
+                 const struct check_gates *g, struct check_outcome *res)
 {
     size_t failed = 0, n = 0;
+    struct check_outcome o = {0, 0, 0};
     if (!r->complete)
         fprintf(out, "note: %s is an incomplete run (interrupted)\n", r->path);
     if (!isnan(g->min_util)) {
@@ -150,12 +187,19 @@ size_t check_run(FILE *out, const struct results *r, const struct results *base,
         n++;
     }
     if (base)
-        failed += gate_against(out, r, base, g->tolerance, &n);
-    if (failed)
-        fprintf(out, "check: %zu of %zu gates failed\n", failed, n);
+        gate_against(out, r, base, g->tolerance, &o);
+    o.evaluated += n;
+    o.failed += failed;
+    if (o.failed)
+        fprintf(out, "check: %zu of %zu gates failed", o.failed, o.evaluated);
+    else if (o.inconclusive)
+        fprintf(out, "check: no gate failed, %zu of %zu inconclusive", o.inconclusive, o.evaluated);
     else
-        fprintf(out, "check: all %zu gates hold\n", n);
-    if (evaluated)
-        *evaluated = n;
-    return failed;
+        fprintf(out, "check: all %zu gates hold", o.evaluated);
+    if (o.failed && o.inconclusive)
+        fprintf(out, ", %zu inconclusive", o.inconclusive);
+    fputs("\n", out);
+    if (res)
+        *res = o;
+    return o.failed;
 }

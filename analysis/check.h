@@ -11,8 +11,14 @@
  *                     checkpoint+restore+recompute GPU-time / training GPU-time
  *                     from /gpus); a file without checkpoint data had none: 0
  *   max_p99_ms        worst service's p99 latency (ms) <= bound
- *   against           every headline metric with a direction is no worse than
- *                     the baseline's by more than `tolerance` (relative)
+ *   against           no headline metric with a direction is worse than the
+ *                     baseline's by more than `tolerance` (relative) with
+ *                     significance: the interval of the worsening (paired by
+ *                     seed when the files share seeds, else Welch; Bonferroni
+ *                     over the metrics, so the family errs 5 % of the time)
+ *                     lies wholly beyond the tolerance -> failed; wholly within
+ *                     -> holds; across it -> inconclusive. Single runs have no
+ *                     interval and are compared by value.
  * A bound that is NaN is not checked.
  */
 #ifndef TIDESIM_CHECK_H
@@ -31,16 +37,22 @@ struct check_gates {
     double tolerance; /* relative, for the baseline comparison */
 };
 
+/* What check_run found: gates evaluated, failed, and inconclusive (baseline gate only). */
+struct check_outcome {
+    size_t evaluated, failed, inconclusive;
+};
+
 /* All gates off, busy utilisation, tolerance 0. */
 void check_gates_init(struct check_gates *g);
 
 /*
  * Evaluate the gates on r (and against base when not NULL). Writes one line
- * per failed gate ("FAIL <gate>: <value> <op> <bound>") and notes to out,
- * then a summary line. Returns the number of failed gates (0 = all hold) and
- * sets *evaluated to the number of gates checked.
+ * per failed gate ("FAIL <gate>: <value> <op> <bound>"), one per
+ * inconclusive one ("INCONCLUSIVE against: ...") and notes to out, then a
+ * summary line. Returns the number of failed gates (0 = none failed) and
+ * fills *res (may be NULL).
  */
 size_t check_run(FILE *out, const struct results *r, const struct results *base,
-                 const struct check_gates *g, size_t *evaluated);
+                 const struct check_gates *g, struct check_outcome *res);
 
 #endif

@@ -1,4 +1,4 @@
-/* compare.c — side-by-side metrics of several results files with Welch intervals. */
+/* compare.c — side-by-side metrics of several results files, paired by seed or Welch. */
 #include "analysis/compare.h"
 
 #include <errno.h>
@@ -77,8 +77,41 @@ static void cell_value(char *buf, size_t n, const struct results_metric *m)
     }
 }
 
+void compare_diff(const struct results *ra, const struct results_metric *a,
+                  const struct results *rb, const struct results_metric *b, double conf,
+                  struct stats_diff *out)
+{
+    static const struct stats_summary none = {0, NAN, NAN, NAN};
+    if (!present(a) || !present(b)) {
+        stats_welch_conf(present(a) ? &a->s : &none, present(b) ? &b->s : &none, conf, out);
+        return;
+    }
+    /* Pairs: replications of ra and rb with the same seed, in ra's order. */
+    size_t n = ra->reps < rb->reps ? ra->reps : rb->reps, k = 0;
+    double *av = malloc((n ? n : 1) * sizeof(*av)), *bv = malloc((n ? n : 1) * sizeof(*bv));
+    for (size_t i = 0; av && bv && ra->seeds && rb->seeds && i < ra->reps; i++) {
+        if (!isfinite(ra->seeds[i]) || !isfinite(a->values[i]))
+            continue;
+        for (size_t j = 0; j < rb->reps && k < n; j++)
+            if (rb->seeds[j] == ra->seeds[i]) {
+                if (isfinite(b->values[j])) {
+                    av[k] = a->values[i];
+                    bv[k++] = b->values[j];
+                }
+                break;
+            }
+    }
+    if (k >= 2)
+        stats_paired(av, bv, k, conf, out);
+    else
+        stats_welch_conf(&a->s, &b->s, conf, out);
+    free(av);
+    free(bv);
+}
+
 /* Difference cell and verdict cell of b against a. Returns true when significant. */
-static bool cell_diff(char *dbuf, size_t dn, char *sbuf, size_t sn, const struct results_metric *a,
+static bool cell_diff(char *dbuf, size_t dn, char *sbuf, size_t sn, const struct results *ra,
+                      const struct results_metric *a, const struct results *rb,
                       const struct results_metric *b)
 {
     if (!present(a) || !present(b)) {
@@ -87,7 +120,7 @@ static bool cell_diff(char *dbuf, size_t dn, char *sbuf, size_t sn, const struct
         return false;
     }
     struct stats_diff d;
-    stats_welch(&a->s, &b->s, &d);
+    compare_diff(ra, a, rb, b, 0.95, &d);
     char v[48], c[48];
     results_format(v, sizeof(v), a, fabs(d.diff));
     const char *sign = d.diff > 0 ? "+" : d.diff < 0 ? "-" : "";
@@ -97,7 +130,7 @@ static bool cell_diff(char *dbuf, size_t dn, char *sbuf, size_t sn, const struct
         return false;
     }
     results_format(c, sizeof(c), a, d.ci95);
-    snprintf(dbuf, dn, "%s%s ± %s", sign, v, c);
+    snprintf(dbuf, dn, "%s%s ± %s%s", sign, v, c, d.paired ? " (paired)" : "");
     if (!d.significant)
         snprintf(sbuf, sn, "no");
     else if (a->better == 0)
@@ -114,7 +147,7 @@ size_t compare_count_significant(const struct results *const *r, size_t n)
     char d[96], s[64];
     for (size_t i = 0; rows && i < nrows; i++)
         for (size_t f = 1; f < n; f++)
-            count += cell_diff(d, sizeof(d), s, sizeof(s), row_metric(r[0], &rows[i]),
+            count += cell_diff(d, sizeof(d), s, sizeof(s), r[0], row_metric(r[0], &rows[i]), r[f],
                                row_metric(r[f], &rows[i]));
     free(rows);
     return count;
@@ -154,7 +187,10 @@ int compare_write(FILE *out, const struct results *const *r, size_t n, bool mark
         else
             fprintf(out, "single run%s\n", r[f]->complete ? "" : ", INCOMPLETE");
     }
-    fprintf(out, "%sdifferences are X - A with Welch's 95%% interval when both are replicated\n\n",
+    fprintf(out,
+            "%sdifferences are X - A with a 95%% interval when both are replicated: paired by "
+            "seed (common random numbers) where the runs share seeds, marked (paired); "
+            "Welch's otherwise\n\n",
             markdown ? "- " : "  ");
 
     struct texttable tt;
@@ -189,8 +225,8 @@ int compare_write(FILE *out, const struct results *const *r, size_t n, bool mark
         for (size_t f = 0; f < n; f++)
             cell_value(cells[2 + f], 160, row_metric(r[f], &rows[i]));
         for (size_t f = 1; f < n; f++)
-            cell_diff(cells[2 + n + 2 * (f - 1)], 160, cells[3 + n + 2 * (f - 1)], 160, base,
-                      row_metric(r[f], &rows[i]));
+            cell_diff(cells[2 + n + 2 * (f - 1)], 160, cells[3 + n + 2 * (f - 1)], 160, r[0], base,
+                      r[f], row_metric(r[f], &rows[i]));
         texttable_row(&tt, row);
     }
     if (!rc)

@@ -27,7 +27,7 @@ static const struct metric_def headline_defs[] = {
     {"requests_arrived", "requests arrived", "", 1, RESULTS_NEUTRAL},
     {"requests_dropped", "requests dropped", "", 1, RESULTS_LOWER},
     {"requests_waiting", "requests waiting at the end", "", 1, RESULTS_LOWER},
-    {"requests_within_slo", "requests within SLO", "", 1, RESULTS_HIGHER},
+    {"requests_within_slo", "requests within SLO", "", 1, RESULTS_NEUTRAL},
     {"jobs_submitted", "jobs submitted", "", 1, RESULTS_NEUTRAL},
     {"jobs_completed", "jobs completed", "", 1, RESULTS_HIGHER},
     {"jobs_rejected", "jobs rejected", "", 1, RESULTS_LOWER},
@@ -579,12 +579,23 @@ static int read_all(struct results *r, struct h5_rd *rd, hid_t f)
     for (size_t k = 0; k < sizeof(headline_defs) / sizeof(headline_defs[0]); k++)
         if (!table_add(&r->headline, &headline_defs[k], r->reps))
             return -ENOMEM;
+    r->seeds = malloc(r->reps * sizeof(*r->seeds));
+    if (!r->seeds)
+        return -ENOMEM;
     for (size_t i = 0; i < r->reps; i++) {
         char name[32];
         snprintf(name, sizeof(name), "rep%04zu", i);
         hid_t g = r->replicated ? h5_rd_group(rd, f, name) : H5Gopen2(f, "/", H5P_DEFAULT);
         if (g < 0)
             return rd->rc ? rd->rc : h5_rd_fail(rd, -EIO, "/%s: cannot open the group", name);
+        r->seeds[i] = NAN;
+        if (H5Lexists(g, "meta", H5P_DEFAULT) > 0) {
+            hid_t m = h5_rd_group(rd, g, "meta");
+            if (m >= 0) {
+                r->seeds[i] = attr_or_nan(rd, m, "seed");
+                H5Gclose(m);
+            }
+        }
         struct rd_ctx c = {r, rd, i};
         int rc = check_shapes(rd, g);
         if (!rc)
@@ -677,6 +688,7 @@ void results_release(struct results *r)
     free(r->sharing);
     free(r->version);
     free(r->git_commit);
+    free(r->seeds);
     table_release(&r->headline);
     table_release(&r->gpu_states);
     table_release(&r->training);

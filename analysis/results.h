@@ -47,6 +47,7 @@ struct results {
     char *path;
     char *scenario_name, *policy, *gpu, *sharing, *version, *git_commit; /* NULL when absent */
     double seed;     /* first replication's seed (NaN when absent) */
+    double *seeds;   /* each replication's seed (reps of them; NaN when absent; owned) */
     bool replicated; /* /rep0000 layout */
     size_t reps;     /* replications (1 for a single run) */
     bool complete;   /* /meta complete (every replication complete) */

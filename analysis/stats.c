@@ -45,11 +45,19 @@ void stats_single(double v, struct stats_summary *out)
 void stats_welch(const struct stats_summary *a, const struct stats_summary *b,
                  struct stats_diff *out)
 {
+    stats_welch_conf(a, b, 0.95, out);
+}
+
+void stats_welch_conf(const struct stats_summary *a, const struct stats_summary *b, double conf,
+                      struct stats_diff *out)
+{
     out->diff = b->mean - a->mean;
     out->ci95 = NAN;
     out->df = NAN;
     out->has_ci = a->n >= 2 && b->n >= 2;
     out->significant = false;
+    out->paired = false;
+    out->npairs = 0;
     if (!out->has_ci)
         return;
     double va = a->sd * a->sd / (double)a->n, vb = b->sd * b->sd / (double)b->n;
@@ -61,6 +69,37 @@ void stats_welch(const struct stats_summary *a, const struct stats_summary *b,
         return;
     }
     out->df = se2 * se2 / (va * va / (double)(a->n - 1) + vb * vb / (double)(b->n - 1));
-    out->ci95 = stats_t_quantile(0.975, out->df) * sqrt(se2);
+    out->ci95 = stats_t_quantile(1 - (1 - conf) / 2, out->df) * sqrt(se2);
     out->significant = fabs(out->diff) > out->ci95;
+}
+
+void stats_paired(const double *a, const double *b, size_t n, double conf, struct stats_diff *out)
+{
+    /* Two passes (mean, then squared deviations): exact zero for identical runs. */
+    size_t k = 0;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(a[i]) && isfinite(b[i])) {
+            sum += b[i] - a[i];
+            k++;
+        }
+    out->paired = true;
+    out->npairs = k;
+    out->diff = k ? sum / (double)k : NAN;
+    out->ci95 = NAN;
+    out->df = NAN;
+    out->has_ci = k >= 2;
+    out->significant = false;
+    if (!out->has_ci)
+        return;
+    double ss = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(a[i]) && isfinite(b[i])) {
+            double d = b[i] - a[i] - out->diff;
+            ss += d * d;
+        }
+    double sd = sqrt(ss / (double)(k - 1));
+    out->df = (double)(k - 1);
+    out->ci95 = stats_t_quantile(1 - (1 - conf) / 2, out->df) * sd / sqrt((double)k);
+    out->significant = out->ci95 > 0 ? fabs(out->diff) > out->ci95 : out->diff != 0;
 }

@@ -27,10 +27,17 @@ static const char check_usage[] =
     "                         GPU-time <= Z (0 when the file has no checkpoint data)\n"
     "  --max-p99-ms M         worst service's p99 latency <= M ms\n"
     "  --against BASE.h5      no headline metric worse than BASE's by more than the\n"
-    "  --tolerance T          relative tolerance T (default 0)\n"
+    "  --tolerance T          relative tolerance T (default 0), with significance: the\n"
+    "                         95% interval of the worsening (paired by seed when the\n"
+    "                         files share seeds, else Welch; Bonferroni over the\n"
+    "                         metrics) beyond T fails, within T holds, across T is\n"
+    "                         inconclusive. Single runs are compared by value.\n"
     "\n"
-    "Prints one line per failed gate with its value and bound, then a summary.\n"
-    "exit status: 0 all gates hold, 1 a gate failed, 2 usage error or unreadable file\n";
+    "Prints one line per failed or inconclusive gate with its value and bound, then a\n"
+    "summary.\n"
+    "exit status: 0 all gates hold, 1 a gate failed, 2 usage error or unreadable file,\n"
+    "3 no gate failed but one is inconclusive, 4 the file (or BASE) is an incomplete\n"
+    "(interrupted) run\n";
 
 int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
 {
@@ -119,11 +126,20 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
         results_release(&r);
         return 2;
     }
-    size_t failed = check_run(out, &r, against ? &base : NULL, &g, NULL);
+    struct check_outcome o;
+    check_run(out, &r, against ? &base : NULL, &g, &o);
+    const char *incomplete = !r.complete ? path : against && !base.complete ? against : NULL;
     results_release(&r);
     if (against)
         results_release(&base);
-    return failed ? 1 : 0;
+    if (incomplete) {
+        fprintf(err,
+                "tidesim check: %s is an incomplete run: its figures cover only part of the "
+                "scenario\n",
+                incomplete);
+        return 4;
+    }
+    return o.failed ? 1 : o.inconclusive ? 3 : 0;
 }
 
 int cli_check(int argc, char **argv)
