@@ -7,6 +7,21 @@
  * single-stream latency − β, β = 1 / offline throughput; rough). Scale by the
  * tenant's speed (share.h) for other allocations: l / speed.
  *
+ * MIG slices (models.md 4.1): the per-item term scales with the slice's
+ * compute, the fixed term only weakly. MLPerf v2.0 on one 1g.10gb slice (speed
+ * s ≈ 0.13 of a full card by offline throughput) runs batch-1 only 1.45×
+ * (ResNet-50) and 3.45× (BERT-99) slower than the full card, not 1/s ≈ 7.6×.
+ * The fixed term a is split into a host/launch part that does not slow down
+ * and a GPU part, its share φ (fixed_compute_share), that scales like the
+ * per-item work, so on a slice of speed s
+ *
+ *     l_s(n) = a · ((1 − φ) + φ / s) + b · n / s
+ *            = (a · g(φ, s) + b · n) / s,   g = (1 − φ) · s + φ
+ *
+ * (latency_fixed_scale() returns g). φ is calibrated so that the model gives
+ * the measured batch-1 ratio R: φ = (F − 1)/(1/s − 1) with
+ * F = (R·(a + b) − b/s)/a: ResNet-50 φ = 0.0155, BERT φ = 0.237.
+ *
  * SLOs are the MLPerf loadgen server-scenario bounds (models.md 4.3): p99
  * latency, or time-to-first-token / time-per-output-token for LLMs.
  * Units: seconds. Tables are static const; names are case-insensitive.
@@ -21,7 +36,19 @@ struct latency_model {
     char slice[16]; /* "full" or "1g.10gb" */
     double a_s;     /* fixed cost per batch, s */
     double b_s;     /* cost per item, s */
+    /* Share of a that slows down with the slice's compute (MIG; see above), 0..1. */
+    double fixed_compute_share;
 };
+
+/* BERT-large's φ, the default of a service that names no model (its a, b are BERT's too). */
+#define LATENCY_FIXED_COMPUTE_SHARE_DEFAULT 0.237
+
+/*
+ * g(φ, s) = (1 − φ)·s + φ: the factor on the full-card fixed term a such that
+ * (a·g + b·n)/s is the batch time on an instance of speed s (0 < s <= 1; s = 1
+ * gives 1 exactly). Values outside the ranges are clamped.
+ */
+double latency_fixed_scale(double phi, double slice_speed);
 
 struct latency_slo {
     char model[32]; /* MLPerf benchmark name, e.g. "resnet50", "llama2-70b-interactive" */

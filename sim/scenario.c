@@ -2,6 +2,7 @@
 #include "sim/scenario.h"
 
 #include "models/gpu.h"
+#include "models/latency.h"
 #include "sim/policy/policy.h"
 
 #include <errno.h>
@@ -277,7 +278,8 @@ static int load_service(const struct conf_doc *d, const struct conf_node *n, str
                                        "slo",         "replicas",  "arrivals",
                                        "max_queue",   "memory_gb", "active_thread_percentage",
                                        "mig_profile", NULL};
-    static const char *const lkeys[] = {"a_ms", "b_ms", "dist", "cv", NULL};
+    static const char *const lkeys[] = {"model", "a_ms", "b_ms", "fixed_compute_share",
+                                        "dist",  "cv",   NULL};
     static const char *const bkeys[] = {"max_batch", "max_wait", NULL};
     static const char *const skeys[] = {"p99_ms", "target_ms", "quantile", NULL};
     static const char *const rkeys[] = {"count", "min", "max", NULL};
@@ -292,10 +294,27 @@ static int load_service(const struct conf_doc *d, const struct conf_node *n, str
      * ms. */
     c->a_ms = 1.16;
     c->b_ms = 0.28;
+    c->fixed_compute_share = LATENCY_FIXED_COMPUTE_SHARE_DEFAULT;
     c->cv = 0.1;
     const struct conf_node *l = conf_get(n, "latency");
     if (l) {
-        if ((rc = conf_check_keys(d, l, "latency", lkeys, err)) ||
+        if ((rc = conf_check_keys(d, l, "latency", lkeys, err)))
+            return rc;
+        const struct conf_node *mn = conf_get(l, "model");
+        if (mn) {
+            const char *model = NULL;
+            if ((rc = conf_string(d, l, "model", true, &model, err)))
+                return rc;
+            const struct latency_model *lm = latency_model_find(model, "full");
+            if (!lm)
+                return conf_errf(err, d, mn, "model",
+                                 "unknown latency model '%s' (expected resnet50 or bert)", model);
+            c->a_ms = lm->a_s * 1e3;
+            c->b_ms = lm->b_s * 1e3;
+            c->fixed_compute_share = lm->fixed_compute_share;
+        }
+        if ((rc = conf_double(d, l, "fixed_compute_share", false, 0, 1, &c->fixed_compute_share,
+                              err)) ||
             (rc = conf_double(d, l, "a_ms", false, 0, 1e7, &c->a_ms, err)) ||
             (rc = conf_double(d, l, "b_ms", false, 0, 1e7, &c->b_ms, err)) ||
             (rc = conf_enum(d, l, "dist", false, dist_names, &dist, err)) ||

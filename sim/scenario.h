@@ -62,6 +62,7 @@ struct service_cfg {
     const char *name;
     /* Batch latency a + b·batch on a full GPU (models.md §4.2), times a jitter of mean 1. */
     double a_ms, b_ms;
+    double fixed_compute_share; /* φ: share of a that scales with a MIG slice (models/latency.h) */
     enum svc_dist dist;
     double cv;           /* lognormal jitter coefficient of variation */
     uint32_t max_batch;  /* dynamic batching: largest batch */

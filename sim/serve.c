@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/latency.h"
+
 /* Arrivals drawn from the source per call (see refill). */
 #define SERVE_FILL 64
 
@@ -196,7 +198,7 @@ static void plan_batch(struct service *s, uint32_t ri, uint64_t from, uint32_t n
         sum += r->batch_arrivals[i];
     }
     r->batch_arr_sum = sum;
-    double work = (s->cfg->a_ms + s->cfg->b_ms * (double)n) * 1e3 * jitter(s);
+    double work = (s->cfg->a_ms * r->fixed_scale + s->cfg->b_ms * (double)n) * 1e3 * jitter(s);
     r->work_left = work;
     r->since = start + (sim_time)(wait + 0.5);
     double us = wait + work / (r->speed > 0 ? r->speed : 1e-9);
@@ -584,6 +586,11 @@ int service_add_replica(struct service *s, uint32_t tid, bool ready, uint32_t *o
     r->tid = tid;
     r->gpu = s->cl->tenants[tid].gpu;
     r->speed = 1.0;
+    /* A MIG instance's speed never changes while the tenant holds it (sim/cluster.h). */
+    r->fixed_scale =
+        s->cl->tenants[tid].instance >= 0
+            ? latency_fixed_scale(s->cfg->fixed_compute_share, s->cl->tenants[tid].st.slice_speed)
+            : 1.0;
     r->batch_arrivals = buf ? buf : malloc(s->cfg->max_batch * sizeof(*r->batch_arrivals));
     if (!r->batch_arrivals)
         return -ENOMEM;

@@ -45,10 +45,12 @@
 
 struct replica {
     uint32_t gpu;
-    uint32_t tid;     /* its tenant on the card (sim/cluster.h) */
-    double speed;     /* current speed while a batch runs, fraction of a full GPU */
-    double work_left; /* µs of the running batch left at full speed */
-    sim_time since;   /* when work_left was last brought up to date */
+    uint32_t tid;       /* its tenant on the card (sim/cluster.h) */
+    double speed;       /* current speed while a batch runs, fraction of a full GPU */
+    double fixed_scale; /* factor on the fixed batch cost a: g(φ, s) on a MIG instance of
+                           speed s, else 1 (models/latency.h) */
+    double work_left;   /* µs of the running batch left at full speed */
+    sim_time since;     /* when work_left was last brought up to date */
     bool busy;
     bool down;     /* killed by a fault, restarting */
     bool draining; /* leaves its card when its batch completes */
