@@ -267,6 +267,7 @@ static int load_arrivals(const struct conf_doc *d, const struct conf_node *svc,
             return conf_errf(err, d, s, "hourly", "missing (expected a list of 24 numbers)");
         if ((rc = get_numbers(d, s, "hourly", 24, p->hourly, err)))
             return rc;
+        rate_profile_prepare(p);
     }
     return get_numbers(d, s, "weekly", 7, p->weekly, err);
 }

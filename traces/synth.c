@@ -17,30 +17,66 @@ static double weekly_factor(const struct rate_profile *p, sim_time t)
     return w > 0 ? w : 1.0;
 }
 
-double rate_profile_at(const struct rate_profile *p, sim_time t)
+/* Knots at h:30 keeping every hourly mean (see synth.h); Gauss–Seidel, contraction 1/3. */
+static void solve_knots(const double m[24], double v[24])
 {
-    double base;
-    double h = (double)(t % SIM_DAY) / (double)SIM_HOUR; /* local hour, 0..24 */
+    for (size_t h = 0; h < 24; h++)
+        v[h] = m[h];
+    for (int it = 0; it < 60; it++)
+        for (size_t h = 0; h < 24; h++) {
+            double x = (8.0 * m[h] - v[(h + 23) % 24] - v[(h + 1) % 24]) / 6.0;
+            v[h] = x > 0 ? x : 0;
+        }
+}
 
+void rate_profile_prepare(struct rate_profile *p)
+{
+    if (p->shape == RATE_HOURLY)
+        solve_knots(p->hourly, p->knot);
+    p->prepared = true;
+}
+
+static const double *knots_of(const struct rate_profile *p, double tmp[24])
+{
+    if (p->prepared)
+        return p->knot;
+    solve_knots(p->hourly, tmp);
+    return tmp;
+}
+
+/* The daily shape at time t, before the weekly factor. */
+static double base_at(const struct rate_profile *p, sim_time t)
+{
+    double h = (double)(t % SIM_DAY) / (double)SIM_HOUR; /* local hour, 0..24 */
     switch (p->shape) {
     case RATE_COSINE: {
         double trough = p->peak_rps * p->trough_ratio;
         double phase = 2.0 * M_PI * (h - p->peak_hour) / 24.0;
-        base = trough + (p->peak_rps - trough) * 0.5 * (1.0 + cos(phase));
-        break;
+        return trough + (p->peak_rps - trough) * 0.5 * (1.0 + cos(phase));
     }
     case RATE_HOURLY: {
-        size_t i = (size_t)h % 24;
-        double frac = h - floor(h);
-        base = p->hourly[i] + (p->hourly[(i + 1) % 24] - p->hourly[i]) * frac;
-        break;
+        double tmp[24];
+        const double *v = knots_of(p, tmp);
+        double x = h - 0.5; /* knot i sits at i + 0.5 h */
+        double fl = floor(x);
+        size_t i = (size_t)((int)fl + 24) % 24;
+        double frac = x - fl;
+        return v[i] + (v[(i + 1) % 24] - v[i]) * frac;
     }
     case RATE_CONSTANT:
     default:
-        base = p->peak_rps;
-        break;
+        return p->peak_rps;
     }
-    return base * weekly_factor(p, t);
+}
+
+double rate_profile_at(const struct rate_profile *p, sim_time t)
+{
+    return base_at(p, t) * weekly_factor(p, t);
+}
+
+double rate_profile_left(const struct rate_profile *p, sim_time t)
+{
+    return base_at(p, t) * weekly_factor(p, t > 0 ? t - 1 : 0);
 }
 
 double rate_profile_max(const struct rate_profile *p)
@@ -52,9 +88,11 @@ double rate_profile_max(const struct rate_profile *p)
             wmax = w;
     }
     if (p->shape == RATE_HOURLY) {
+        double tmp[24];
+        const double *v = knots_of(p, tmp);
         for (size_t i = 0; i < 24; i++)
-            if (p->hourly[i] > m)
-                m = p->hourly[i];
+            if (v[i] > m)
+                m = v[i];
     } else {
         m = p->peak_rps;
     }
@@ -101,7 +139,9 @@ static void enter_cell(struct synth_arrivals *s, sim_time start)
     }
     s->cell_end = start + SYNTH_CELL;
     s->r0 = rate_profile_at(&s->prof, start);
-    s->r1 = rate_profile_at(&s->prof, s->cell_end);
+    /* The day's own weekly factor up to its midnight: a change does not bleed into
+     * the cell before it. */
+    s->r1 = rate_profile_left(&s->prof, s->cell_end);
     s->bound = s->r0 > s->r1 ? s->r0 : s->r1;
     s->gap_us = 1e6 / s->bound;
     s->slope = (s->r1 - s->r0) / (double)SYNTH_CELL;
@@ -249,6 +289,7 @@ struct arrival_source *synth_arrivals_create(const struct rate_profile *p, sim_t
                                          synth_arrivals_fill};
     s->base.ops = &s->ops;
     s->prof = *p;
+    rate_profile_prepare(&s->prof);
     s->end = end;
     s->thin = p->shape != RATE_CONSTANT;
     for (size_t d = 0; d < 7; d++)
@@ -376,8 +417,8 @@ struct arrival_source *synth_arrivals_create_cv(const struct rate_profile *p, do
  *   cat traces/data/servegen/language_m-small/chunk-N-trace.csv (all N) | awk -F, '{s[$1]+=$2}
  *     END{for(t in s){h=int((t%86400)/3600); hs[h]+=s[t]; hn[h]++} for(h=0;h<24;h++)
  *     printf "%.1f, ", hs[h]/hn[h]}'
- * Trough 775.2 at 05:00, peak 1709.4 at 20:00, mean 1174.4. RATE_HOURLY interpolates
- * linearly between points placed at h:00, i.e. the curve leads the data by ~30 min.
+ * Trough 775.2 at 05:00, peak 1709.4 at 20:00, mean 1174.4. RATE_HOURLY keeps each of
+ * these as its hour's mean (knots at h:30, rate_profile_prepare).
  */
 static const double servegen_hourly[24] = {
     985.4,  838.0,  861.3,  794.3,  838.6,  775.2,  803.8,  1003.7, 1192.5, 1238.4, 1321.2, 1284.2,
@@ -412,6 +453,7 @@ void rate_profile_servegen(struct rate_profile *p, double mean_rps, bool weekly)
         p->hourly[i] = servegen_hourly[i] * mean_rps * 24.0 / sum;
     for (size_t d = 0; d < 7; d++)
         p->weekly[d] = weekly ? servegen_weekly[d] : 1.0;
+    rate_profile_prepare(p);
     p->peak_rps = rate_profile_max(p);
 }
 

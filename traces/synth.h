@@ -7,7 +7,10 @@
  * probability rate(t) / peak. The rate profile is a 24-hour shape in the
  * scenario's local time (t = 0 is local midnight):
  *   - cosine: trough + (peak − trough)·(1 + cos(2π(h − peak_hour)/24))/2,
- *   - hourly: 24 points (req/s at each hour's start), linearly interpolated,
+ *   - hourly: 24 hourly MEANS (req/s over [h:00, h+1:00)); the curve is
+ *     piecewise linear between knots at h:30 whose values are solved so that
+ *     every hour's mean is exactly its given mean (a knot that would be
+ *     negative is clamped to 0, the only case where a mean is not kept),
  *   - constant: peak all day (no thinning; an exact Poisson process).
  */
 #ifndef TIDESIM_SYNTH_H
@@ -25,12 +28,28 @@ struct rate_profile {
     double peak_rps;     /* req/s at the peak (the constant rate for RATE_CONSTANT) */
     double trough_ratio; /* cosine: trough rate / peak rate, 0..1 */
     double peak_hour;    /* cosine: local hour of the peak, 0..24 */
-    double hourly[24];   /* hourly: req/s at h:00, h = 0..23 */
+    double hourly[24];   /* hourly: mean req/s over [h:00, h+1:00), h = 0..23 */
     double weekly[7];    /* multiplier per day of week (day 0 = the run's first day); 0 ⇒ 1 */
+    /* Filled by rate_profile_prepare(): the hourly curve's values at h:30. */
+    double knot[24];
+    bool prepared;
 };
 
-/* Rate (req/s) at time t. */
+/*
+ * Solve the hourly knots of p (after hourly[] is set or changed): each knot
+ * v_h at h:30 satisfies (v_{h−1} + 6·v_h + v_{h+1})/8 = hourly[h], the mean
+ * over hour h of the straight lines between knots. A no-op for other shapes.
+ * rate_profile_at() on an unprepared hourly profile solves them per call.
+ */
+void rate_profile_prepare(struct rate_profile *p);
+
+/*
+ * Rate (req/s) at time t; the weekly factor is that of t's day, so it jumps at
+ * local midnight. rate_profile_left() is the limit from the left (the factor
+ * of the day that ends at t when t is a midnight).
+ */
 double rate_profile_at(const struct rate_profile *p, sim_time t);
+double rate_profile_left(const struct rate_profile *p, sim_time t);
 
 /* Highest rate the profile reaches (the thinning bound). */
 double rate_profile_max(const struct rate_profile *p);
