@@ -42,7 +42,7 @@ static const struct metric_def headline_defs[] = {
 };
 
 /* /summary attributes that describe the run rather than measure it (shown in the header). */
-static const char *const context_keys[] = {"duration_s", "gpus", "gpu_hours"};
+static const char *const context_keys[] = {"duration_s", "gpus", "gpu_hours", "warmup_s"};
 
 static const struct metric_def svc_defs[] = {
     {"arrived", "requests", "", 1, RESULTS_NEUTRAL},

@@ -480,10 +480,20 @@ static int write_gpus(struct sim_output *o, const struct sim *s)
     return rc ? -EIO : 0;
 }
 
-static int write_service(struct svc_out *so, const struct service *sv, double *slo_min,
-                         double *p99_max)
+/*
+ * Service k's group: its whole-run counters, and its latency figures and
+ * shares over the measured window (the whole run without output.warmup);
+ * *win gets the window's counters for the summary.
+ */
+static int write_service(struct svc_out *so, const struct sim *s, uint32_t k, double *slo_min,
+                         double *p99_max, struct service_stats *win)
 {
-    const struct hist *h = sv->h_total;
+    const struct service *sv = &s->svcs[k];
+    struct hist *h = malloc(sizeof(*h));
+    if (!h)
+        return -ENOMEM;
+    sim_window_service(s, k, win, h);
+    const struct service_stats *w = win;
     const struct service_cfg *c = sv->cfg;
     int rc = 0;
     /*
@@ -492,10 +502,9 @@ static int write_service(struct svc_out *so, const struct service *sv, double *s
      * counted). Requests in a running batch at the end are left out. The
      * served-only share is kept apart (slo_share_served).
      */
-    uint64_t decided = sv->tot.served + sv->tot.dropped + sv->tot.failed + service_waiting(sv);
-    double share = decided ? (double)sv->tot.within_slo / (double)decided : NAN;
-    double share_served =
-        sv->tot.served ? (double)sv->tot.within_slo / (double)sv->tot.served : NAN;
+    uint64_t decided = w->served + w->dropped + w->failed + service_waiting(sv);
+    double share = decided ? (double)w->within_slo / (double)decided : NAN;
+    double share_served = w->served ? (double)w->within_slo / (double)w->served : NAN;
     double pq = hist_quantile(h, c->slo_quantile) / 1e3;
     rc |= h5_attr_int(so->grp, "arrived", (int64_t)sv->tot.arrived);
     rc |= h5_attr_int(so->grp, "served", (int64_t)sv->tot.served);
@@ -503,6 +512,13 @@ static int write_service(struct svc_out *so, const struct service *sv, double *s
     rc |= h5_attr_int(so->grp, "failed", (int64_t)sv->tot.failed);
     rc |= h5_attr_int(so->grp, "waiting", (int64_t)service_waiting(sv));
     rc |= h5_attr_int(so->grp, "within_slo", (int64_t)sv->tot.within_slo);
+    if (sim_window_start(s) > 0) {
+        rc |= h5_attr_int(so->grp, "window_arrived", (int64_t)w->arrived);
+        rc |= h5_attr_int(so->grp, "window_served", (int64_t)w->served);
+        rc |= h5_attr_int(so->grp, "window_dropped", (int64_t)w->dropped);
+        rc |= h5_attr_int(so->grp, "window_failed", (int64_t)w->failed);
+        rc |= h5_attr_int(so->grp, "window_within_slo", (int64_t)w->within_slo);
+    }
     rc |= h5_attr_int(so->grp, "in_service", sv->in_service);
     rc |= h5_attr_int(so->grp, "batches", (int64_t)sv->tot.batches);
     rc |= h5_attr_int(so->grp, "trace_rows_skipped",
@@ -528,8 +544,10 @@ static int write_service(struct svc_out *so, const struct service *sv, double *s
         if (h->counts[b])
             last = b + 1;
     int64_t *lo = malloc((last ? last : 1) * sizeof(*lo) * 2);
-    if (!lo)
+    if (!lo) {
+        free(h);
         return -ENOMEM;
+    }
     for (uint32_t b = 0; b < last; b++) {
         lo[b] = hist_bucket_lo(b);
         lo[last + b] = hist_bucket_hi(b);
@@ -548,6 +566,7 @@ static int write_service(struct svc_out *so, const struct service *sv, double *s
     double p99 = hist_quantile(h, 0.99) / 1e3;
     if (p99 > *p99_max)
         *p99_max = p99;
+    free(h);
     return rc ? -EIO : 0;
 }
 
@@ -564,17 +583,22 @@ int sim_output_finish(struct sim_output *o, const struct sim *s, bool complete, 
     double slo_min = INFINITY, p99_max = 0;
     uint64_t served = 0, within = 0, arrived = 0, dropped = 0, failed = 0, waiting = 0;
     for (uint32_t k = 0; k < s->nsvcs; k++) {
-        rc |= write_service(&o->svcs[k], &s->svcs[k], &slo_min, &p99_max);
-        served += s->svcs[k].tot.served;
-        within += s->svcs[k].tot.within_slo;
-        arrived += s->svcs[k].tot.arrived;
-        dropped += s->svcs[k].tot.dropped;
-        failed += s->svcs[k].tot.failed;
+        struct service_stats w;
+        rc |= write_service(&o->svcs[k], s, k, &slo_min, &p99_max, &w);
+        served += w.served;
+        within += w.within_slo;
+        arrived += w.arrived;
+        dropped += w.dropped;
+        failed += w.failed;
         waiting += service_waiting(&s->svcs[k]);
     }
     if (sum >= 0) {
-        double gh = (double)s->cl.ngpus * sim_time_to_sec(s->end) / 3600.0;
+        /* Every figure below covers the measured window [warmup_s, duration_s]. */
+        double win_s = sim_time_to_sec(s->end - sim_window_start(s));
+        double gh = (double)s->cl.ngpus * win_s / 3600.0;
         rc |= h5_attr_double(sum, "duration_s", sim_time_to_sec(s->end));
+        if (sim_window_start(s) > 0)
+            rc |= h5_attr_double(sum, "warmup_s", sim_time_to_sec(sim_window_start(s)));
         rc |= h5_attr_int(sum, "gpus", s->cl.ngpus);
         rc |= h5_attr_double(sum, "gpu_hours", gh);
         rc |= h5_attr_double(sum, "util_allocated", sim_util_allocated(s));
@@ -582,9 +606,14 @@ int sim_output_finish(struct sim_output *o, const struct sim *s, bool complete, 
         rc |= h5_attr_double(sum, "util_useful", sim_util_useful(s));
         double st[USE_NSTATES] = {0}, busy = 0;
         for (uint32_t i = 0; i < s->cl.ngpus; i++) {
-            for (int k = 0; k < USE_NSTATES; k++)
-                st[k] += s->cl.cards[i].acc[k];
-            busy += card_busy_us(&s->cl.cards[i], false);
+            double b = 0;
+            for (int k = 0; k < USE_NSTATES; k++) {
+                double v = sim_window_card_us(s, i, k);
+                st[k] += v;
+                if (k != USE_IDLE && k != USE_RECONFIG)
+                    b += v;
+            }
+            busy += b;
         }
         char name[48];
         for (int k = 0; k < USE_NSTATES; k++) {
@@ -595,8 +624,7 @@ int sim_output_finish(struct sim_output *o, const struct sim *s, bool complete, 
         rc |= h5_attr_double(sum, "checkpoint_overhead", busy > 0 ? ck / busy : 0);
         double kwh = sim_energy_kwh(s);
         rc |= h5_attr_double(sum, "energy_kwh", kwh);
-        rc |= h5_attr_double(sum, "power_mean_w",
-                             s->end > 0 ? kwh * 3.6e6 / sim_time_to_sec(s->end) : 0);
+        rc |= h5_attr_double(sum, "power_mean_w", win_s > 0 ? kwh * 3.6e6 / win_s : 0);
         rc |= h5_attr_int(sum, "faults", (int64_t)s->faults);
         rc |= h5_attr_int(sum, "fault_victims", (int64_t)s->fault_victims);
         rc |= h5_attr_int(sum, "oom_kills", (int64_t)(s->oom_kills + s->tr.failed));

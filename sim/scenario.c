@@ -756,7 +756,7 @@ static int load_root(struct scenario *sc, struct conf_err *err)
     static const char *const ckeys[] = {"gpu",         "nodes", "gpus_per_node", "sharing", "mig",
                                         "timeSlicing", "mps",   "faults",        "spec",    NULL};
     static const char *const skeys[] = {"tdp_w", "idle_w", "memory_gb", "sms", NULL};
-    static const char *const okeys[] = {"per_gpu_timeseries", NULL};
+    static const char *const okeys[] = {"per_gpu_timeseries", "warmup", NULL};
     const struct conf_doc *d = &sc->doc;
     const struct conf_node *root = d->root;
     int rc, sharing = SHARE_EXCLUSIVE;
@@ -830,8 +830,12 @@ static int load_root(struct scenario *sc, struct conf_err *err)
     const struct conf_node *o = conf_get(root, "output");
     sc->per_gpu_timeseries = true;
     if (o && ((rc = conf_check_keys(d, o, "output", okeys, err)) ||
-              (rc = conf_bool(d, o, "per_gpu_timeseries", false, &sc->per_gpu_timeseries, err))))
+              (rc = conf_bool(d, o, "per_gpu_timeseries", false, &sc->per_gpu_timeseries, err)) ||
+              (rc = conf_duration(d, o, "warmup", false, 0, &sc->warmup, err))))
         return rc;
+    if (sc->warmup >= sc->duration)
+        return conf_errf(err, d, conf_get(o, "warmup"), "warmup",
+                         "expected a warm-up shorter than the duration");
 
     if ((rc = load_services(sc, root, err)) || (rc = load_training(sc, root, err)) ||
         (rc = load_policy(sc, root, err)))

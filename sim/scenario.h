@@ -128,6 +128,7 @@ struct scenario {
     struct policy_cfg policy;
 
     bool per_gpu_timeseries; /* write /gpus/..._by_interval matrices */
+    sim_time warmup;         /* output.warmup: headline figures exclude [0, warmup) (0 = none) */
 
     struct conf_doc doc; /* owns the strings above and the file text */
 };

@@ -196,6 +196,30 @@ int sim_inject_fault(struct sim *s, uint32_t tid)
     return (int)n;
 }
 
+/* The warm-up snapshot: card time by state and allocation, service counters and histograms. */
+static int take_warm(struct sim *s, sim_time now)
+{
+    size_t w = USE_NSTATES + 1;
+    s->warm.acc = malloc((size_t)s->cl.ngpus * w * sizeof(double));
+    s->warm.tot = malloc((s->nsvcs ? s->nsvcs : 1) * sizeof(*s->warm.tot));
+    s->warm.h = malloc((s->nsvcs ? s->nsvcs : 1) * sizeof(*s->warm.h));
+    if (!s->warm.acc || !s->warm.tot || !s->warm.h)
+        return -ENOMEM;
+    for (uint32_t g = 0; g < s->cl.ngpus; g++) {
+        const struct card *c = &s->cl.cards[g];
+        for (int k = 0; k < USE_NSTATES; k++)
+            s->warm.acc[g * w + (size_t)k] = c->acc[k];
+        s->warm.acc[g * w + USE_NSTATES] = c->alloc_us;
+    }
+    for (uint32_t i = 0; i < s->nsvcs; i++) {
+        s->warm.tot[i] = s->svcs[i].tot;
+        s->warm.h[i] = *s->svcs[i].h_total; /* + the interval being closed, not merged yet */
+        hist_merge(&s->warm.h[i], s->svcs[i].h_win);
+    }
+    s->warm.at = now;
+    return 0;
+}
+
 /* Close the metrics interval [last_sample, now). */
 static void close_interval(struct sim *s)
 {
@@ -205,6 +229,10 @@ static void close_interval(struct sim *s)
     cluster_account_all(&s->cl, now);
     for (uint32_t i = 0; i < s->nsvcs; i++)
         service_sync(&s->svcs[i]);
+    if (s->sc->warmup > 0 && s->warm.at == 0 && now >= s->sc->warmup && take_warm(s, now)) {
+        snprintf(s->err, sizeof(s->err), "out of memory for the warm-up snapshot");
+        s->eng.stop = true;
+    }
     if (s->sink.interval && !s->sink_error) {
         s->sink_error = s->sink.interval(s->sink.ctx, s, s->last_sample, now);
         if (s->sink_error) {
@@ -553,18 +581,50 @@ void sim_release(struct sim *s)
     cluster_release(&s->cl);
     engine_release(&s->eng);
     rng_release(&s->fault_rng);
+    free(s->warm.acc);
+    free(s->warm.tot);
+    free(s->warm.h);
+    memset(&s->warm, 0, sizeof(s->warm));
+}
+
+sim_time sim_window_start(const struct sim *s)
+{
+    return s->warm.acc && s->warm.at < s->end ? s->warm.at : 0;
+}
+
+double sim_window_card_us(const struct sim *s, uint32_t g, int k)
+{
+    const struct card *c = &s->cl.cards[g];
+    double v = k < USE_NSTATES ? c->acc[k] : c->alloc_us;
+    if (sim_window_start(s) > 0)
+        v -= s->warm.acc[(size_t)g * (USE_NSTATES + 1) + (size_t)k];
+    return v;
+}
+
+/* GPU-time of the window: 0 allocated, 1 busy (every state but idle and re-layout), 2 useful. */
+static double window_sum(const struct sim *s, int which)
+{
+    double a = 0;
+    for (uint32_t g = 0; g < s->cl.ngpus; g++) {
+        if (which == 0) {
+            a += sim_window_card_us(s, g, USE_NSTATES);
+        } else if (which == 1) {
+            double b = 0; /* per card first, as card_busy_us() sums */
+            for (int k = 0; k < USE_NSTATES; k++)
+                if (k != USE_IDLE && k != USE_RECONFIG)
+                    b += sim_window_card_us(s, g, k);
+            a += b;
+        } else {
+            a += sim_window_card_us(s, g, USE_USEFUL) + sim_window_card_us(s, g, USE_INFER);
+        }
+    }
+    return a;
 }
 
 static double sum_cards(const struct sim *s, int which)
 {
-    double a = 0;
-    for (uint32_t i = 0; i < s->cl.ngpus; i++) {
-        const struct card *g = &s->cl.cards[i];
-        a += which == 0   ? g->alloc_us
-             : which == 1 ? card_busy_us(g, false)
-                          : card_useful_us(g, false);
-    }
-    return s->end > 0 ? a / ((double)s->cl.ngpus * (double)s->end) : 0;
+    double len = (double)(s->end - sim_window_start(s));
+    return len > 0 ? window_sum(s, which) / ((double)s->cl.ngpus * len) : 0;
 }
 
 double sim_util_allocated(const struct sim *s)
@@ -584,8 +644,45 @@ double sim_util_useful(const struct sim *s)
 
 double sim_energy_kwh(const struct sim *s)
 {
-    double busy_s = sum_cards(s, 1) * s->cl.ngpus * sim_time_to_sec(s->end);
-    double gpu_s = (double)s->cl.ngpus * sim_time_to_sec(s->end);
+    double len = sim_time_to_sec(s->end - sim_window_start(s));
+    double busy_s = sum_cards(s, 1) * s->cl.ngpus * len;
+    double gpu_s = (double)s->cl.ngpus * len;
     const struct gpu_spec *g = s->sc->spec;
     return power_kwh(g->idle_w, gpu_s) + power_kwh(g->tdp_w - g->idle_w, busy_s);
+}
+
+void sim_window_service(const struct sim *s, uint32_t svc, struct service_stats *st, struct hist *h)
+{
+    const struct service *sv = &s->svcs[svc];
+    *st = sv->tot;
+    *h = *sv->h_total;
+    if (sim_window_start(s) == 0)
+        return;
+    const struct service_stats *w = &s->warm.tot[svc];
+    st->arrived -= w->arrived;
+    st->served -= w->served;
+    st->dropped -= w->dropped;
+    st->within_slo -= w->within_slo;
+    st->failed -= w->failed;
+    st->batches -= w->batches;
+    st->wait_us -= w->wait_us;
+    st->busy_us -= w->busy_us;
+    const struct hist *hw = &s->warm.h[svc];
+    for (uint32_t b = 0; b < HIST_BUCKETS; b++)
+        h->counts[b] -= hw->counts[b];
+    h->total -= hw->total;
+    h->sum -= hw->sum;
+    /* min and max cannot be taken apart: bound them by the window's buckets. */
+    uint32_t first = HIST_BUCKETS, last = 0;
+    for (uint32_t b = 0; b < HIST_BUCKETS; b++)
+        if (h->counts[b]) {
+            if (first == HIST_BUCKETS)
+                first = b;
+            last = b;
+        }
+    if (h->total) {
+        int64_t lo = hist_bucket_lo(first), hi = hist_bucket_hi(last) - 1;
+        h->min = lo > h->min ? lo : h->min;
+        h->max = hi < h->max ? hi : h->max;
+    }
 }

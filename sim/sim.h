@@ -63,6 +63,18 @@ struct sim {
     struct sim_sink sink; /* interval() NULL: keep results in memory only */
     int sink_error;
 
+    /*
+     * The warm-up snapshot (output.warmup): the counters at the end of the
+     * first metrics interval that reaches the warm-up, so that headline
+     * figures cover [warm_at, end] only. warm_at = 0 and no arrays: none.
+     */
+    struct sim_warm {
+        sim_time at;
+        double *acc; /* per card: acc[USE_NSTATES] then alloc_us (USE_NSTATES + 1 each) */
+        struct service_stats *tot; /* per service */
+        struct hist *h;            /* per service: latency histogram so far */
+    } warm;
+
     sim_time end; /* time reached (duration, or less when interrupted) */
     bool interrupted;
     char err[512]; /* message of the error that stopped the run */
@@ -125,12 +137,31 @@ int sim_mig_relayout(struct sim *s, uint32_t gpu, const char *layout, char *err,
  */
 int sim_inject_fault(struct sim *s, uint32_t tid);
 
-/* Cluster-wide utilisation over [0, end]: allocated, busy and useful GPU-time / (GPUs × end). */
+/*
+ * The measured window [sim_window_start(s), end]: the whole run, or after the
+ * warm-up snapshot (output.warmup). Headline figures cover it.
+ */
+sim_time sim_window_start(const struct sim *s);
+
+/* GPU-time of card g in state k (k = USE_NSTATES: allocated) within the window, µs. */
+double sim_window_card_us(const struct sim *s, uint32_t g, int k);
+
+/*
+ * Cluster-wide utilisation over the window: allocated, busy and useful
+ * GPU-time / (GPUs × window length).
+ */
 double sim_util_allocated(const struct sim *s);
 double sim_util_busy(const struct sim *s);
 double sim_util_useful(const struct sim *s);
 
-/* Energy of the whole run, kWh: idle + (TDP − idle) × busy per card (models/power.h). */
+/* Energy within the window, kWh: idle + (TDP − idle) × busy per card (models/power.h). */
 double sim_energy_kwh(const struct sim *s);
+
+/*
+ * Service svc's counters and latency histogram within the window (the
+ * histogram into *h, which the caller provides).
+ */
+void sim_window_service(const struct sim *s, uint32_t svc, struct service_stats *st,
+                        struct hist *h);
 
 #endif
