@@ -210,9 +210,9 @@ static int load_arrivals(const struct conf_doc *d, const struct conf_node *svc,
                          struct service_cfg *c, struct conf_err *err)
 {
     static const char *const akeys[] = {"synthetic", "trace", NULL};
-    static const char *const skeys[] = {"shape",        "peak_rps",  "rate_rps", "mean_rps",
-                                        "trough_ratio", "peak_hour", "hourly",   "weekly",
-                                        "cv",           NULL};
+    static const char *const skeys[] = {"shape",        "peak_rps",    "rate_rps", "mean_rps",
+                                        "trough_ratio", "peak_hour",   "hourly",   "weekly",
+                                        "cv",           "hourly_kind", NULL};
     const struct conf_node *a = conf_get(svc, "arrivals");
     int rc;
 
@@ -267,6 +267,11 @@ static int load_arrivals(const struct conf_doc *d, const struct conf_node *svc,
             return conf_errf(err, d, s, "hourly", "missing (expected a list of 24 numbers)");
         if ((rc = get_numbers(d, s, "hourly", 24, p->hourly, err)))
             return rc;
+        static const char *const kinds[] = {"means", "points", NULL};
+        int kind = 0;
+        if ((rc = conf_enum(d, s, "hourly_kind", false, kinds, &kind, err)))
+            return rc;
+        p->hourly_points = kind == 1;
         rate_profile_prepare(p);
     }
     return get_numbers(d, s, "weekly", 7, p->weekly, err);

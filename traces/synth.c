@@ -31,7 +31,9 @@ static void solve_knots(const double m[24], double v[24])
 
 void rate_profile_prepare(struct rate_profile *p)
 {
-    if (p->shape == RATE_HOURLY)
+    if (p->shape == RATE_HOURLY && p->hourly_points)
+        memcpy(p->knot, p->hourly, sizeof(p->knot));
+    else if (p->shape == RATE_HOURLY)
         solve_knots(p->hourly, p->knot);
     p->prepared = true;
 }
@@ -40,6 +42,8 @@ static const double *knots_of(const struct rate_profile *p, double tmp[24])
 {
     if (p->prepared)
         return p->knot;
+    if (p->hourly_points)
+        return p->hourly;
     solve_knots(p->hourly, tmp);
     return tmp;
 }
@@ -57,7 +61,7 @@ static double base_at(const struct rate_profile *p, sim_time t)
     case RATE_HOURLY: {
         double tmp[24];
         const double *v = knots_of(p, tmp);
-        double x = h - 0.5; /* knot i sits at i + 0.5 h */
+        double x = p->hourly_points ? h : h - 0.5; /* knot i sits at i + 0.5 h (points: i h) */
         double fl = floor(x);
         size_t i = (size_t)((int)fl + 24) % 24;
         double frac = x - fl;

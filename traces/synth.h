@@ -30,7 +30,9 @@ struct rate_profile {
     double peak_hour;    /* cosine: local hour of the peak, 0..24 */
     double hourly[24];   /* hourly: mean req/s over [h:00, h+1:00), h = 0..23 */
     double weekly[7];    /* multiplier per day of week (day 0 = the run's first day); 0 ⇒ 1 */
-    /* Filled by rate_profile_prepare(): the hourly curve's values at h:30. */
+    /* hourly holds rates AT h:00 (linear between them), not hourly means. */
+    bool hourly_points;
+    /* Filled by rate_profile_prepare(): the hourly curve's values at h:30 (at h:00 for points). */
     double knot[24];
     bool prepared;
 };

@@ -11,7 +11,6 @@ bool cli_is_help(const char *a)
     return !strcmp(a, "--help") || !strcmp(a, "-h");
 }
 
-/* A share given as a fraction (0.95) or a percentage ("95%"). Returns 0 or -EINVAL. */
 int cli_parse_share(const char *s, double *out)
 {
     char *end;
@@ -22,6 +21,8 @@ int cli_parse_share(const char *s, double *out)
     if (*end == '%') {
         v /= 100;
         end++;
+    } else if (v > 1) {
+        return -ERANGE; /* "60" is not a share: 60% or 0.6 was meant */
     }
     if (*end)
         return -EINVAL;

@@ -61,7 +61,15 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
         else if (!strcmp(a, "--tolerance"))
             share = &g.tolerance;
         if (share) {
-            if (++i >= argc || cli_parse_share(argv[i], share) || *share < 0) {
+            int prc = ++i < argc ? cli_parse_share(argv[i], share) : -EINVAL;
+            if (prc == -ERANGE) {
+                fprintf(err,
+                        "tidesim check: %s %s: a share is a fraction 0..1 or a percentage; "
+                        "write %s%% or %g\n",
+                        a, argv[i], argv[i], strtod(argv[i], NULL) / 100);
+                return 2;
+            }
+            if (prc || *share < 0) {
                 fprintf(err,
                         "tidesim check: %s needs a non-negative fraction (0.9) or percentage "
                         "(90%%)\n",

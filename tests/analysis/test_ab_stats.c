@@ -6,6 +6,7 @@
  * (no false alarm between two replicated runs of one scenario with other
  * seeds) and does fail on a real 5 % regression.
  */
+#include <hdf5.h>
 #include <math.h>
 
 #include "analysis/compare.h"
@@ -149,6 +150,36 @@ Test(ab_stats, check_against_fails_a_real_five_percent_regression)
     free(out);
     /* Against itself: every gate holds. */
     cr_expect_eq(check_against(a, a, NULL, &out), 0, "%s", out);
+    free(out);
+    atest_rmdir(dir);
+}
+
+Test(ab_stats, check_refuses_bare_percentages_and_incomplete_files)
+{
+    char dir[64], a[128], cmd[512], *out = NULL;
+    atest_tmpdir(dir, sizeof(dir));
+    snprintf(a, sizeof(a), "%s/a.h5", dir);
+    atest_sim("tests/data/scenarios/small.yaml", a, NULL);
+    /* 60 without % is not a bound of 60: a usage error naming both spellings. */
+    snprintf(cmd, sizeof(cmd), "%s check %s --min-util 60", atest_bin(), a);
+    cr_expect_eq(atest_run(cmd, &out), 2, "%s", out);
+    cr_expect(strstr(out, "write 60% or 0.6") != NULL, "%s", out);
+    free(out);
+    snprintf(cmd, sizeof(cmd), "%s check %s --min-util 0.1", atest_bin(), a);
+    cr_expect_eq(atest_run(cmd, NULL), 0);
+    /* The same file marked incomplete (as an interrupted run leaves it): exit 4. */
+    hid_t f = H5Fopen(a, H5F_ACC_RDWR, H5P_DEFAULT);
+    cr_assert_geq(f, 0);
+    hid_t m = H5Gopen(f, "/meta", H5P_DEFAULT);
+    hid_t at = H5Aopen(m, "complete", H5P_DEFAULT);
+    cr_assert_geq(at, 0);
+    int64_t zero = 0;
+    cr_assert_geq(H5Awrite(at, H5T_NATIVE_INT64, &zero), 0);
+    H5Aclose(at);
+    H5Gclose(m);
+    H5Fclose(f);
+    cr_expect_eq(atest_run(cmd, &out), 4, "%s", out);
+    cr_expect(strstr(out, "is an incomplete run") != NULL, "%s", out);
     free(out);
     atest_rmdir(dir);
 }
