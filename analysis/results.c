@@ -88,6 +88,8 @@ static void table_release(struct results_table *t)
     for (size_t i = 0; i < t->n; i++) {
         free(t->m[i].key);
         free(t->m[i].values);
+        free(t->m[i].own_label);
+        free(t->m[i].own_unit);
     }
     free(t->m);
     t->m = NULL;
@@ -138,27 +140,6 @@ static void table_finish(struct results_table *t, size_t reps)
         stats_summarize(t->m[i].values, reps, &t->m[i].s);
 }
 
-static const char *guess_unit(const char *key, double *scale)
-{
-    size_t n = strlen(key);
-    *scale = 1;
-    if (n > 3 && !strcmp(key + n - 3, "_ms"))
-        return "ms";
-    if (n > 2 && !strcmp(key + n - 2, "_s"))
-        return "s";
-    if (n > 2 && !strcmp(key + n - 2, "_w"))
-        return "W";
-    if (n > 4 && !strcmp(key + n - 4, "_kwh"))
-        return "kWh";
-    if (n > 6 && !strcmp(key + n - 6, "_hours"))
-        return "h";
-    if (!strncmp(key, "util_", 5) || strstr(key, "share") || strstr(key, "overhead")) {
-        *scale = 100;
-        return "%";
-    }
-    return "";
-}
-
 /* What one results_open reads with: the session (limits, first refusal) and the tables. */
 struct rd_ctx {
     struct results *r;
@@ -202,8 +183,8 @@ static herr_t summary_attr(hid_t obj, const char *name, const H5A_info_t *info, 
         w->rc = rc;
         return -1;
     }
-    struct metric_def d = {name, NULL, NULL, 1, RESULTS_NEUTRAL};
-    d.unit = guess_unit(name, &d.scale);
+    /* Not in the reader's table: its unit comes from the file (apply_units) or there is none. */
+    struct metric_def d = {name, NULL, "", 1, RESULTS_NEUTRAL};
     struct results_metric *m = table_add(w->t, &d, w->reps);
     if (!m) {
         w->rc = -ENOMEM;
@@ -211,6 +192,37 @@ static herr_t summary_attr(hid_t obj, const char *name, const H5A_info_t *info, 
     }
     m->values[w->rep] = v;
     return 0;
+}
+
+/*
+ * The file's own unit and label of every metric of t (group g): "<key>.unit"
+ * ("1" = a fraction, shown as % × 100) and "<key>.label". Absent: the
+ * reader's table stays. Returns 0 or the session's error.
+ */
+static int apply_units(struct h5_rd *rd, hid_t g, struct results_table *t)
+{
+    char name[300];
+    for (size_t i = 0; i < t->n && !rd->rc; i++) {
+        struct results_metric *m = &t->m[i];
+        snprintf(name, sizeof(name), "%s.unit", m->key);
+        char *u = NULL, *l = NULL;
+        if (h5_rd_attr_class(g, name) == H5T_STRING && !h5_rd_attr_str(rd, g, name, &u)) {
+            free(m->own_unit);
+            bool frac = !strcmp(u, "1");
+            m->own_unit = frac ? dupstr("%") : u;
+            if (frac)
+                free(u);
+            m->unit = m->own_unit ? m->own_unit : "";
+            m->scale = frac ? 100 : 1;
+        }
+        snprintf(name, sizeof(name), "%s.label", m->key);
+        if (h5_rd_attr_class(g, name) == H5T_STRING && !h5_rd_attr_str(rd, g, name, &l)) {
+            free(m->own_label);
+            m->own_label = l;
+            m->label = l;
+        }
+    }
+    return rd->rc;
 }
 
 static int read_summary(struct rd_ctx *c, hid_t root)
@@ -224,6 +236,7 @@ static int read_summary(struct rd_ctx *c, hid_t root)
     if (c->rep == 0 && !w.rc) {
         c->r->duration_s = attr_or_nan(c->rd, g, "duration_s");
         c->r->gpus = attr_or_nan(c->rd, g, "gpus");
+        w.rc = apply_units(c->rd, g, &c->r->headline);
     }
     H5Gclose(g);
     return w.rc ? w.rc : c->rd->rc;
@@ -290,6 +303,8 @@ static herr_t service_link(hid_t grp, const char *name, const H5L_info_t *info, 
     }
     for (size_t k = 0; k < s->t.n && !rd->rc; k++)
         s->t.m[k].values[w->c->rep] = attr_or_nan(rd, g, s->t.m[k].key);
+    if (w->c->rep == 0 && !rd->rc)
+        apply_units(rd, g, &s->t);
     H5Gclose(g);
     w->rc = rd->rc;
     return w->rc ? -1 : 0;

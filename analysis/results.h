@@ -10,6 +10,10 @@
  * file (older or newer schema) has s.n = 0 and is shown as "-"; summary
  * attributes this reader does not know are kept too (label = key), so new
  * schema columns flow into report, compare and check without code changes.
+ * Units and labels come from the file (schema 2: "<key>.unit" and
+ * "<key>.label" beside each figure; unit "1", a fraction, is shown as %);
+ * files of schema 1 use the reader's table for the figures it knows and
+ * print other figures without a unit: a unit is never guessed from a key.
  */
 #ifndef TIDESIM_RESULTS_H
 #define TIDESIM_RESULTS_H
@@ -24,12 +28,13 @@
 enum results_better { RESULTS_NEUTRAL = 0, RESULTS_HIGHER = 1, RESULTS_LOWER = -1 };
 
 struct results_metric {
-    char *key;         /* attribute / dataset name (owned) */
-    const char *label; /* human label (static) */
-    const char *unit;  /* unit of the displayed value (static; "" = count) */
-    double scale;      /* displayed value = stored value × scale (100 for shares in %) */
-    int better;        /* enum results_better */
-    double *values;    /* one per replication, NaN when absent (owned) */
+    char *key;                  /* attribute / dataset name (owned) */
+    const char *label;          /* human label (static, or own_label) */
+    const char *unit;           /* unit of the displayed value (static or own_unit; "" = none) */
+    char *own_label, *own_unit; /* from the file's "<key>.label" / "<key>.unit" (owned) */
+    double scale;               /* displayed value = stored value × scale (100 for shares in %) */
+    int better;                 /* enum results_better */
+    double *values;             /* one per replication, NaN when absent (owned) */
     struct stats_summary s;
 };
 

@@ -1,5 +1,6 @@
 /* output.c — map a run onto the HDF5 results schema (docs/results.md). */
 #include "sim/output.h"
+#include "sim/output_schema.h"
 
 #include <errno.h>
 #include <math.h>
@@ -481,6 +482,68 @@ static int write_gpus(struct sim_output *o, const struct sim *s)
 }
 
 /*
+ * Give every numeric attribute of grp its "<key>.unit" and "<key>.label"
+ * companions from output_schema.h (schema 2). An attribute the schema does
+ * not know gets none (tests/sim/test_units.c fails on it).
+ */
+struct name_list {
+    char **v;
+    size_t n, cap;
+    int rc;
+};
+
+static herr_t collect_name(hid_t loc, const char *name, const H5A_info_t *info, void *data)
+{
+    (void)loc;
+    (void)info;
+    struct name_list *l = data;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        char **v = realloc(l->v, cap * sizeof(*v));
+        if (!v) {
+            l->rc = -ENOMEM;
+            return -1;
+        }
+        l->v = v;
+        l->cap = cap;
+    }
+    size_t len = strlen(name) + 1;
+    if (!(l->v[l->n] = malloc(len))) {
+        l->rc = -ENOMEM;
+        return -1;
+    }
+    memcpy(l->v[l->n++], name, len);
+    return 0;
+}
+
+static int annotate(hid_t grp, int service)
+{
+    struct name_list l = {NULL, 0, 0, 0};
+    hsize_t idx = 0;
+    if (H5Aiterate2(grp, H5_INDEX_NAME, H5_ITER_INC, &idx, collect_name, &l) < 0 && !l.rc)
+        l.rc = -EIO;
+    int rc = l.rc;
+    char **names = l.v;
+    size_t n = l.n;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (strchr(names[i], '.'))
+            continue;
+        const struct output_field *f = output_field_find(names[i], service);
+        if (!f)
+            continue;
+        char key[160];
+        snprintf(key, sizeof(key), "%s.unit", names[i]);
+        rc |= h5_attr_str(grp, key, f->unit);
+        snprintf(key, sizeof(key), "%s.label", names[i]);
+        rc |= h5_attr_str(grp, key, f->label);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    return rc ? -EIO : 0;
+}
+
+/*
  * Service k's group: its whole-run counters, and its latency figures and
  * shares over the measured window (the whole run without output.warmup);
  * *win gets the window's counters for the summary.
@@ -567,6 +630,7 @@ static int write_service(struct svc_out *so, const struct sim *s, uint32_t k, do
     if (p99 > *p99_max)
         *p99_max = p99;
     free(h);
+    rc |= annotate(so->grp, 1);
     return rc ? -EIO : 0;
 }
 
@@ -641,6 +705,7 @@ int sim_output_finish(struct sim_output *o, const struct sim *s, bool complete, 
         rc |= h5_attr_double(sum, "slo_share_worst_service", s->nsvcs ? slo_min : NAN);
         rc |= h5_attr_double(sum, "p99_ms_worst_service", s->nsvcs ? p99_max : NAN);
         rc |= write_jobs(o, s, sum);
+        rc |= annotate(sum, 0);
         H5Gclose(sum);
     }
     rc |= write_gpus(o, s);

@@ -20,7 +20,7 @@ struct scenario;
 struct sim_output;
 struct sim_sink;
 
-#define RESULTS_SCHEMA_VERSION 1
+#define RESULTS_SCHEMA_VERSION 2 /* 2: "<key>.unit" and "<key>.label" beside figures */
 
 /* Create the temporary file for path. Returns 0, or a negative code with err filled. */
 int sim_output_open(struct sim_output **out, const char *path, const struct scenario *sc, char *err,

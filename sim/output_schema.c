@@ -1,0 +1,111 @@
+/* output_schema.c — units and labels of the results file's figures (output_schema.h). */
+#include "sim/output_schema.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct output_field summary_fields[] = {
+    {"duration_s", "s", "simulated time"},
+    {"warmup_s", "s", "warm-up left out of the figures"},
+    {"gpus", "GPUs", "GPUs"},
+    {"gpu_hours", "GPU-h", "GPU-time offered (measured window)"},
+    {"util_allocated", "1", "GPU-time allocated"},
+    {"util_busy", "1", "GPU-time busy (SM active)"},
+    {"util_useful", "1", "GPU-time useful"},
+    {"checkpoint_overhead", "1", "checkpoint overhead (of busy GPU-time)"},
+    {"energy_kwh", "kWh", "energy"},
+    {"power_mean_w", "W", "mean power"},
+    {"faults", "faults", "fatal faults"},
+    {"fault_victims", "tenants", "tenants killed by faults"},
+    {"oom_kills", "tenants", "tenants OOM-killed"},
+    {"requests_arrived", "requests", "requests arrived"},
+    {"requests_served", "requests", "requests served"},
+    {"requests_dropped", "requests", "requests dropped"},
+    {"requests_failed", "requests", "requests lost to faults"},
+    {"requests_waiting", "requests", "requests waiting at the end"},
+    {"requests_within_slo", "requests", "requests within SLO"},
+    {"slo_share", "1", "arrivals within SLO"},
+    {"slo_share_served", "1", "served within SLO"},
+    {"slo_share_worst_service", "1", "within SLO, worst service"},
+    {"p99_ms_worst_service", "ms", "p99 latency, worst service"},
+    {"jobs_submitted", "jobs", "jobs submitted"},
+    {"jobs_completed", "jobs", "jobs completed"},
+    {"jobs_running", "jobs", "jobs running at the end"},
+    {"jobs_queued", "jobs", "jobs queued at the end"},
+    {"jobs_rejected", "jobs", "jobs rejected (never fit)"},
+    {"jobs_failed", "jobs", "jobs OOM-killed at start"},
+    {"preemptions", "events", "training preemptions"},
+    {"restarts", "events", "training restarts after faults"},
+    {"training_gpu_hours", "GPU-h", "training work done"},
+    {"training_gpu_hours_failed_in_log", "GPU-h", "training GPU-time of jobs failed in the log"},
+    {"jobs_failed_in_log", "jobs", "jobs failed in the log"},
+    {"jobs_cancelled_in_log", "jobs", "jobs cancelled in the log"},
+    {"jobs_services_in_log", "jobs", "long-running services in the job log"},
+    {"job_log_services_skipped", "services", "job-log services skipped"},
+    {"job_log_rows_skipped", "rows", "job-log rows skipped (malformed)"},
+    {"job_log_rows_filtered", "rows", "job-log rows filtered (CPU-only, never ran)"},
+    {"queue_delay_mean_s", "s", "queueing delay, mean"},
+    {"queue_delay_p50_s", "s", "queueing delay, p50"},
+    {"queue_delay_p95_s", "s", "queueing delay, p95"},
+    {"completion_mean_s", "s", "completion time, mean"},
+    {"completion_p50_s", "s", "completion time, p50"},
+    {"completion_p95_s", "s", "completion time, p95"},
+};
+
+static const struct output_field gpu_hours_fields[] = {
+    {"gpu_hours_training", "GPU-h", "GPU-time training"},
+    {"gpu_hours_inference", "GPU-h", "GPU-time inference"},
+    {"gpu_hours_checkpoint", "GPU-h", "GPU-time checkpointing"},
+    {"gpu_hours_restore", "GPU-h", "GPU-time restoring"},
+    {"gpu_hours_recompute", "GPU-h", "GPU-time recomputing lost work"},
+    {"gpu_hours_overhead", "GPU-h", "GPU-time start-up and warm-up"},
+    {"gpu_hours_reconfiguring", "GPU-h", "GPU-time MIG re-layout"},
+    {"gpu_hours_idle", "GPU-h", "GPU-time allocated, idle"},
+};
+
+static const struct output_field service_fields[] = {
+    {"arrived", "requests", "requests"},
+    {"served", "requests", "served"},
+    {"dropped", "requests", "dropped"},
+    {"failed", "requests", "lost to faults"},
+    {"waiting", "requests", "waiting at the end"},
+    {"in_service", "requests", "in a batch at the end"},
+    {"within_slo", "requests", "served within SLO"},
+    {"window_arrived", "requests", "requests (measured window)"},
+    {"window_served", "requests", "served (measured window)"},
+    {"window_dropped", "requests", "dropped (measured window)"},
+    {"window_failed", "requests", "lost to faults (measured window)"},
+    {"window_within_slo", "requests", "within SLO (measured window)"},
+    {"batches", "batches", "batches"},
+    {"trace_rows_skipped", "rows", "trace rows skipped"},
+    {"mean_ms", "ms", "mean"},
+    {"p50_ms", "ms", "p50"},
+    {"p95_ms", "ms", "p95"},
+    {"p99_ms", "ms", "p99"},
+    {"max_ms", "ms", "max"},
+    {"mean_wait_ms", "ms", "mean queueing"},
+    {"slo_ms", "ms", "SLO target"},
+    {"slo_quantile", "1", "SLO quantile"},
+    {"slo_quantile_ms", "ms", "SLO-quantile latency"},
+    {"slo_share", "1", "within SLO"},
+    {"slo_share_served", "1", "served within SLO"},
+    {"slo_met", "1", "SLO met"},
+};
+
+#define LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct output_field *find(const struct output_field *t, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(t[i].key, key))
+            return &t[i];
+    return NULL;
+}
+
+const struct output_field *output_field_find(const char *key, int service)
+{
+    if (service)
+        return find(service_fields, LEN(service_fields), key);
+    const struct output_field *f = find(summary_fields, LEN(summary_fields), key);
+    return f ? f : find(gpu_hours_fields, LEN(gpu_hours_fields), key);
+}
