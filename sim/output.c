@@ -516,6 +516,27 @@ static herr_t collect_name(hid_t loc, const char *name, const H5A_info_t *info, 
     return 0;
 }
 
+/*
+ * A fixed-length string attribute: libhdf5 1.10 (Debian 12) crashes copying
+ * (H5Ocopy, the replication merge) an object whose many attributes include
+ * variable-length strings in dense storage, so the companions are fixed.
+ */
+static int attr_fixed_str(hid_t obj, const char *name, const char *v)
+{
+    hid_t t = H5Tcopy(H5T_C_S1), sp = H5Screate(H5S_SCALAR);
+    int rc = t < 0 || sp < 0 || H5Tset_size(t, strlen(v) + 1) < 0 ||
+             H5Tset_strpad(t, H5T_STR_NULLTERM) < 0;
+    hid_t a = rc ? H5I_INVALID_HID : H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+    rc |= a < 0 || H5Awrite(a, t, v) < 0;
+    if (a >= 0)
+        H5Aclose(a);
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (t >= 0)
+        H5Tclose(t);
+    return rc ? -EIO : 0;
+}
+
 static int annotate(hid_t grp, int service)
 {
     struct name_list l = {NULL, 0, 0, 0};
@@ -533,9 +554,9 @@ static int annotate(hid_t grp, int service)
             continue;
         char key[160];
         snprintf(key, sizeof(key), "%s.unit", names[i]);
-        rc |= h5_attr_str(grp, key, f->unit);
+        rc |= attr_fixed_str(grp, key, f->unit);
         snprintf(key, sizeof(key), "%s.label", names[i]);
-        rc |= h5_attr_str(grp, key, f->label);
+        rc |= attr_fixed_str(grp, key, f->label);
     }
     for (size_t i = 0; i < n; i++)
         free(names[i]);

@@ -87,10 +87,18 @@ def check_run(r, where):
             need(np.issubdtype(np.asarray(v).dtype, np.integer), f"{where}/meta/{k}: not int")
         else:
             need(np.issubdtype(np.asarray(v).dtype, np.floating), f"{where}/meta/{k}: not float")
-    need(meta.get("schema_version") == 1, f"{where}/meta/schema_version != 1")
+    need(meta.get("schema_version") == 2, f"{where}/meta/schema_version != 2")
     s = r["summary"].attrs
     for k in SUMMARY:
         need(k in s, f"{where}/summary: attribute {k} missing")
+    # Schema 2: every numeric figure has "<key>.unit" and "<key>.label" beside it.
+    groups = [("summary", s)] + [("services/" + n, v.attrs) for n, v in r["services"].items()]
+    for gname, attrs in groups:
+        for k in attrs:
+            if "." in k or isinstance(attrs[k], (str, bytes)):
+                continue
+            for c in (".unit", ".label"):
+                need(k + c in attrs, f"{where}/{gname}: {k}{c} missing")
     need(0 <= s["util_busy"] <= s["util_allocated"] <= 1, f"{where}/summary: utilisation order")
     n = columns(r["timeseries"], TS, where + "/timeseries")
     need(n == round(meta["duration_s"] / meta["sample_interval_s"]),
