@@ -144,6 +144,10 @@ demo: deps
 	@mkdir -p results
 	$(BIN) run scenarios/default.yaml -o results/default.h5
 	$(BIN) report results/default.h5
+	@# The README's CI gate, on the shipped scenario (replicated, as the README runs it).
+	$(BIN) run scenarios/default.yaml -o results/default-r3.h5 --replications 3 --quiet
+	$(BIN) check results/default-r3.h5 --min-util 0.6 --min-slo 0.99 --max-p99-ms 250 \
+	    --max-ckpt-overhead 5%
 
 test: deps
 	@$(MAKE) --no-print-directory check-tests
