@@ -423,10 +423,10 @@ static int run_results(const uint8_t *data, size_t n, char *msg, size_t msglen)
         g.max_ckpt_overhead = 0.1;
         g.max_p99_ms = 100;
         g.tolerance = 0.05;
-        size_t evaluated = 0;
-        check_run(null, &r, &r, &g, &evaluated);
+        struct check_outcome o;
+        check_run(null, &r, &r, &g, &o);
         g.util_kind = CHECK_UTIL_USEFUL;
-        check_run(null, &r, NULL, &g, &evaluated);
+        check_run(null, &r, NULL, &g, &o);
         const struct results *pair[2] = {&r, &r};
         compare_write(null, pair, 2, false);
         compare_write(null, pair, 2, true);
