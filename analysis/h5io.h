@@ -21,8 +21,21 @@
 
 #include <hdf5.h>
 
-/* Switch off HDF5's automatic error printing (the CLI reports errors itself). */
+/*
+ * Switch off HDF5's automatic error printing (the CLI reports errors itself)
+ * and, with libhdf5 < 1.14.1, its exit handler, which crashes on a file whose
+ * close failed (h5io.c says why). Call it before any other HDF5 call.
+ */
 void h5io_quiet(void);
+
+/*
+ * Write errors. Every writer below returns 0 or a negative errno: the
+ * system's own code when the file system refused (-ENOSPC for a full disk,
+ * -EDQUOT, -EIO, ...; found in the HDF5 error stack of the call that just
+ * failed), -ENOMEM, or -EIO when HDF5 gives no cause. After a failure the
+ * file is not worth keeping: abort it (h5file_abort).
+ */
+int h5io_fail(void);
 
 struct h5file {
     hid_t id;
@@ -30,13 +43,23 @@ struct h5file {
     char *tmp_path; /* name while being written: "<path>.tmp.<pid>" */
 };
 
-/* Create path's temporary file. Returns 0, or -EIO (cannot create) / -ENOMEM. */
+/*
+ * Create path's temporary file. Returns 0, or the cause as a negative errno
+ * (-ENOENT: no such folder, -EACCES, -ENOSPC, ...; -ENOMEM) with f holding
+ * nothing to release.
+ */
 int h5file_create(struct h5file *f, const char *path);
 
-/* Close and rename the temporary file to `as` (path, or another name). Returns 0 or -EIO. */
+/*
+ * Close the temporary file (every object still open in it is closed first),
+ * fsync it, rename it to `as` (path, or another name) and fsync the folder,
+ * so that a name that exists after a crash names complete data. Returns 0,
+ * or a negative errno (-ENOSPC when the last buffers do not fit) with the
+ * temporary file deleted and nothing at `as`. f is released either way.
+ */
 int h5file_commit(struct h5file *f, const char *as);
 
-/* Close and delete the temporary file. */
+/* Close and delete the temporary file; f is released (a released f is a no-op). */
 void h5file_abort(struct h5file *f);
 
 /* Create group `path` (intermediate groups too) under parent. Returns the id or a negative value.
@@ -58,12 +81,15 @@ int h5_write_f64_2d(hid_t grp, const char *name, const double *v, size_t rows, s
 /*
  * An appendable set of 1-D float64 columns in one group, written in chunks
  * of `chunk` rows while the run goes on (memory stays O(chunk × columns)).
+ * A failed write is remembered: later appends and the close return the same
+ * code and touch neither the buffer nor the file.
  */
 struct h5_series {
-    size_t ncols, chunk, nbuf;
-    uint64_t rows; /* rows written to the file */
+    size_t ncols, chunk, nbuf; /* nbuf < chunk between calls */
+    uint64_t rows;             /* rows written to the file */
     hid_t *dsets;
     double *buf; /* column-major: buf[col * chunk + row] */
+    int error;   /* first write error (negative errno), 0 while all is well */
 };
 
 int h5_series_open(struct h5_series *s, hid_t grp, const char *const names[],
@@ -72,12 +98,14 @@ int h5_series_append(struct h5_series *s, const double *row);
 /* Flush the buffered rows and close the datasets. Safe on a zeroed struct. */
 int h5_series_close(struct h5_series *s);
 
-/* An appendable 2-D float32 dataset [rows][width] (per-GPU values per interval). */
+/* An appendable 2-D float32 dataset [rows][width] (per-GPU values per interval); errors as
+ * for h5_series. */
 struct h5_matrix {
-    size_t width, chunk, nbuf;
+    size_t width, chunk, nbuf; /* nbuf < chunk between calls */
     uint64_t rows;
     hid_t dset;
     float *buf;
+    int error;
 };
 
 int h5_matrix_open(struct h5_matrix *m, hid_t grp, const char *name, size_t width, size_t chunk,

@@ -67,6 +67,12 @@ struct sim_output {
     double wall_t0;
 };
 
+/* The first error of a sequence of writes: rc unless it is 0. */
+static int keep(int rc, int now)
+{
+    return rc ? rc : now;
+}
+
 static void iso_now(char *buf, size_t n)
 {
     time_t t = time(NULL);
@@ -82,26 +88,32 @@ static double mono_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void close_groups(struct sim_output *o)
+/* Close a group id (0 or negative: none). Returns 0 or the write error of its close. */
+static int close_group(hid_t g)
 {
+    return g > 0 && H5Gclose(g) < 0 ? h5io_fail() : 0;
+}
+
+/* Flush and close the series and groups; returns the first write error (the last rows are
+ * written here). */
+static int close_groups(struct sim_output *o)
+{
+    int rc = 0;
     for (size_t i = 0; i < o->nsvcs; i++) {
-        h5_series_close(&o->svcs[i].ts);
-        h5_series_close(&o->svcs[i].hist);
-        if (o->svcs[i].grp > 0)
-            H5Gclose(o->svcs[i].grp);
+        rc = keep(rc, h5_series_close(&o->svcs[i].ts));
+        rc = keep(rc, h5_series_close(&o->svcs[i].hist));
+        rc = keep(rc, close_group(o->svcs[i].grp));
     }
-    h5_series_close(&o->ts);
-    h5_matrix_close(&o->gpu_alloc);
-    h5_matrix_close(&o->gpu_busy);
-    h5_matrix_close(&o->gpu_useful);
-    if (o->g_ts > 0)
-        H5Gclose(o->g_ts);
-    if (o->g_gpus > 0)
-        H5Gclose(o->g_gpus);
-    if (o->g_svcs > 0)
-        H5Gclose(o->g_svcs);
+    rc = keep(rc, h5_series_close(&o->ts));
+    rc = keep(rc, h5_matrix_close(&o->gpu_alloc));
+    rc = keep(rc, h5_matrix_close(&o->gpu_busy));
+    rc = keep(rc, h5_matrix_close(&o->gpu_useful));
+    rc = keep(rc, close_group(o->g_ts));
+    rc = keep(rc, close_group(o->g_gpus));
+    rc = keep(rc, close_group(o->g_svcs));
     o->g_ts = o->g_gpus = o->g_svcs = 0;
     o->nsvcs = 0;
+    return rc;
 }
 
 static void output_free(struct sim_output *o)
@@ -123,8 +135,7 @@ int sim_output_open(struct sim_output **out, const char *path, const struct scen
     iso_now(o->wall_start, sizeof(o->wall_start));
     int rc = h5file_create(&o->f, path);
     if (rc) {
-        snprintf(err, errlen,
-                 "%s: cannot create the results file (is the folder there and writable?)", path);
+        snprintf(err, errlen, "cannot create %s: %s", path, strerror(-rc));
         free(o);
         return rc;
     }
@@ -137,7 +148,7 @@ int sim_output_open(struct sim_output **out, const char *path, const struct scen
     o->g_svcs = h5_group_create(o->f.id, "services");
     rc = !o->row || !o->svcs ? -ENOMEM : 0;
     if (!rc && (o->g_ts < 0 || o->g_gpus < 0 || o->g_svcs < 0))
-        rc = -EIO;
+        rc = h5io_fail();
     if (!rc)
         rc = h5_series_open(&o->ts, o->g_ts, ts_names, ts_units, TS_COLS, 1024);
     if (!rc && o->per_gpu) {
@@ -152,25 +163,25 @@ int sim_output_open(struct sim_output **out, const char *path, const struct scen
         so->grp = h5_group_create(o->g_svcs, sc->services[i].name);
         o->nsvcs = i + 1;
         if (so->grp < 0) {
-            rc = -EIO;
+            rc = h5io_fail();
             break;
         }
         hid_t g = h5_group_create(so->grp, "timeseries");
         if (g < 0) {
-            rc = -EIO;
+            rc = h5io_fail();
             break;
         }
         rc = h5_series_open(&so->ts, g, svc_names, svc_units, SVC_COLS, 1024);
-        H5Gclose(g);
+        rc = keep(rc, close_group(g));
         if (!rc) {
             hid_t h = h5_group_create(so->grp, "interval_histogram");
-            rc = h < 0 ? -EIO : h5_series_open(&so->hist, h, hist_names, hist_units, 3, 4096);
-            if (h >= 0)
-                H5Gclose(h);
+            rc =
+                h < 0 ? h5io_fail() : h5_series_open(&so->hist, h, hist_names, hist_units, 3, 4096);
+            rc = keep(rc, close_group(h));
         }
     }
     if (rc) {
-        snprintf(err, errlen, "%s: cannot set up the results file", path);
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(-rc));
         close_groups(o);
         h5file_abort(&o->f);
         output_free(o);
@@ -230,18 +241,18 @@ int sim_output_interval(struct sim_output *o, const struct sim *s, sim_time t0, 
     row[16] = s->tr.queued;
     row[17] = (st[USE_CKPT] + st[USE_RESTORE] + st[USE_RECOMPUTE]) / 1e6;
     row[18] = cl->ngpus * power_watts(s->sc->spec->idle_w, s->sc->spec->tdp_w, busy / denom);
-    rc |= h5_series_append(&o->ts, row);
+    rc = keep(rc, h5_series_append(&o->ts, row));
 
     if (o->per_gpu) {
         for (uint32_t i = 0; i < cl->ngpus; i++)
             o->row[i] = span > 0 ? (float)(cl->cards[i].ialloc_us / span) : 0.0f;
-        rc |= h5_matrix_append(&o->gpu_alloc, o->row);
+        rc = keep(rc, h5_matrix_append(&o->gpu_alloc, o->row));
         for (uint32_t i = 0; i < cl->ngpus; i++)
             o->row[i] = span > 0 ? (float)(card_busy_us(&cl->cards[i], true) / span) : 0.0f;
-        rc |= h5_matrix_append(&o->gpu_busy, o->row);
+        rc = keep(rc, h5_matrix_append(&o->gpu_busy, o->row));
         for (uint32_t i = 0; i < cl->ngpus; i++)
             o->row[i] = span > 0 ? (float)(card_useful_us(&cl->cards[i], true) / span) : 0.0f;
-        rc |= h5_matrix_append(&o->gpu_useful, o->row);
+        rc = keep(rc, h5_matrix_append(&o->gpu_useful, o->row));
     }
 
     for (uint32_t k = 0; k < s->nsvcs; k++) {
@@ -262,18 +273,18 @@ int sim_output_interval(struct sim_output *o, const struct sim *s, sim_time t0, 
         /* Over the requests decided in the interval: served, dropped or failed in it. */
         uint64_t dec = sv->win.served + sv->win.dropped + sv->win.failed;
         row[12] = dec ? (double)sv->win.within_slo / (double)dec : NAN;
-        rc |= h5_series_append(&o->svcs[k].ts, row);
+        rc = keep(rc, h5_series_append(&o->svcs[k].ts, row));
         if (h->total) {
             for (uint32_t b = 0; b < HIST_BUCKETS; b++) {
                 if (!h->counts[b])
                     continue;
                 double hr[3] = {(double)o->interval, b, (double)h->counts[b]};
-                rc |= h5_series_append(&o->svcs[k].hist, hr);
+                rc = keep(rc, h5_series_append(&o->svcs[k].hist, hr));
             }
         }
     }
     o->interval++;
-    return rc ? -EIO : 0;
+    return rc;
 }
 
 static int write_meta(struct sim_output *o, const struct sim *s, bool complete)
@@ -282,32 +293,32 @@ static int write_meta(struct sim_output *o, const struct sim *s, bool complete)
     char host[256] = "unknown", wall_end[40];
     hid_t g = h5_group_create(o->f.id, "meta");
     if (g < 0)
-        return -EIO;
+        return h5io_fail();
     gethostname(host, sizeof(host) - 1);
     iso_now(wall_end, sizeof(wall_end));
     int rc = 0;
-    rc |= h5_attr_int(g, "schema_version", RESULTS_SCHEMA_VERSION);
-    rc |= h5_attr_str(g, "tidesim_version", TIDESIM_VERSION);
-    rc |= h5_attr_str(g, "git_commit", TIDESIM_GIT);
-    rc |= h5_attr_str(g, "scenario", sc->doc.text ? sc->doc.text : "");
-    rc |= h5_attr_str(g, "scenario_path", sc->path ? sc->path : "");
-    rc |= h5_attr_str(g, "scenario_name", sc->name);
-    rc |= h5_attr_int(g, "seed", (int64_t)s->seed);
-    rc |= h5_attr_int(g, "replication", 0);
-    rc |= h5_attr_str(g, "policy", sc->policy.name);
-    rc |= h5_attr_str(g, "gpu", sc->gpu);
-    rc |= h5_attr_str(g, "sharing", share_mode_name(sc->sharing));
-    rc |= h5_attr_int(g, "complete", complete ? 1 : 0);
-    rc |= h5_attr_double(g, "sim_time_reached_s", sim_time_to_sec(s->end));
-    rc |= h5_attr_double(g, "duration_s", sim_time_to_sec(sc->duration));
-    rc |= h5_attr_double(g, "sample_interval_s", sim_time_to_sec(sc->sample_interval));
-    rc |= h5_attr_int(g, "events_processed", (int64_t)s->eng.processed);
-    rc |= h5_attr_str(g, "wall_start", o->wall_start);
-    rc |= h5_attr_str(g, "wall_end", wall_end);
-    rc |= h5_attr_double(g, "wall_seconds", mono_now() - o->wall_t0);
-    rc |= h5_attr_str(g, "host", host);
-    H5Gclose(g);
-    return rc ? -EIO : 0;
+    rc = keep(rc, h5_attr_int(g, "schema_version", RESULTS_SCHEMA_VERSION));
+    rc = keep(rc, h5_attr_str(g, "tidesim_version", TIDESIM_VERSION));
+    rc = keep(rc, h5_attr_str(g, "git_commit", TIDESIM_GIT));
+    rc = keep(rc, h5_attr_str(g, "scenario", sc->doc.text ? sc->doc.text : ""));
+    rc = keep(rc, h5_attr_str(g, "scenario_path", sc->path ? sc->path : ""));
+    rc = keep(rc, h5_attr_str(g, "scenario_name", sc->name));
+    rc = keep(rc, h5_attr_int(g, "seed", (int64_t)s->seed));
+    rc = keep(rc, h5_attr_int(g, "replication", 0));
+    rc = keep(rc, h5_attr_str(g, "policy", sc->policy.name));
+    rc = keep(rc, h5_attr_str(g, "gpu", sc->gpu));
+    rc = keep(rc, h5_attr_str(g, "sharing", share_mode_name(sc->sharing)));
+    rc = keep(rc, h5_attr_int(g, "complete", complete ? 1 : 0));
+    rc = keep(rc, h5_attr_double(g, "sim_time_reached_s", sim_time_to_sec(s->end)));
+    rc = keep(rc, h5_attr_double(g, "duration_s", sim_time_to_sec(sc->duration)));
+    rc = keep(rc, h5_attr_double(g, "sample_interval_s", sim_time_to_sec(sc->sample_interval)));
+    rc = keep(rc, h5_attr_int(g, "events_processed", (int64_t)s->eng.processed));
+    rc = keep(rc, h5_attr_str(g, "wall_start", o->wall_start));
+    rc = keep(rc, h5_attr_str(g, "wall_end", wall_end));
+    rc = keep(rc, h5_attr_double(g, "wall_seconds", mono_now() - o->wall_t0));
+    rc = keep(rc, h5_attr_str(g, "host", host));
+    rc = keep(rc, close_group(g));
+    return rc;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -380,30 +391,33 @@ static int write_jobs(struct sim_output *o, const struct sim *s, hid_t summary)
     }
     hid_t g = h5_group_create(o->f.id, "jobs");
     if (g < 0) {
-        rc = -EIO;
+        rc = h5io_fail();
         goto out;
     }
-    rc |= h5_write_f64(g, "id", id, n, "1");
-    rc |= h5_write_f64(g, "submit_s", submit, n, "s");
-    rc |= h5_write_f64(g, "start_s", start, n, "s");
-    rc |= h5_write_f64(g, "end_s", end, n, "s");
-    rc |= h5_write_f64(g, "gpus", gpus, n, "GPUs");
-    rc |= h5_write_f64(g, "work_s", work, n, "s");
-    rc |= h5_write_f64(g, "done_s", done, n, "s");
-    rc |= h5_write_f64(g, "state", state, n, "0=queued 1=running 2=done 3=rejected 4=failed");
-    rc |= h5_write_f64(g, "queue_delay_s", delay, n, "s");
-    rc |= h5_write_f64(g, "completion_s", jc, n, "s");
-    rc |= h5_write_f64(g, "preemptions", pre, n, "1");
-    rc |= h5_write_f64(g, "log_outcome", outc, n, "0=completed 1=failed 2=cancelled 3=service");
-    rc |= h5_write_f64(g, "restarts", rst, n, "1");
-    rc |= h5_write_f64(g, "checkpoints", nck, n, "1");
-    rc |= h5_write_f64(g, "checkpoint_save_s", sav, n, "s");
-    rc |= h5_write_f64(g, "checkpoint_restore_s", res, n, "s");
-    rc |= h5_write_f64(g, "lost_s", lost, n, "s");
-    rc |= h5_write_f64(g, "queued_total_s", qtot, n, "s");
-    rc |= h5_attr_str(g, "state_legend", "0=queued 1=running 2=done 3=rejected 4=failed");
-    rc |= h5_attr_str(g, "log_outcome_legend", "0=completed 1=failed 2=cancelled 3=service");
-    H5Gclose(g);
+    rc = keep(rc, h5_write_f64(g, "id", id, n, "1"));
+    rc = keep(rc, h5_write_f64(g, "submit_s", submit, n, "s"));
+    rc = keep(rc, h5_write_f64(g, "start_s", start, n, "s"));
+    rc = keep(rc, h5_write_f64(g, "end_s", end, n, "s"));
+    rc = keep(rc, h5_write_f64(g, "gpus", gpus, n, "GPUs"));
+    rc = keep(rc, h5_write_f64(g, "work_s", work, n, "s"));
+    rc = keep(rc, h5_write_f64(g, "done_s", done, n, "s"));
+    rc = keep(rc,
+              h5_write_f64(g, "state", state, n, "0=queued 1=running 2=done 3=rejected 4=failed"));
+    rc = keep(rc, h5_write_f64(g, "queue_delay_s", delay, n, "s"));
+    rc = keep(rc, h5_write_f64(g, "completion_s", jc, n, "s"));
+    rc = keep(rc, h5_write_f64(g, "preemptions", pre, n, "1"));
+    rc = keep(
+        rc, h5_write_f64(g, "log_outcome", outc, n, "0=completed 1=failed 2=cancelled 3=service"));
+    rc = keep(rc, h5_write_f64(g, "restarts", rst, n, "1"));
+    rc = keep(rc, h5_write_f64(g, "checkpoints", nck, n, "1"));
+    rc = keep(rc, h5_write_f64(g, "checkpoint_save_s", sav, n, "s"));
+    rc = keep(rc, h5_write_f64(g, "checkpoint_restore_s", res, n, "s"));
+    rc = keep(rc, h5_write_f64(g, "lost_s", lost, n, "s"));
+    rc = keep(rc, h5_write_f64(g, "queued_total_s", qtot, n, "s"));
+    rc = keep(rc, h5_attr_str(g, "state_legend", "0=queued 1=running 2=done 3=rejected 4=failed"));
+    rc = keep(rc,
+              h5_attr_str(g, "log_outcome_legend", "0=completed 1=failed 2=cancelled 3=service"));
+    rc = keep(rc, close_group(g));
 
     qsort(qd, nq, sizeof(*qd), cmp_double);
     qsort(jct, nj, sizeof(*jct), cmp_double);
@@ -412,36 +426,37 @@ static int write_jobs(struct sim_output *o, const struct sim *s, hid_t summary)
         sq += qd[i];
     for (size_t i = 0; i < nj; i++)
         sj += jct[i];
-    rc |= h5_attr_int(summary, "jobs_submitted", (int64_t)n);
-    rc |= h5_attr_int(summary, "jobs_completed", tr->done);
-    rc |= h5_attr_int(summary, "jobs_running", tr->running);
-    rc |= h5_attr_int(summary, "jobs_queued", tr->queued);
-    rc |= h5_attr_int(summary, "jobs_rejected", tr->rejected);
-    rc |= h5_attr_int(summary, "jobs_failed", tr->failed);
-    rc |= h5_attr_int(summary, "preemptions", (int64_t)tr->preemptions);
-    rc |= h5_attr_int(summary, "restarts", (int64_t)tr->restarts);
-    rc |= h5_attr_double(summary, "training_gpu_hours", gpu_h);
-    rc |= h5_attr_double(summary, "training_gpu_hours_failed_in_log", gpu_h_failed);
-    rc |= h5_attr_int(summary, "jobs_failed_in_log", n_failed);
-    rc |= h5_attr_int(summary, "jobs_cancelled_in_log", n_cancelled);
-    rc |= h5_attr_int(summary, "jobs_services_in_log", n_service);
-    rc |= h5_attr_int(summary, "job_log_services_skipped", (int64_t)tr->services_skipped);
+    rc = keep(rc, h5_attr_int(summary, "jobs_submitted", (int64_t)n));
+    rc = keep(rc, h5_attr_int(summary, "jobs_completed", tr->done));
+    rc = keep(rc, h5_attr_int(summary, "jobs_running", tr->running));
+    rc = keep(rc, h5_attr_int(summary, "jobs_queued", tr->queued));
+    rc = keep(rc, h5_attr_int(summary, "jobs_rejected", tr->rejected));
+    rc = keep(rc, h5_attr_int(summary, "jobs_failed", tr->failed));
+    rc = keep(rc, h5_attr_int(summary, "preemptions", (int64_t)tr->preemptions));
+    rc = keep(rc, h5_attr_int(summary, "restarts", (int64_t)tr->restarts));
+    rc = keep(rc, h5_attr_double(summary, "training_gpu_hours", gpu_h));
+    rc = keep(rc, h5_attr_double(summary, "training_gpu_hours_failed_in_log", gpu_h_failed));
+    rc = keep(rc, h5_attr_int(summary, "jobs_failed_in_log", n_failed));
+    rc = keep(rc, h5_attr_int(summary, "jobs_cancelled_in_log", n_cancelled));
+    rc = keep(rc, h5_attr_int(summary, "jobs_services_in_log", n_service));
+    rc = keep(rc, h5_attr_int(summary, "job_log_services_skipped", (int64_t)tr->services_skipped));
     struct job_stats st = {0};
     if (tr->src)
         jobs_stats(tr->src, &st);
-    rc |= h5_attr_int(summary, "job_log_rows_skipped", (int64_t)st.skipped);
-    rc |= h5_attr_int(summary, "job_log_rows_filtered", (int64_t)(st.cpu_only + st.never_ran));
-    rc |= h5_attr_double(summary, "queue_delay_mean_s", nq ? sq / (double)nq : NAN);
-    rc |= h5_attr_double(summary, "queue_delay_p50_s", quantile_sorted(qd, nq, 0.5));
-    rc |= h5_attr_double(summary, "queue_delay_p95_s", quantile_sorted(qd, nq, 0.95));
-    rc |= h5_attr_double(summary, "completion_mean_s", nj ? sj / (double)nj : NAN);
-    rc |= h5_attr_double(summary, "completion_p50_s", quantile_sorted(jct, nj, 0.5));
-    rc |= h5_attr_double(summary, "completion_p95_s", quantile_sorted(jct, nj, 0.95));
+    rc = keep(rc, h5_attr_int(summary, "job_log_rows_skipped", (int64_t)st.skipped));
+    rc = keep(rc,
+              h5_attr_int(summary, "job_log_rows_filtered", (int64_t)(st.cpu_only + st.never_ran)));
+    rc = keep(rc, h5_attr_double(summary, "queue_delay_mean_s", nq ? sq / (double)nq : NAN));
+    rc = keep(rc, h5_attr_double(summary, "queue_delay_p50_s", quantile_sorted(qd, nq, 0.5)));
+    rc = keep(rc, h5_attr_double(summary, "queue_delay_p95_s", quantile_sorted(qd, nq, 0.95)));
+    rc = keep(rc, h5_attr_double(summary, "completion_mean_s", nj ? sj / (double)nj : NAN));
+    rc = keep(rc, h5_attr_double(summary, "completion_p50_s", quantile_sorted(jct, nj, 0.5)));
+    rc = keep(rc, h5_attr_double(summary, "completion_p95_s", quantile_sorted(jct, nj, 0.95)));
 out:
     free(col);
     free(qd);
     free(jct);
-    return rc ? -EIO : 0;
+    return rc;
 }
 
 /* /gpus: per card, seconds by use; they add up to the simulated time. */
@@ -468,17 +483,17 @@ static int write_gpus(struct sim_output *o, const struct sim *s)
     }
     int rc = 0;
     char name[48];
-    rc |= h5_write_f64(o->g_gpus, "node", v, n, "index");
-    rc |= h5_write_f64(o->g_gpus, "allocated_s", v + n, n, "s");
-    rc |= h5_write_f64(o->g_gpus, "busy_s", v + 2 * n, n, "s");
-    rc |= h5_write_f64(o->g_gpus, "useful_s", v + 3 * n, n, "s");
-    rc |= h5_write_f64(o->g_gpus, "free_s", v + 4 * n, n, "s");
+    rc = keep(rc, h5_write_f64(o->g_gpus, "node", v, n, "index"));
+    rc = keep(rc, h5_write_f64(o->g_gpus, "allocated_s", v + n, n, "s"));
+    rc = keep(rc, h5_write_f64(o->g_gpus, "busy_s", v + 2 * n, n, "s"));
+    rc = keep(rc, h5_write_f64(o->g_gpus, "useful_s", v + 3 * n, n, "s"));
+    rc = keep(rc, h5_write_f64(o->g_gpus, "free_s", v + 4 * n, n, "s"));
     for (int k = 0; k < USE_NSTATES; k++) {
         snprintf(name, sizeof(name), "%s_s", use_state_name((enum use_state)k));
-        rc |= h5_write_f64(o->g_gpus, name, v + (5 + (size_t)k) * n, n, "s");
+        rc = keep(rc, h5_write_f64(o->g_gpus, name, v + (5 + (size_t)k) * n, n, "s"));
     }
     free(v);
-    return rc ? -EIO : 0;
+    return rc;
 }
 
 /*
@@ -534,7 +549,7 @@ static int attr_fixed_str(hid_t obj, const char *name, const char *v)
         H5Sclose(sp);
     if (t >= 0)
         H5Tclose(t);
-    return rc ? -EIO : 0;
+    return rc ? h5io_fail() : 0;
 }
 
 static int annotate(hid_t grp, int service)
@@ -542,7 +557,7 @@ static int annotate(hid_t grp, int service)
     struct name_list l = {NULL, 0, 0, 0};
     hsize_t idx = 0;
     if (H5Aiterate2(grp, H5_INDEX_NAME, H5_ITER_INC, &idx, collect_name, &l) < 0 && !l.rc)
-        l.rc = -EIO;
+        l.rc = h5io_fail();
     int rc = l.rc;
     char **names = l.v;
     size_t n = l.n;
@@ -554,14 +569,14 @@ static int annotate(hid_t grp, int service)
             continue;
         char key[160];
         snprintf(key, sizeof(key), "%s.unit", names[i]);
-        rc |= attr_fixed_str(grp, key, f->unit);
+        rc = keep(rc, attr_fixed_str(grp, key, f->unit));
         snprintf(key, sizeof(key), "%s.label", names[i]);
-        rc |= attr_fixed_str(grp, key, f->label);
+        rc = keep(rc, attr_fixed_str(grp, key, f->label));
     }
     for (size_t i = 0; i < n; i++)
         free(names[i]);
     free(names);
-    return rc ? -EIO : 0;
+    return rc;
 }
 
 /*
@@ -590,38 +605,39 @@ static int write_service(struct svc_out *so, const struct sim *s, uint32_t k, do
     double share = decided ? (double)w->within_slo / (double)decided : NAN;
     double share_served = w->served ? (double)w->within_slo / (double)w->served : NAN;
     double pq = hist_quantile(h, c->slo_quantile) / 1e3;
-    rc |= h5_attr_int(so->grp, "arrived", (int64_t)sv->tot.arrived);
-    rc |= h5_attr_int(so->grp, "served", (int64_t)sv->tot.served);
-    rc |= h5_attr_int(so->grp, "dropped", (int64_t)sv->tot.dropped);
-    rc |= h5_attr_int(so->grp, "failed", (int64_t)sv->tot.failed);
-    rc |= h5_attr_int(so->grp, "waiting", (int64_t)service_waiting(sv));
-    rc |= h5_attr_int(so->grp, "within_slo", (int64_t)sv->tot.within_slo);
+    rc = keep(rc, h5_attr_int(so->grp, "arrived", (int64_t)sv->tot.arrived));
+    rc = keep(rc, h5_attr_int(so->grp, "served", (int64_t)sv->tot.served));
+    rc = keep(rc, h5_attr_int(so->grp, "dropped", (int64_t)sv->tot.dropped));
+    rc = keep(rc, h5_attr_int(so->grp, "failed", (int64_t)sv->tot.failed));
+    rc = keep(rc, h5_attr_int(so->grp, "waiting", (int64_t)service_waiting(sv)));
+    rc = keep(rc, h5_attr_int(so->grp, "within_slo", (int64_t)sv->tot.within_slo));
     if (sim_window_start(s) > 0) {
-        rc |= h5_attr_int(so->grp, "window_arrived", (int64_t)w->arrived);
-        rc |= h5_attr_int(so->grp, "window_served", (int64_t)w->served);
-        rc |= h5_attr_int(so->grp, "window_dropped", (int64_t)w->dropped);
-        rc |= h5_attr_int(so->grp, "window_failed", (int64_t)w->failed);
-        rc |= h5_attr_int(so->grp, "window_within_slo", (int64_t)w->within_slo);
+        rc = keep(rc, h5_attr_int(so->grp, "window_arrived", (int64_t)w->arrived));
+        rc = keep(rc, h5_attr_int(so->grp, "window_served", (int64_t)w->served));
+        rc = keep(rc, h5_attr_int(so->grp, "window_dropped", (int64_t)w->dropped));
+        rc = keep(rc, h5_attr_int(so->grp, "window_failed", (int64_t)w->failed));
+        rc = keep(rc, h5_attr_int(so->grp, "window_within_slo", (int64_t)w->within_slo));
     }
-    rc |= h5_attr_int(so->grp, "in_service", sv->in_service);
-    rc |= h5_attr_int(so->grp, "batches", (int64_t)sv->tot.batches);
-    rc |= h5_attr_int(so->grp, "trace_rows_skipped",
-                      sv->src ? (int64_t)arrivals_skipped(sv->src) : 0);
-    rc |= h5_attr_double(so->grp, "mean_ms", hist_mean(h) / 1e3);
-    rc |= h5_attr_double(so->grp, "p50_ms", hist_quantile(h, 0.5) / 1e3);
-    rc |= h5_attr_double(so->grp, "p95_ms", hist_quantile(h, 0.95) / 1e3);
-    rc |= h5_attr_double(so->grp, "p99_ms", hist_quantile(h, 0.99) / 1e3);
-    rc |= h5_attr_double(so->grp, "max_ms", h->total ? (double)h->max / 1e3 : NAN);
-    rc |= h5_attr_double(so->grp, "mean_wait_ms",
-                         sv->tot.served + sv->in_service
-                             ? sv->tot.wait_us / 1e3 / (double)(sv->tot.served + sv->in_service)
-                             : NAN);
-    rc |= h5_attr_double(so->grp, "slo_ms", sim_time_to_sec(c->slo) * 1e3);
-    rc |= h5_attr_double(so->grp, "slo_quantile", c->slo_quantile);
-    rc |= h5_attr_double(so->grp, "slo_quantile_ms", pq);
-    rc |= h5_attr_double(so->grp, "slo_share", share);
-    rc |= h5_attr_double(so->grp, "slo_share_served", share_served);
-    rc |= h5_attr_int(so->grp, "slo_met", pq <= sim_time_to_sec(c->slo) * 1e3);
+    rc = keep(rc, h5_attr_int(so->grp, "in_service", sv->in_service));
+    rc = keep(rc, h5_attr_int(so->grp, "batches", (int64_t)sv->tot.batches));
+    rc = keep(rc, h5_attr_int(so->grp, "trace_rows_skipped",
+                              sv->src ? (int64_t)arrivals_skipped(sv->src) : 0));
+    rc = keep(rc, h5_attr_double(so->grp, "mean_ms", hist_mean(h) / 1e3));
+    rc = keep(rc, h5_attr_double(so->grp, "p50_ms", hist_quantile(h, 0.5) / 1e3));
+    rc = keep(rc, h5_attr_double(so->grp, "p95_ms", hist_quantile(h, 0.95) / 1e3));
+    rc = keep(rc, h5_attr_double(so->grp, "p99_ms", hist_quantile(h, 0.99) / 1e3));
+    rc = keep(rc, h5_attr_double(so->grp, "max_ms", h->total ? (double)h->max / 1e3 : NAN));
+    rc = keep(rc,
+              h5_attr_double(so->grp, "mean_wait_ms",
+                             sv->tot.served + sv->in_service
+                                 ? sv->tot.wait_us / 1e3 / (double)(sv->tot.served + sv->in_service)
+                                 : NAN));
+    rc = keep(rc, h5_attr_double(so->grp, "slo_ms", sim_time_to_sec(c->slo) * 1e3));
+    rc = keep(rc, h5_attr_double(so->grp, "slo_quantile", c->slo_quantile));
+    rc = keep(rc, h5_attr_double(so->grp, "slo_quantile_ms", pq));
+    rc = keep(rc, h5_attr_double(so->grp, "slo_share", share));
+    rc = keep(rc, h5_attr_double(so->grp, "slo_share_served", share_served));
+    rc = keep(rc, h5_attr_int(so->grp, "slo_met", pq <= sim_time_to_sec(c->slo) * 1e3));
 
     uint32_t last = 0;
     for (uint32_t b = 0; b < HIST_BUCKETS; b++)
@@ -637,12 +653,13 @@ static int write_service(struct svc_out *so, const struct sim *s, uint32_t k, do
         lo[last + b] = hist_bucket_hi(b);
     }
     hid_t g = h5_group_create(so->grp, "histogram");
-    rc |= g < 0;
+    if (g < 0)
+        rc = keep(rc, h5io_fail());
     if (g >= 0) {
-        rc |= h5_write_u64(g, "count", h->counts, last, "requests");
-        rc |= h5_write_i64(g, "lo_us", lo, last, "us");
-        rc |= h5_write_i64(g, "hi_us", lo + last, last, "us");
-        H5Gclose(g);
+        rc = keep(rc, h5_write_u64(g, "count", h->counts, last, "requests"));
+        rc = keep(rc, h5_write_i64(g, "lo_us", lo, last, "us"));
+        rc = keep(rc, h5_write_i64(g, "hi_us", lo + last, last, "us"));
+        rc = keep(rc, close_group(g));
     }
     free(lo);
     if (!isnan(share) && share < *slo_min)
@@ -651,8 +668,8 @@ static int write_service(struct svc_out *so, const struct sim *s, uint32_t k, do
     if (p99 > *p99_max)
         *p99_max = p99;
     free(h);
-    rc |= annotate(so->grp, 1);
-    return rc ? -EIO : 0;
+    rc = keep(rc, annotate(so->grp, 1));
+    return rc;
 }
 
 int sim_output_finish(struct sim_output *o, const struct sim *s, bool complete, char **written,
@@ -664,12 +681,13 @@ int sim_output_finish(struct sim_output *o, const struct sim *s, bool complete, 
         *written = NULL;
 
     hid_t sum = h5_group_create(o->f.id, "summary");
-    rc |= sum < 0;
+    if (sum < 0)
+        rc = h5io_fail();
     double slo_min = INFINITY, p99_max = 0;
     uint64_t served = 0, within = 0, arrived = 0, dropped = 0, failed = 0, waiting = 0;
     for (uint32_t k = 0; k < s->nsvcs; k++) {
         struct service_stats w;
-        rc |= write_service(&o->svcs[k], s, k, &slo_min, &p99_max, &w);
+        rc = keep(rc, write_service(&o->svcs[k], s, k, &slo_min, &p99_max, &w));
         served += w.served;
         within += w.within_slo;
         arrived += w.arrived;
@@ -681,14 +699,14 @@ int sim_output_finish(struct sim_output *o, const struct sim *s, bool complete, 
         /* Every figure below covers the measured window [warmup_s, duration_s]. */
         double win_s = sim_time_to_sec(s->end - sim_window_start(s));
         double gh = (double)s->cl.ngpus * win_s / 3600.0;
-        rc |= h5_attr_double(sum, "duration_s", sim_time_to_sec(s->end));
+        rc = keep(rc, h5_attr_double(sum, "duration_s", sim_time_to_sec(s->end)));
         if (sim_window_start(s) > 0)
-            rc |= h5_attr_double(sum, "warmup_s", sim_time_to_sec(sim_window_start(s)));
-        rc |= h5_attr_int(sum, "gpus", s->cl.ngpus);
-        rc |= h5_attr_double(sum, "gpu_hours", gh);
-        rc |= h5_attr_double(sum, "util_allocated", sim_util_allocated(s));
-        rc |= h5_attr_double(sum, "util_busy", sim_util_busy(s));
-        rc |= h5_attr_double(sum, "util_useful", sim_util_useful(s));
+            rc = keep(rc, h5_attr_double(sum, "warmup_s", sim_time_to_sec(sim_window_start(s))));
+        rc = keep(rc, h5_attr_int(sum, "gpus", s->cl.ngpus));
+        rc = keep(rc, h5_attr_double(sum, "gpu_hours", gh));
+        rc = keep(rc, h5_attr_double(sum, "util_allocated", sim_util_allocated(s)));
+        rc = keep(rc, h5_attr_double(sum, "util_busy", sim_util_busy(s)));
+        rc = keep(rc, h5_attr_double(sum, "util_useful", sim_util_useful(s)));
         double st[USE_NSTATES] = {0}, busy = 0;
         for (uint32_t i = 0; i < s->cl.ngpus; i++) {
             double b = 0;
@@ -703,40 +721,42 @@ int sim_output_finish(struct sim_output *o, const struct sim *s, bool complete, 
         char name[48];
         for (int k = 0; k < USE_NSTATES; k++) {
             snprintf(name, sizeof(name), "gpu_hours_%s", use_state_name((enum use_state)k));
-            rc |= h5_attr_double(sum, name, st[k] / 3.6e9);
+            rc = keep(rc, h5_attr_double(sum, name, st[k] / 3.6e9));
         }
         double ck = st[USE_CKPT] + st[USE_RESTORE] + st[USE_RECOMPUTE];
-        rc |= h5_attr_double(sum, "checkpoint_overhead", busy > 0 ? ck / busy : 0);
+        rc = keep(rc, h5_attr_double(sum, "checkpoint_overhead", busy > 0 ? ck / busy : 0));
         double kwh = sim_energy_kwh(s);
-        rc |= h5_attr_double(sum, "energy_kwh", kwh);
-        rc |= h5_attr_double(sum, "power_mean_w", win_s > 0 ? kwh * 3.6e6 / win_s : 0);
-        rc |= h5_attr_int(sum, "faults", (int64_t)s->faults);
-        rc |= h5_attr_int(sum, "fault_victims", (int64_t)s->fault_victims);
-        rc |= h5_attr_int(sum, "oom_kills", (int64_t)(s->oom_kills + s->tr.failed));
-        rc |= h5_attr_int(sum, "requests_arrived", (int64_t)arrived);
-        rc |= h5_attr_int(sum, "requests_served", (int64_t)served);
-        rc |= h5_attr_int(sum, "requests_dropped", (int64_t)dropped);
-        rc |= h5_attr_int(sum, "requests_failed", (int64_t)failed);
+        rc = keep(rc, h5_attr_double(sum, "energy_kwh", kwh));
+        rc = keep(rc, h5_attr_double(sum, "power_mean_w", win_s > 0 ? kwh * 3.6e6 / win_s : 0));
+        rc = keep(rc, h5_attr_int(sum, "faults", (int64_t)s->faults));
+        rc = keep(rc, h5_attr_int(sum, "fault_victims", (int64_t)s->fault_victims));
+        rc = keep(rc, h5_attr_int(sum, "oom_kills", (int64_t)(s->oom_kills + s->tr.failed)));
+        rc = keep(rc, h5_attr_int(sum, "requests_arrived", (int64_t)arrived));
+        rc = keep(rc, h5_attr_int(sum, "requests_served", (int64_t)served));
+        rc = keep(rc, h5_attr_int(sum, "requests_dropped", (int64_t)dropped));
+        rc = keep(rc, h5_attr_int(sum, "requests_failed", (int64_t)failed));
         uint64_t decided = served + dropped + failed + waiting;
-        rc |= h5_attr_int(sum, "requests_waiting", (int64_t)waiting);
-        rc |= h5_attr_int(sum, "requests_within_slo", (int64_t)within);
-        rc |= h5_attr_double(sum, "slo_share", decided ? (double)within / (double)decided : NAN);
-        rc |=
-            h5_attr_double(sum, "slo_share_served", served ? (double)within / (double)served : NAN);
-        rc |= h5_attr_double(sum, "slo_share_worst_service", s->nsvcs ? slo_min : NAN);
-        rc |= h5_attr_double(sum, "p99_ms_worst_service", s->nsvcs ? p99_max : NAN);
-        rc |= write_jobs(o, s, sum);
-        rc |= annotate(sum, 0);
+        rc = keep(rc, h5_attr_int(sum, "requests_waiting", (int64_t)waiting));
+        rc = keep(rc, h5_attr_int(sum, "requests_within_slo", (int64_t)within));
+        rc = keep(
+            rc, h5_attr_double(sum, "slo_share", decided ? (double)within / (double)decided : NAN));
+        rc = keep(rc, h5_attr_double(sum, "slo_share_served",
+                                     served ? (double)within / (double)served : NAN));
+        rc = keep(rc, h5_attr_double(sum, "slo_share_worst_service", s->nsvcs ? slo_min : NAN));
+        rc = keep(rc, h5_attr_double(sum, "p99_ms_worst_service", s->nsvcs ? p99_max : NAN));
+        rc = keep(rc, write_jobs(o, s, sum));
+        rc = keep(rc, annotate(sum, 0));
         H5Gclose(sum);
     }
-    rc |= write_gpus(o, s);
-    close_groups(o);
-    rc |= write_meta(o, s, complete);
+    rc = keep(rc, write_gpus(o, s));
+    rc = keep(rc, close_groups(o));
+    if (!rc)
+        rc = write_meta(o, s, complete);
     if (rc) {
-        snprintf(err, errlen, "%s: cannot write the results file", o->f.path);
+        snprintf(err, errlen, "cannot write %s: %s", o->f.path, strerror(-rc));
         h5file_abort(&o->f);
         output_free(o);
-        return -EIO;
+        return rc;
     }
 
     size_t n = strlen(o->f.path) + 16;
@@ -751,7 +771,7 @@ int sim_output_finish(struct sim_output *o, const struct sim *s, bool complete, 
     rc = h5file_commit(&o->f, name);
     output_free(o);
     if (rc) {
-        snprintf(err, errlen, "%s: cannot rename the finished results file", name);
+        snprintf(err, errlen, "cannot write %s: %s", name, strerror(-rc));
         free(name);
         return rc;
     }

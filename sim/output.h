@@ -6,6 +6,13 @@
  * run's length) and renamed when complete. An interrupted run is renamed to
  * "<path>.partial" with /meta complete = 0 and the simulated time reached; a
  * failed run leaves no file.
+ *
+ * Write errors (a full disk, a quota, an I/O error) come back from every
+ * function below as the system's negative errno (-ENOSPC, -EDQUOT, -EIO; see
+ * analysis/h5io.h), and err, where there is one, reads
+ * "cannot write <path>: <strerror>". After an error only sim_output_abort
+ * is left to call; it deletes the temporary file. The final rename happens
+ * after the file is fsync'ed, and the folder is fsync'ed after it.
  */
 #ifndef TIDESIM_OUTPUT_H
 #define TIDESIM_OUTPUT_H
@@ -22,11 +29,13 @@ struct sim_sink;
 
 #define RESULTS_SCHEMA_VERSION 2 /* 2: "<key>.unit" and "<key>.label" beside figures */
 
-/* Create the temporary file for path. Returns 0, or a negative code with err filled. */
+/* Create the temporary file for path. Returns 0, or a negative errno with err filled
+ * ("cannot create <path>: <strerror>") and nothing left on disk. */
 int sim_output_open(struct sim_output **out, const char *path, const struct scenario *sc, char *err,
                     size_t errlen);
 
-/* Append the interval [t0, t1) just closed (called by the sampler). */
+/* Append the interval [t0, t1) just closed (called by the sampler). Returns 0 or the
+ * first write error (negative errno); the next calls return it again. */
 int sim_output_interval(struct sim_output *o, const struct sim *s, sim_time t0, sim_time t1);
 
 /* The sink (sim/sim.h) that appends each closed interval to o: pass it to sim_init. */
@@ -35,7 +44,8 @@ void sim_output_sink(struct sim_output *o, struct sim_sink *sink);
 /*
  * Write /meta, /summary, /jobs, /gpus and the histograms, close, rename to
  * the final path (complete) or "<path>.partial" (not complete), and free o.
- * *written (may be NULL) receives a malloc'd copy of the name used.
+ * *written (may be NULL) receives a malloc'd copy of the name used. Returns
+ * 0, or a negative errno with err filled, o freed and no file left.
  */
 int sim_output_finish(struct sim_output *o, const struct sim *s, bool complete, char **written,
                       char *err, size_t errlen);
