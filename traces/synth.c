@@ -300,6 +300,10 @@ struct arrival_source *synth_arrivals_create(const struct rate_profile *p, sim_t
         if (p->weekly[d] > 0 && p->weekly[d] != 1.0)
             s->thin = true;
     enter_cell(s, 0);
+    /* A profile that is zero everywhere (peak_rps: 0) has no arrivals: say so at once
+     * rather than skip a year of empty one-second cells one by one. */
+    if (!(rate_profile_max(p) > 0))
+        s->cell_start = s->end;
     return &s->base;
 }
 

@@ -62,7 +62,9 @@ bool engine_cancel(struct engine *e, struct evq_handle *h);
 /*
  * Run events with time <= until, then set now = until. Returns 0, 1 when
  * stopped early by *interrupt, or 2 when a handler set e->stop (in both cases
- * now = time of the last event handled).
+ * now = time of the last event handled). *interrupt is read after every
+ * event, so a signal is acted on as soon as the event running ends; the
+ * progress callback's clock is read about every 20 ms of wall time.
  */
 int engine_run(struct engine *e, sim_time until);
 

@@ -9,6 +9,9 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "analysis/merge.h"
 
@@ -17,8 +20,36 @@ enum rep_state { REP_PENDING, REP_RUNNING, REP_DONE, REP_PARTIAL, REP_FAILED };
 struct rep {
     pid_t pid;
     enum rep_state state;
-    char path[512];
+    char *path;    /* "<path>.tmp.<pid>.repNNNN", malloc'd */
+    char *partial; /* the same + ".partial" */
 };
+
+/* malloc'd "<a><b>", or NULL when out of memory. */
+static char *concat(const char *a, const char *b)
+{
+    size_t na = strlen(a), nb = strlen(b);
+    char *s = malloc(na + nb + 1);
+    if (s) {
+        memcpy(s, a, na);
+        memcpy(s + na, b, nb + 1);
+    }
+    return s;
+}
+
+/*
+ * In a new worker, right after fork: die with the parent. The kernel sends
+ * SIGKILL when the parent dies (kill -9 included), so no worker runs on and
+ * writes into a folder nobody will merge; a parent that died before the
+ * prctl is caught by getppid(), which then names another process.
+ */
+static void die_with_parent(pid_t parent)
+{
+#ifdef __linux__
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+    if (getppid() != parent)
+        _exit(1);
+}
 
 static bool exists(const char *p)
 {
@@ -36,12 +67,21 @@ static void stop_children(struct rep *r, unsigned n)
 /* Remove the per-replication files (complete or partial). */
 static void remove_parts(struct rep *r, unsigned n)
 {
-    char p[600];
     for (unsigned i = 0; i < n; i++) {
-        unlink(r[i].path);
-        snprintf(p, sizeof(p), "%s.partial", r[i].path);
-        unlink(p);
+        if (r[i].path)
+            unlink(r[i].path);
+        if (r[i].partial)
+            unlink(r[i].partial);
     }
+}
+
+static void free_reps(struct rep *r, unsigned n)
+{
+    for (unsigned i = 0; r && i < n; i++) {
+        free(r[i].path);
+        free(r[i].partial);
+    }
+    free(r);
 }
 
 int replicate_run(const struct replicate_opts *o, replicate_fn run, void *ctx)
@@ -53,14 +93,21 @@ int replicate_run(const struct replicate_opts *o, replicate_fn run, void *ctx)
     }
     struct rep *r = calloc(o->reps, sizeof(*r));
     const char **parts = calloc(o->reps, sizeof(*parts));
-    if (!r || !parts) {
-        free(r);
+    bool nomem = !r || !parts;
+    pid_t self = getpid();
+    for (unsigned i = 0; !nomem && i < o->reps; i++) {
+        char tail[64];
+        snprintf(tail, sizeof(tail), ".tmp.%ld.rep%04u", (long)self, i);
+        r[i].path = concat(o->path, tail);
+        r[i].partial = r[i].path ? concat(r[i].path, ".partial") : NULL;
+        nomem = !r[i].partial;
+    }
+    if (nomem) {
+        free_reps(r, r ? o->reps : 0);
         free(parts);
         fprintf(stderr, "tidesim: out of memory\n");
         return 1;
     }
-    for (unsigned i = 0; i < o->reps; i++)
-        snprintf(r[i].path, sizeof(r[i].path), "%s.rep%04u.%ld", o->path, i, (long)getpid());
 
     unsigned next = 0, running = 0, done = 0;
     bool failed = false, stopping = false;
@@ -80,8 +127,10 @@ int replicate_run(const struct replicate_opts *o, replicate_fn run, void *ctx)
                 stop_children(r, o->reps);
                 continue;
             }
-            if (pid == 0)
+            if (pid == 0) {
+                die_with_parent(self);
                 _exit(run(ctx, o->seed + next, r[next].path));
+            }
             r[next].pid = pid;
             r[next].state = REP_RUNNING;
             next++;
@@ -123,7 +172,8 @@ int replicate_run(const struct replicate_opts *o, replicate_fn run, void *ctx)
     }
 
     int status = 0;
-    char err[600], partial[600];
+    char *err = NULL;
+    size_t errlen = strlen(o->path) + 512;
     if (failed) {
         remove_parts(r, o->reps);
         status = 1;
@@ -133,13 +183,10 @@ int replicate_run(const struct replicate_opts *o, replicate_fn run, void *ctx)
     size_t np = 0;
     bool complete = true;
     for (unsigned i = 0; i < o->reps; i++) {
-        snprintf(partial, sizeof(partial), "%s.partial", r[i].path);
         if (r[i].state == REP_DONE && exists(r[i].path)) {
             parts[np++] = r[i].path;
-        } else if (r[i].state == REP_PARTIAL && exists(partial) &&
-                   strlen(r[i].path) + sizeof(".partial") <= sizeof(r[i].path)) {
-            memcpy(r[i].path + strlen(r[i].path), ".partial", sizeof(".partial"));
-            parts[np++] = r[i].path;
+        } else if (r[i].state == REP_PARTIAL && exists(r[i].partial)) {
+            parts[np++] = r[i].partial;
             complete = false;
         } else {
             complete = false;
@@ -151,7 +198,11 @@ int replicate_run(const struct replicate_opts *o, replicate_fn run, void *ctx)
         goto out;
     }
     char *written = NULL;
-    if (merge_replications(o->path, parts, np, complete, &written, err, sizeof(err))) {
+    err = malloc(errlen);
+    if (!err) {
+        fprintf(stderr, "tidesim: out of memory\n");
+        status = 1;
+    } else if (merge_replications(o->path, parts, np, complete, &written, err, errlen)) {
         fprintf(stderr, "tidesim: %s\n", err);
         status = 1;
     } else if (!complete) {
@@ -166,7 +217,8 @@ int replicate_run(const struct replicate_opts *o, replicate_fn run, void *ctx)
         unlink(parts[i]);
     remove_parts(r, o->reps);
 out:
+    free(err);
     free(parts);
-    free(r);
+    free_reps(r, o->reps);
     return status;
 }

@@ -1,9 +1,16 @@
 /*
  * replicate.h — `tidesim run --replications R`: R seeds (seed, seed+1,
  * ...) simulated as separate forked processes, at most `jobs` at a time (0 =
- * one per online core), each into its own file "<path>.repNNNN.<pid>", then
- * merged into one file (analysis/merge.h) and the per-replication files
- * deleted.
+ * one per online core), each into its own file "<path>.tmp.<pid>.repNNNN"
+ * (pid: the parent's), then merged into one file (analysis/merge.h) and the
+ * per-replication files deleted. Those names, like a single run's
+ * "<path>.tmp.<pid>", say "unfinished": whatever a killed run leaves never
+ * looks like a results file, and a merge takes only its own files (its pid),
+ * never a dead run's.
+ *
+ * Workers die with the parent: each asks the kernel for SIGKILL when the
+ * parent dies (Linux PR_SET_PDEATHSIG), so `kill -9` of the parent leaves
+ * no simulation running.
  *
  * Room sim/driver/ (what runs many simulations): uses sim/, sim/core/,
  * analysis/ and the policy interface, no policy internals. Rule:
