@@ -277,6 +277,31 @@ static int load_arrivals(const struct conf_doc *d, const struct conf_node *svc,
     return get_numbers(d, s, "weekly", 7, p->weekly, err);
 }
 
+/*
+ * A name that becomes a file name (the scenario's: "<name>.h5" when run has
+ * no -o) or an HDF5 group (a service's: /services/<name>) must be a plain
+ * token: ASCII letters, digits, '-', '_' and '.', not starting with '.', at
+ * most SCENARIO_NAME_MAX bytes. So no "../x", "/abs", "a/b", "" or ".".
+ */
+#define SCENARIO_NAME_MAX 128
+static int check_plain_name(const struct conf_doc *d, const struct conf_node *map, const char *v,
+                            struct conf_err *err)
+{
+    size_t n = strlen(v);
+    bool ok = n > 0 && n <= SCENARIO_NAME_MAX && v[0] != '.';
+    for (size_t i = 0; ok && i < n; i++) {
+        char c = v[i];
+        ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+             c == '-' || c == '_' || c == '.';
+    }
+    if (ok)
+        return 0;
+    return conf_errf(err, d, conf_get(map, "name"), "name",
+                     "expected a plain name (letters, digits, '-', '_', '.'; not starting with "
+                     "'.'; at most %d characters), got '%.60s'",
+                     SCENARIO_NAME_MAX, v);
+}
+
 static int load_service(const struct conf_doc *d, const struct conf_node *n, struct service_cfg *c,
                         const struct gpu_spec *sc_spec, struct conf_err *err)
 {
@@ -293,7 +318,8 @@ static int load_service(const struct conf_doc *d, const struct conf_node *n, str
 
     if ((rc = conf_check_keys(d, n, "services[]", keys, err)))
         return rc;
-    if ((rc = conf_string(d, n, "name", true, &c->name, err)))
+    if ((rc = conf_string(d, n, "name", true, &c->name, err)) ||
+        (rc = check_plain_name(d, n, c->name, err)))
         return rc;
 
     /* BERT-large on a full A100, fitted from MLPerf v2.0 (models.md §4.2): a = 1.16 ms, b = 0.28
@@ -773,7 +799,8 @@ static int load_root(struct scenario *sc, struct conf_err *err)
     if ((rc = conf_check_keys(d, root, NULL, keys, err)))
         return rc;
     sc->name = "unnamed";
-    if ((rc = conf_string(d, root, "name", false, &sc->name, err)))
+    if ((rc = conf_string(d, root, "name", false, &sc->name, err)) ||
+        (conf_get(root, "name") && (rc = check_plain_name(d, root, sc->name, err))))
         return rc;
     int64_t seed = 1;
     if ((rc = conf_int(d, root, "seed", false, 0, INT64_MAX, &seed, err)))

@@ -9,12 +9,15 @@
 #include "sim/cli/cmd_run.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/h5io.h"
 #include "sim/driver/replicate.h"
 #include "sim/output.h"
 #include "sim/scenario.h"
@@ -26,6 +29,77 @@ static void on_signal(int sig)
 {
     (void)sig;
     interrupted = 1;
+}
+
+/*
+ * SIGINT and SIGTERM set the flag. Installed first thing, so that a signal
+ * during set-up (loading, opening traces, the first arrivals) is seen by the
+ * checks between set-up steps instead of killing the process with its
+ * temporary file left behind.
+ */
+static void catch_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    /* A blocked mask is inherited through exec (some launchers and test runners block
+     * these): a run must stay interruptible all the same. */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+/* Room for what tidesim appends to an output name: ".tmp.<pid>.rep0000.tmp.<pid>.partial". */
+#define OUT_SUFFIX_MAX 64
+
+/*
+ * Refuse, before anything runs, an output that cannot be written: a path too
+ * long for the names made from it, an existing folder, or a folder that is
+ * missing or not writable. Returns 0 or 1 (message printed).
+ */
+static int check_output(const char *path)
+{
+    size_t n = strlen(path);
+    const char *slash = strrchr(path, '/');
+    size_t base = slash ? strlen(slash + 1) : n;
+    if (n == 0 || base == 0) {
+        fprintf(stderr, "tidesim: output '%s' names no file\n", path);
+        return 1;
+    }
+    if (n + OUT_SUFFIX_MAX >= PATH_MAX || base + OUT_SUFFIX_MAX > NAME_MAX) {
+        fprintf(stderr,
+                "tidesim: output path too long (%zu bytes, file name %zu): tidesim needs it "
+                "under %d bytes and the file name under %d, to add its suffixes\n",
+                n, base, PATH_MAX - OUT_SUFFIX_MAX, NAME_MAX - OUT_SUFFIX_MAX + 1);
+        return 1;
+    }
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "tidesim: output %s is a folder; name a file (e.g. %s/results.h5)\n", path,
+                path);
+        return 1;
+    }
+    char dir[PATH_MAX];
+    size_t dn = slash ? (slash == path ? 1 : (size_t)(slash - path)) : 1;
+    memcpy(dir, slash ? path : ".", dn);
+    dir[dn] = 0;
+    int e = 0;
+    if (stat(dir, &st) != 0)
+        e = errno;
+    else if (!S_ISDIR(st.st_mode))
+        e = ENOTDIR;
+    else if (access(dir, W_OK | X_OK) != 0)
+        e = errno;
+    if (e) {
+        fprintf(stderr, "tidesim: cannot write %s: folder %s: %s\n", path, dir, strerror(e));
+        return 1;
+    }
+    return 0;
 }
 
 static int parse_u64(const char *s, uint64_t *out)
@@ -72,13 +146,21 @@ struct run_ctx {
     bool quiet;
 };
 
+static int set_up_interrupted(void)
+{
+    fprintf(stderr, "tidesim: interrupted during set-up; no results written\n");
+    return 130;
+}
+
 /* One simulation of the scenario with this seed into out_path; returns the exit status. */
 static int run_once(void *ctx, uint64_t seed, const char *out_path)
 {
     const struct run_ctx *c = ctx;
     struct scenario *sc = c->sc;
-    char err[512];
+    char err[PATH_MAX + 256];
     struct sim_output *out = NULL;
+    if (interrupted)
+        return set_up_interrupted();
     if (sim_output_open(&out, out_path, sc, err, sizeof(err))) {
         fprintf(stderr, "tidesim: %s\n", err);
         return 1;
@@ -87,27 +169,31 @@ static int run_once(void *ctx, uint64_t seed, const char *out_path)
     sim_output_sink(out, &sink);
     struct sim s;
     if (sim_init(&s, sc, seed, &sink)) {
-        fprintf(stderr, "tidesim: %s: %s\n", c->scen, s.err);
         sim_output_abort(out);
+        if (interrupted) /* e.g. a trace's open() cut short by the signal */
+            return set_up_interrupted();
+        fprintf(stderr, "tidesim: %s: %s\n", c->scen, s.err);
         return 1;
+    }
+    if (interrupted) { /* during sim_init: nothing simulated, nothing to keep */
+        sim_output_abort(out);
+        sim_release(&s);
+        return set_up_interrupted();
     }
     struct progress prog = {.duration = sc->duration};
     if (!c->quiet && isatty(STDERR_FILENO)) {
         s.eng.progress = show_progress;
         s.eng.progress_ctx = &prog;
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
 
     int rc = sim_run(&s, &interrupted);
     if (prog.shown)
         fputs("\n", stderr);
     if (rc < 0) {
-        fprintf(stderr, "tidesim: %s\n", s.err);
+        if (s.sink_error) /* the results file could not be written (a full disk, ...) */
+            fprintf(stderr, "tidesim: cannot write %s: %s\n", out_path, strerror(-s.sink_error));
+        else
+            fprintf(stderr, "tidesim: %s\n", s.err);
         sim_output_abort(out);
         sim_release(&s);
         return 1;
@@ -139,6 +225,9 @@ int cli_run(int argc, char **argv)
     uint64_t seed = 0;
     bool have_seed = false, quiet = false;
     uint64_t reps = 1;
+
+    h5io_quiet(); /* before the library's first use (see h5io.h) */
+    catch_signals();
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -192,6 +281,8 @@ int cli_run(int argc, char **argv)
         return 2;
     }
 
+    if (out_path && check_output(out_path))
+        return 1;
     struct scenario sc;
     struct conf_err cerr;
     if (scenario_load(&sc, scen, &cerr)) {
@@ -200,26 +291,34 @@ int cli_run(int argc, char **argv)
     }
     if (have_seed)
         sc.seed = seed;
-    char defpath[300];
+    /* Default: "<name>.h5" in the working folder (scenario_load allows only plain names). */
+    char defpath[NAME_MAX + 1];
+    int status = 1;
     if (!out_path) {
-        snprintf(defpath, sizeof(defpath), "%s.h5", sc.name);
+        int n = snprintf(defpath, sizeof(defpath), "%s.h5", sc.name);
         out_path = defpath;
+        if (n < 0 || (size_t)n >= sizeof(defpath) || check_output(out_path)) {
+            if (n < 0 || (size_t)n >= sizeof(defpath))
+                fprintf(stderr,
+                        "tidesim: %s: the scenario name is too long for a file name; "
+                        "give one with -o\n",
+                        scen);
+            goto out;
+        }
+    }
+    if (interrupted) {
+        status = set_up_interrupted();
+        goto out;
     }
 
     struct run_ctx ctx = {&sc, scen, quiet || reps > 1}; /* replications: parent reports */
-    int status;
     if (reps > 1) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof(sa));
-        sa.sa_handler = on_signal;
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
         struct replicate_opts ro = {out_path, sc.seed, (unsigned)reps, 0, quiet, &interrupted};
         status = replicate_run(&ro, run_once, &ctx);
     } else {
         status = run_once(&ctx, sc.seed, out_path);
     }
+out:
     scenario_release(&sc);
     return status;
 }

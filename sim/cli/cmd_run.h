@@ -9,8 +9,8 @@
  *   tidesim validate SCENARIO
  *
  * Exit status: run 0 complete, 1 error (nothing written), 2 usage error,
- * 130 interrupted (FILE.partial written); validate 0 valid, 1 invalid, 2
- * usage error.
+ * 130 interrupted (FILE.partial written; nothing when interrupted during
+ * set-up); validate 0 valid, 1 invalid, 2 usage error.
  */
 #ifndef TIDESIM_CLI_CMD_RUN_H
 #define TIDESIM_CLI_CMD_RUN_H
