@@ -77,6 +77,21 @@ PY
     echo "Columns: allocated / busy / useful = shares of the GPU-time offered (docs/results.md);"
     echo "within SLO = share of all requests at or under their service's latency target;"
     echo "checkpoint overhead = checkpoint save + restore + recomputed work over busy time."
+    echo
+    echo "Read these rows with care before acting on them:"
+    echo
+    echo "- \`kai\` and \`mps\` collapse because of their reference configuration, not because of"
+    echo "  the policies: kai's inference queue has a quota (48) below its peak, and KAI keeps"
+    echo "  non-preemptible inference within quota; the mps reference gives training 100 % of"
+    echo "  SMs and inference 50 %, the reverse of a production set-up, and nothing evicts"
+    echo "  training when the autoscaler cannot place a replica. Fixing both is open work."
+    echo "- \`dedicated\` queues strictly FIFO (a blocked head job leaves cards idle), and no"
+    echo "  policy compacts inference onto whole nodes, so multi-node gangs fragment over time."
+    echo "- One run each, no warm-up excluded (\`output.warmup\` exists; the elastic policies'"
+    echo "  day-0 misses are their cold start). Compare policies with replications and"
+    echo "  \`tidesim compare\`, which pairs runs by seed."
+    echo "- \`tidal\`'s day window ends at 23:00: the ServeGen hour 22:00-23:00 still averages"
+    echo "  87 % of the peak, more than its night pool serves."
 } >"$out"
 echo "compare: wrote $out" >&2
 cat "$out"
