@@ -1,4 +1,5 @@
-/* cmd_compare.c — `tidesim compare`: several results files side by side, with intervals (sim/cli/cmd_analysis.h). */
+/* cmd_compare.c — `tidesim compare`: several results files side by side, with intervals
+ * (sim/cli/cmd_analysis.h). */
 #include "sim/cli/cmd_analysis.h"
 
 #include <errno.h>

@@ -94,8 +94,8 @@ Test(layout, allowed_includes_pass)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char root[64], out[2048];
         make_tree(root, cases[i].from, cases[i].inc);
-        cr_expect_eq(check_tree(root, out, sizeof(out)), 0, "%s -> %s refused: %s",
-                     cases[i].from, cases[i].inc, out);
+        cr_expect_eq(check_tree(root, out, sizeof(out)), 0, "%s -> %s refused: %s", cases[i].from,
+                     cases[i].inc, out);
     }
 }
 
