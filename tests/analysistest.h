@@ -23,6 +23,18 @@ static inline void atest_tmpdir(char *dir, size_t n)
     cr_assert_not_null(mkdtemp(dir));
 }
 
+/* A scratch folder with two results paths in it, dir/a.h5 and dir/b.h5 (an A/B pair). */
+struct atest_pair {
+    char dir[64], a[128], b[128];
+};
+
+static inline void atest_pair_init(struct atest_pair *p)
+{
+    atest_tmpdir(p->dir, sizeof(p->dir));
+    snprintf(p->a, sizeof(p->a), "%s/a.h5", p->dir);
+    snprintf(p->b, sizeof(p->b), "%s/b.h5", p->dir);
+}
+
 static inline void atest_rmdir(const char *dir)
 {
     char cmd[600];

@@ -29,15 +29,13 @@ static const struct results_metric *headline(const struct results *r, const char
 
 Test(ab_stats, paired_difference_of_identical_runs_is_exactly_zero)
 {
-    char dir[64], a[128], b[128];
-    atest_tmpdir(dir, sizeof(dir));
-    snprintf(a, sizeof(a), "%s/a.h5", dir);
-    snprintf(b, sizeof(b), "%s/b.h5", dir);
-    atest_sim("tests/data/scenarios/small.yaml", a, "--replications 3 --seed 7");
-    atest_sim("tests/data/scenarios/small.yaml", b, "--replications 3 --seed 7");
+    struct atest_pair pr;
+    atest_pair_init(&pr);
+    atest_sim("tests/data/scenarios/small.yaml", pr.a, "--replications 3 --seed 7");
+    atest_sim("tests/data/scenarios/small.yaml", pr.b, "--replications 3 --seed 7");
     struct results ra, rb;
-    open_results(&ra, a);
-    open_results(&rb, b);
+    open_results(&ra, pr.a);
+    open_results(&rb, pr.b);
     size_t checked = 0;
     for (size_t i = 0; i < ra.headline.n; i++) {
         const struct results_metric *ma = &ra.headline.m[i];
@@ -56,20 +54,18 @@ Test(ab_stats, paired_difference_of_identical_runs_is_exactly_zero)
     cr_expect_gt(checked, 15u);
     results_release(&ra);
     results_release(&rb);
-    atest_rmdir(dir);
+    atest_rmdir(pr.dir);
 }
 
 Test(ab_stats, two_percent_more_load_found_paired_not_by_welch)
 {
-    char dir[64], a[128], b[128];
-    atest_tmpdir(dir, sizeof(dir));
-    snprintf(a, sizeof(a), "%s/a.h5", dir);
-    snprintf(b, sizeof(b), "%s/b.h5", dir);
-    atest_sim("tests/data/scenarios/small.yaml", a, "--replications 5 --seed 1");
-    atest_sim("tests/data/scenarios/small_load102.yaml", b, "--replications 5 --seed 1");
+    struct atest_pair pr;
+    atest_pair_init(&pr);
+    atest_sim("tests/data/scenarios/small.yaml", pr.a, "--replications 5 --seed 1");
+    atest_sim("tests/data/scenarios/small_load102.yaml", pr.b, "--replications 5 --seed 1");
     struct results ra, rb;
-    open_results(&ra, a);
-    open_results(&rb, b);
+    open_results(&ra, pr.a);
+    open_results(&rb, pr.b);
     /* Arrivals: +2 % by construction (the same thinned streams at a 2 % higher peak). */
     const struct results_metric *aa = headline(&ra, "requests_arrived");
     const struct results_metric *ab = headline(&rb, "requests_arrived");
@@ -92,7 +88,7 @@ Test(ab_stats, two_percent_more_load_found_paired_not_by_welch)
     cr_expect_lt(d.ci95, w.ci95 / 100, "paired %.5f vs Welch %.5f", d.ci95, w.ci95);
     results_release(&ra);
     results_release(&rb);
-    atest_rmdir(dir);
+    atest_rmdir(pr.dir);
 }
 
 static int check_against(const char *cand, const char *base, const char *extra, char **out)
@@ -130,28 +126,27 @@ Test(ab_stats, check_against_no_false_alarm_between_seeds, .timeout = 240)
 
 Test(ab_stats, check_against_fails_a_real_five_percent_regression)
 {
-    char dir[64], a[128], b[128], c[128], *out = NULL;
-    atest_tmpdir(dir, sizeof(dir));
-    snprintf(a, sizeof(a), "%s/a.h5", dir);
-    snprintf(b, sizeof(b), "%s/b.h5", dir);
-    snprintf(c, sizeof(c), "%s/c.h5", dir);
-    atest_sim("tests/data/scenarios/small.yaml", a, "--replications 4 --seed 1000");
-    atest_sim("tests/data/scenarios/small_p99_105.yaml", b, "--replications 4 --seed 5000");
+    struct atest_pair pr;
+    char c[128], *out = NULL;
+    atest_pair_init(&pr);
+    snprintf(c, sizeof(c), "%s/c.h5", pr.dir);
+    atest_sim("tests/data/scenarios/small.yaml", pr.a, "--replications 4 --seed 1000");
+    atest_sim("tests/data/scenarios/small_p99_105.yaml", pr.b, "--replications 4 --seed 5000");
     atest_sim("tests/data/scenarios/small_p99_105.yaml", c, "--replications 4 --seed 1000");
     /* Other seeds: unpaired (Welch), still beyond a 2 % tolerance as a whole. */
-    cr_expect_eq(check_against(b, a, "--tolerance 2%", &out), 1, "%s", out);
+    cr_expect_eq(check_against(pr.b, pr.a, "--tolerance 2%", &out), 1, "%s", out);
     cr_expect(strstr(out, "FAIL against: p99_ms_worst_service") != NULL, "%s", out);
     cr_expect(strstr(out, "Welch, unpaired") != NULL, "%s", out);
     free(out);
     /* Same seeds: paired. */
-    cr_expect_eq(check_against(c, a, "--tolerance 2%", &out), 1, "%s", out);
+    cr_expect_eq(check_against(c, pr.a, "--tolerance 2%", &out), 1, "%s", out);
     cr_expect(strstr(out, "FAIL against: p99_ms_worst_service") != NULL, "%s", out);
     cr_expect(strstr(out, "paired by seed") != NULL, "%s", out);
     free(out);
     /* Against itself: every gate holds. */
-    cr_expect_eq(check_against(a, a, NULL, &out), 0, "%s", out);
+    cr_expect_eq(check_against(pr.a, pr.a, NULL, &out), 0, "%s", out);
     free(out);
-    atest_rmdir(dir);
+    atest_rmdir(pr.dir);
 }
 
 Test(ab_stats, check_refuses_bare_percentages_and_incomplete_files)
