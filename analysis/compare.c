@@ -36,7 +36,7 @@ static struct cmp_row *build_rows(const struct results *const *r, size_t n, size
 {
     size_t cap = 0;
     for (size_t f = 0; f < n; f++)
-        cap += r[f]->headline.n + 2 * r[f]->nsvcs;
+        cap += r[f]->headline.n + 3 * r[f]->nsvcs; /* 3 rows per service below */
     struct cmp_row *rows = malloc((cap ? cap : 1) * sizeof(*rows));
     size_t k = 0;
     if (!rows)
@@ -55,6 +55,7 @@ static struct cmp_row *build_rows(const struct results *const *r, size_t n, size
         }
     for (size_t i = 0; i < r[0]->nsvcs; i++) {
         rows[k++] = (struct cmp_row){r[0]->svcs[i].name, "p99_ms"};
+        rows[k++] = (struct cmp_row){r[0]->svcs[i].name, "wait_p99_ms"};
         rows[k++] = (struct cmp_row){r[0]->svcs[i].name, "slo_share"};
     }
     *nrows = k;

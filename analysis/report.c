@@ -87,21 +87,22 @@ static int print_metric_table(FILE *out, const struct results *r, const struct r
 
 static int print_services(FILE *out, const struct results *r, bool md)
 {
-    static const char *const cols[] = {"arrived", "dropped",         "mean_ms",
-                                       "p50_ms",  "p95_ms",          "p99_ms",
-                                       "slo_ms",  "slo_quantile_ms", "slo_share"};
-    static const char *const hdr[] = {"service",  "requests", "dropped", "mean ms",
-                                      "p50 ms",   "p95 ms",   "p99 ms",  "SLO",
-                                      "SLO-q ms", "within %", "SLO met"};
+    static const char *const cols[] = {"arrived",         "dropped",  "mean_ms",     "p50_ms",
+                                       "p95_ms",          "p99_ms",   "wait_p99_ms", "slo_ms",
+                                       "slo_quantile_ms", "slo_share"};
+    static const char *const hdr[] = {"service", "requests", "dropped",  "mean ms",
+                                      "p50 ms",  "p95 ms",   "p99 ms",   "wait p99 ms",
+                                      "SLO",     "SLO-q ms", "within %", "SLO met"};
+    enum { NCOLS = sizeof(cols) / sizeof(cols[0]), NHDR = NCOLS + 2 };
     struct texttable tt;
-    texttable_init(&tt, 11);
+    texttable_init(&tt, NHDR);
     texttable_row(&tt, hdr);
     for (size_t i = 0; i < r->nsvcs; i++) {
         const struct results_service *s = &r->svcs[i];
-        char cells[11][112];
-        const char *row[11];
+        char cells[NHDR][112];
+        const char *row[NHDR];
         snprintf(cells[0], sizeof(cells[0]), "%s", s->name);
-        for (size_t k = 0; k < 9; k++) {
+        for (size_t k = 0; k < NCOLS; k++) {
             const struct results_metric *m = results_table_find(&s->t, cols[k]);
             char v[48], ci[48];
             results_format(v, sizeof(v), m, m->s.mean);
@@ -116,16 +117,17 @@ static int print_services(FILE *out, const struct results *r, bool md)
         const struct results_metric *q = results_table_find(&s->t, "slo_quantile");
         const struct results_metric *slo = results_table_find(&s->t, "slo_ms");
         if (q->s.n && slo->s.n)
-            snprintf(cells[7], sizeof(cells[7]), "p%g <= %g ms", q->s.mean * 100, slo->s.mean);
+            snprintf(cells[8], sizeof(cells[8]), "p%g <= %g ms", q->s.mean * 100, slo->s.mean);
         const struct results_metric *met = results_table_find(&s->t, "slo_met");
         if (met->s.n == 0)
-            snprintf(cells[10], sizeof(cells[10]), "-");
+            snprintf(cells[NHDR - 1], sizeof(cells[NHDR - 1]), "-");
         else if (r->replicated)
-            snprintf(cells[10], sizeof(cells[10]), "%.0f/%zu reps", met->s.mean * (double)met->s.n,
-                     met->s.n);
+            snprintf(cells[NHDR - 1], sizeof(cells[NHDR - 1]), "%.0f/%zu reps",
+                     met->s.mean * (double)met->s.n, met->s.n);
         else
-            snprintf(cells[10], sizeof(cells[10]), "%s", met->s.mean > 0 ? "met" : "MISSED");
-        for (size_t k = 0; k < 11; k++)
+            snprintf(cells[NHDR - 1], sizeof(cells[NHDR - 1]), "%s",
+                     met->s.mean > 0 ? "met" : "MISSED");
+        for (size_t k = 0; k < NHDR; k++)
             row[k] = cells[k];
         texttable_row(&tt, row);
     }

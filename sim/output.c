@@ -588,10 +588,10 @@ static int write_service(struct svc_out *so, const struct sim *s, uint32_t k, do
                          double *p99_max, struct service_stats *win)
 {
     const struct service *sv = &s->svcs[k];
-    struct hist *h = malloc(sizeof(*h));
+    struct hist *h = malloc(2 * sizeof(*h)), *q = h + 1;
     if (!h)
         return -ENOMEM;
-    sim_window_service(s, k, win, h);
+    sim_window_service(s, k, win, h, q);
     const struct service_stats *w = win;
     const struct service_cfg *c = sv->cfg;
     int rc = 0;
@@ -627,11 +627,12 @@ static int write_service(struct svc_out *so, const struct sim *s, uint32_t k, do
     rc = keep(rc, h5_attr_double(so->grp, "p95_ms", hist_quantile(h, 0.95) / 1e3));
     rc = keep(rc, h5_attr_double(so->grp, "p99_ms", hist_quantile(h, 0.99) / 1e3));
     rc = keep(rc, h5_attr_double(so->grp, "max_ms", h->total ? (double)h->max / 1e3 : NAN));
-    rc = keep(rc,
-              h5_attr_double(so->grp, "mean_wait_ms",
-                             sv->tot.served + sv->in_service
-                                 ? sv->tot.wait_us / 1e3 / (double)(sv->tot.served + sv->in_service)
-                                 : NAN));
+    /* Waiting time (batch start − arrival) of the requests served in the window. */
+    rc = keep(rc, h5_attr_double(so->grp, "mean_wait_ms", hist_mean(q) / 1e3));
+    rc = keep(rc, h5_attr_double(so->grp, "wait_p50_ms", hist_quantile(q, 0.5) / 1e3));
+    rc = keep(rc, h5_attr_double(so->grp, "wait_p95_ms", hist_quantile(q, 0.95) / 1e3));
+    rc = keep(rc, h5_attr_double(so->grp, "wait_p99_ms", hist_quantile(q, 0.99) / 1e3));
+    rc = keep(rc, h5_attr_double(so->grp, "wait_max_ms", q->total ? (double)q->max / 1e3 : NAN));
     rc = keep(rc, h5_attr_double(so->grp, "slo_ms", sim_time_to_sec(c->slo) * 1e3));
     rc = keep(rc, h5_attr_double(so->grp, "slo_quantile", c->slo_quantile));
     rc = keep(rc, h5_attr_double(so->grp, "slo_quantile_ms", pq));

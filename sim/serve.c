@@ -353,15 +353,19 @@ static void on_batch_done(void *ctx, uint64_t arg)
     if (r->reserved)
         pull(s, now); /* its start has passed: begin it (and any reserved before it) */
 
+    sim_time t0 = r->batch_start;
     for (uint32_t i = 0; i < r->batch_n; i++) {
         sim_time lat = now - r->batch_arrivals[i];
         hist_count(s->h_win, lat);
+        hist_count(s->q_win, t0 - r->batch_arrivals[i]);
         ok += lat <= s->cfg->slo;
     }
     /* Arrivals are sorted: the first waited longest, the last least. */
-    if (r->batch_n)
-        hist_add_totals(s->h_win, r->batch_n, (int64_t)r->batch_n * now - r->batch_arr_sum,
-                        now - r->batch_arrivals[r->batch_n - 1], now - r->batch_arrivals[0]);
+    if (r->batch_n) {
+        int64_t n = r->batch_n, first = r->batch_arrivals[0], last = r->batch_arrivals[n - 1];
+        hist_add_totals(s->h_win, r->batch_n, n * now - r->batch_arr_sum, now - last, now - first);
+        hist_add_totals(s->q_win, r->batch_n, n * t0 - r->batch_arr_sum, t0 - last, t0 - first);
+    }
     s->tot.served += r->batch_n;
     s->win.served += r->batch_n;
     s->tot.busy_us += (double)(now - r->batch_start);
@@ -519,13 +523,18 @@ int service_init(struct service *s, uint32_t index, const struct service_cfg *cf
     s->ring = malloc((s->mask + 1) * sizeof(*s->ring));
     s->h_total = malloc(sizeof(*s->h_total));
     s->h_win = malloc(sizeof(*s->h_win));
+    s->q_total = malloc(sizeof(*s->q_total));
+    s->q_win = malloc(sizeof(*s->q_win));
     snprintf(name, sizeof(name), "service/%s/service-time", cfg->name);
-    if (!s->ring || !s->h_total || !s->h_win || rng_init(&s->rng, seed, rng_stream_id(name))) {
+    if (!s->ring || !s->h_total || !s->h_win || !s->q_total || !s->q_win ||
+        rng_init(&s->rng, seed, rng_stream_id(name))) {
         service_release(s);
         return -ENOMEM;
     }
     hist_reset(s->h_total);
     hist_reset(s->h_win);
+    hist_reset(s->q_total);
+    hist_reset(s->q_win);
     s->hot = UINT32_MAX;
     if (cfg->dist == DIST_LOGNORMAL && cfg->cv > 0)
         rng_lognormal_params(1.0, cfg->cv, &s->jitter_mu, &s->jitter_sigma);
@@ -544,12 +553,14 @@ void service_release(struct service *s)
     free(s->ring);
     free(s->h_total);
     free(s->h_win);
+    free(s->q_total);
+    free(s->q_win);
     rng_release(&s->rng);
     s->reps = NULL;
     s->idle = NULL;
     s->resv = NULL;
     s->ring = NULL;
-    s->h_total = s->h_win = NULL;
+    s->h_total = s->h_win = s->q_total = s->q_win = NULL;
 }
 
 int service_add_replica(struct service *s, uint32_t tid, bool ready, uint32_t *out)
@@ -618,5 +629,7 @@ void service_reset_interval(struct service *s)
 {
     hist_merge(s->h_total, s->h_win);
     hist_reset(s->h_win);
+    hist_merge(s->q_total, s->q_win);
+    hist_reset(s->q_win);
     memset(&s->win, 0, sizeof(s->win));
 }

@@ -107,7 +107,8 @@ struct service {
     sim_time wake_at;
 
     struct service_stats tot, win; /* since t = 0 / since the interval started */
-    struct hist *h_total, *h_win;  /* latency, µs */
+    struct hist *h_total, *h_win;  /* latency (batch end − arrival), µs */
+    struct hist *q_total, *q_win;  /* waiting time (batch start − arrival), µs */
     uint64_t win_arrived_mark;
 };
 

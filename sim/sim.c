@@ -203,7 +203,8 @@ static int take_warm(struct sim *s, sim_time now)
     s->warm.acc = malloc((size_t)s->cl.ngpus * w * sizeof(double));
     s->warm.tot = malloc((s->nsvcs ? s->nsvcs : 1) * sizeof(*s->warm.tot));
     s->warm.h = malloc((s->nsvcs ? s->nsvcs : 1) * sizeof(*s->warm.h));
-    if (!s->warm.acc || !s->warm.tot || !s->warm.h)
+    s->warm.q = malloc((s->nsvcs ? s->nsvcs : 1) * sizeof(*s->warm.q));
+    if (!s->warm.acc || !s->warm.tot || !s->warm.h || !s->warm.q)
         return -ENOMEM;
     for (uint32_t g = 0; g < s->cl.ngpus; g++) {
         const struct card *c = &s->cl.cards[g];
@@ -215,6 +216,8 @@ static int take_warm(struct sim *s, sim_time now)
         s->warm.tot[i] = s->svcs[i].tot;
         s->warm.h[i] = *s->svcs[i].h_total; /* + the interval being closed, not merged yet */
         hist_merge(&s->warm.h[i], s->svcs[i].h_win);
+        s->warm.q[i] = *s->svcs[i].q_total;
+        hist_merge(&s->warm.q[i], s->svcs[i].q_win);
     }
     s->warm.at = now;
     return 0;
@@ -584,6 +587,7 @@ void sim_release(struct sim *s)
     free(s->warm.acc);
     free(s->warm.tot);
     free(s->warm.h);
+    free(s->warm.q);
     memset(&s->warm, 0, sizeof(s->warm));
 }
 
@@ -651,11 +655,14 @@ double sim_energy_kwh(const struct sim *s)
     return power_kwh(g->idle_w, gpu_s) + power_kwh(g->tdp_w - g->idle_w, busy_s);
 }
 
-void sim_window_service(const struct sim *s, uint32_t svc, struct service_stats *st, struct hist *h)
+void sim_window_service(const struct sim *s, uint32_t svc, struct service_stats *st, struct hist *h,
+                        struct hist *q)
 {
     const struct service *sv = &s->svcs[svc];
     *st = sv->tot;
     *h = *sv->h_total;
+    if (q)
+        *q = *sv->q_total;
     if (sim_window_start(s) == 0)
         return;
     const struct service_stats *w = &s->warm.tot[svc];
@@ -667,22 +674,7 @@ void sim_window_service(const struct sim *s, uint32_t svc, struct service_stats 
     st->batches -= w->batches;
     st->wait_us -= w->wait_us;
     st->busy_us -= w->busy_us;
-    const struct hist *hw = &s->warm.h[svc];
-    for (uint32_t b = 0; b < HIST_BUCKETS; b++)
-        h->counts[b] -= hw->counts[b];
-    h->total -= hw->total;
-    h->sum -= hw->sum;
-    /* min and max cannot be taken apart: bound them by the window's buckets. */
-    uint32_t first = HIST_BUCKETS, last = 0;
-    for (uint32_t b = 0; b < HIST_BUCKETS; b++)
-        if (h->counts[b]) {
-            if (first == HIST_BUCKETS)
-                first = b;
-            last = b;
-        }
-    if (h->total) {
-        int64_t lo = hist_bucket_lo(first), hi = hist_bucket_hi(last) - 1;
-        h->min = lo > h->min ? lo : h->min;
-        h->max = hi < h->max ? hi : h->max;
-    }
+    hist_subtract(h, &s->warm.h[svc]);
+    if (q)
+        hist_subtract(q, &s->warm.q[svc]);
 }

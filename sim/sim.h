@@ -73,6 +73,7 @@ struct sim {
         double *acc; /* per card: acc[USE_NSTATES] then alloc_us (USE_NSTATES + 1 each) */
         struct service_stats *tot; /* per service */
         struct hist *h;            /* per service: latency histogram so far */
+        struct hist *q;            /* per service: waiting-time histogram so far */
     } warm;
 
     sim_time end; /* time reached (duration, or less when interrupted) */
@@ -158,10 +159,11 @@ double sim_util_useful(const struct sim *s);
 double sim_energy_kwh(const struct sim *s);
 
 /*
- * Service svc's counters and latency histogram within the window (the
- * histogram into *h, which the caller provides).
+ * Service svc's counters, latency histogram (into *h) and waiting-time
+ * histogram (into *q, unless q is NULL) within the window; the caller
+ * provides the histograms.
  */
-void sim_window_service(const struct sim *s, uint32_t svc, struct service_stats *st,
-                        struct hist *h);
+void sim_window_service(const struct sim *s, uint32_t svc, struct service_stats *st, struct hist *h,
+                        struct hist *q);
 
 #endif

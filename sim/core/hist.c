@@ -109,3 +109,23 @@ void hist_merge(struct hist *dst, const struct hist *src)
     if (src->max > dst->max)
         dst->max = src->max;
 }
+
+void hist_subtract(struct hist *h, const struct hist *earlier)
+{
+    for (uint32_t b = 0; b < HIST_BUCKETS; b++)
+        h->counts[b] -= earlier->counts[b];
+    h->total -= earlier->total;
+    h->sum -= earlier->sum;
+    uint32_t first = HIST_BUCKETS, last = 0;
+    for (uint32_t b = 0; b < HIST_BUCKETS; b++)
+        if (h->counts[b]) {
+            if (first == HIST_BUCKETS)
+                first = b;
+            last = b;
+        }
+    if (h->total) {
+        int64_t lo = hist_bucket_lo(first), hi = hist_bucket_hi(last) - 1;
+        h->min = lo > h->min ? lo : h->min;
+        h->max = hi < h->max ? hi : h->max;
+    }
+}

@@ -118,4 +118,11 @@ double hist_mean(const struct hist *h);
 /* dst += src: counts, total, sum, min and max, as if dst had recorded src's values. */
 void hist_merge(struct hist *dst, const struct hist *src);
 
+/*
+ * Take out of h what an earlier snapshot of it held (h = h − earlier, for a
+ * window that begins at the snapshot). Counts, total and sum are exact; min
+ * and max cannot be taken apart, so they are bounded by the remaining buckets.
+ */
+void hist_subtract(struct hist *h, const struct hist *earlier);
+
 #endif

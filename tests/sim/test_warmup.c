@@ -60,9 +60,9 @@ Test(warmup, window_is_the_run_minus_its_prefix)
 
     struct service_stats wa, wb, wc;
     struct hist *ha = malloc(sizeof(*ha)), *hb = malloc(sizeof(*hb)), *hc = malloc(sizeof(*hc));
-    sim_window_service(&a, 0, &wa, ha);
-    sim_window_service(&b, 0, &wb, hb);
-    sim_window_service(&c, 0, &wc, hc);
+    sim_window_service(&a, 0, &wa, ha, NULL);
+    sim_window_service(&b, 0, &wb, hb, NULL);
+    sim_window_service(&c, 0, &wc, hc, NULL);
     cr_expect_eq(wb.served, wa.served - wc.served);
     cr_expect_eq(wb.within_slo, wa.within_slo - wc.within_slo);
     cr_expect_eq(wb.arrived, wa.arrived - wc.arrived);
