@@ -59,6 +59,11 @@ static uint32_t needed(const struct autoscale_cfg *c, double rate)
     return (uint32_t)n;
 }
 
+uint32_t autoscale_replicas_for(const struct autoscale_cfg *c, double rate)
+{
+    return clamp_u32(needed(c, rate), c->min_replicas, c->max_replicas);
+}
+
 static uint32_t raw_recommendation(const struct autoscale *a, double rate)
 {
     const struct autoscale_cfg *c = &a->cfg;

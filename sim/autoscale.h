@@ -102,4 +102,11 @@ sim_time autoscale_next_ready(const struct autoscale *a);
 /* Replica count asked for (ready + starting). */
 uint32_t autoscale_current(const struct autoscale *a);
 
+/*
+ * Replicas cfg's HPA wants at a steady `rate` (req/s): ceil(rate / (capacity
+ * × target)) clamped into [min_replicas, max_replicas] — what it would have
+ * settled on had the load been running before t = 0.
+ */
+uint32_t autoscale_replicas_for(const struct autoscale_cfg *cfg, double rate);
+
 #endif

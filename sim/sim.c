@@ -345,13 +345,58 @@ static int open_job_trace(struct sim *s, struct job_source **out)
     return -EINVAL;
 }
 
+/*
+ * Mean rate over [0, span) of the arrivals a fresh copy of service c's stream
+ * gives (the same trace and seed as the service's own: the same arrivals).
+ */
+static int first_interval_rate(struct sim *s, const struct service_cfg *c, uint64_t stream,
+                               sim_time span, double *rate)
+{
+    struct arrival_source *src;
+    *rate = 0;
+    if (span <= 0)
+        return 0;
+    if (c->from_trace) {
+        int rc = open_arrival_trace(s, c, stream, &src);
+        if (rc)
+            return rc;
+    } else {
+        src = synth_arrivals_create_cv(&c->arrivals, c->burst_cv, s->sc->duration, s->seed, stream);
+        if (!src)
+            return -ENOMEM;
+    }
+    sim_time t[1024];
+    uint64_t count = 0;
+    struct trace_err err = {{0}};
+    for (;;) {
+        uint32_t n = 0;
+        int rc = arrival_source_fill(src, t, 1024, &n, &err);
+        uint32_t k = 0;
+        while (k < n && t[k] < span)
+            k++;
+        count += k;
+        if (rc < 0) {
+            snprintf(s->err, sizeof(s->err), "%s", err.msg[0] ? err.msg : "cannot read the trace");
+            arrival_source_destroy(src);
+            return rc;
+        }
+        if (rc || k < n)
+            break;
+    }
+    arrival_source_destroy(src);
+    *rate = (double)count / sim_time_to_sec(span);
+    return 0;
+}
+
 static int build_services(struct sim *s)
 {
     const struct scenario *sc = s->sc;
     char name[160];
     s->svcs = calloc(sc->nservices ? sc->nservices : 1, sizeof(*s->svcs));
-    if (!s->svcs)
+    s->first_rate = calloc(sc->nservices ? sc->nservices : 1, sizeof(*s->first_rate));
+    if (!s->svcs || !s->first_rate)
         return -ENOMEM;
+    sim_time span = sc->sample_interval < sc->duration ? sc->sample_interval : sc->duration;
     for (uint32_t i = 0; i < sc->nservices; i++) {
         const struct service_cfg *c = &sc->services[i];
         snprintf(name, sizeof(name), "service/%s/arrivals", c->name);
@@ -370,6 +415,8 @@ static int build_services(struct sim *s)
         if (rc)
             return rc;
         s->nsvcs++;
+        if ((rc = first_interval_rate(s, c, rng_stream_id(name), span, &s->first_rate[i])))
+            return rc;
     }
     return 0;
 }
@@ -578,7 +625,9 @@ void sim_release(struct sim *s)
     for (uint32_t i = 0; i < s->nsvcs; i++)
         service_release(&s->svcs[i]);
     free(s->svcs);
+    free(s->first_rate);
     s->svcs = NULL;
+    s->first_rate = NULL;
     s->nsvcs = 0;
     trainer_release(&s->tr);
     cluster_release(&s->cl);

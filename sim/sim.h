@@ -45,6 +45,13 @@ struct sim {
     struct cluster cl;
     struct service *svcs;
     uint32_t nsvcs;
+    /*
+     * Per service: its mean arrival rate (req/s) over the first metrics
+     * interval, counted from a second copy of its arrival stream (the same
+     * seed, so the same arrivals). Elastic policies size their initial
+     * replicas with it, as a cluster that was already running would be.
+     */
+    double *first_rate;
     struct trainer tr;
     const struct policy_ops *pol;
     void *pol_state;

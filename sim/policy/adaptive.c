@@ -198,13 +198,11 @@ static int adaptive_init(struct sim *s, void **state)
         double save = ckpt_save_s(&tc->knobs, tc->state_gb_per_gpu * 1e9 * 8);
         st->horizon = sim_time_from_sec(save) + s->sc->policy.as.up_delay + s->sc->sample_interval;
     }
-    /* Start with the inference pool split like dedicated. */
-    uint32_t pool = s->sc->policy.inference_gpus;
-    for (uint32_t i = 0; i < s->nsvcs; i++) {
-        uint32_t n =
-            s->sc->services[i].replicas ? s->sc->services[i].replicas : pool / (uint32_t)s->nsvcs;
-        st->want[i] = n ? n : 1;
-    }
+    /* Start with the replicas the first interval's load needs (a cluster already running). */
+    for (uint32_t i = 0; i < s->nsvcs; i++)
+        st->want[i] = s->sc->services[i].replicas
+                          ? s->sc->services[i].replicas
+                          : replicas_for(s, i, s->first_rate[i], st->cfg.target);
     place(s, st);
     return 0;
 }

@@ -70,6 +70,31 @@ double pol_interval_rate(const struct sim *s, uint32_t i)
     return (double)s->svcs[i].win.arrived / sim_time_to_sec(span);
 }
 
+/* Service i's HPA settings: the policy's, with the service's own bounds, capped by the cluster. */
+static struct autoscale_cfg service_as_cfg(const struct sim *s, uint32_t i)
+{
+    const struct service_cfg *c = &s->sc->services[i];
+    struct autoscale_cfg a = s->sc->policy.as;
+    a.capacity = pol_replica_capacity(c);
+    if (c->min_replicas || c->max_replicas) {
+        a.min_replicas = c->min_replicas;
+        a.max_replicas = c->max_replicas ? c->max_replicas : a.max_replicas;
+    }
+    if (a.max_replicas > s->cl.ngpus * s->cl.slots)
+        a.max_replicas = s->cl.ngpus * s->cl.slots;
+    if (a.min_replicas > a.max_replicas)
+        a.min_replicas = a.max_replicas;
+    return a;
+}
+
+uint32_t pol_initial_replicas(const struct sim *s, uint32_t i)
+{
+    if (s->sc->services[i].replicas)
+        return s->sc->services[i].replicas;
+    struct autoscale_cfg a = service_as_cfg(s, i);
+    return autoscale_replicas_for(&a, s->first_rate ? s->first_rate[i] : 0);
+}
+
 int pol_scaler_init(struct pol_scaler *ps, struct sim *s, const uint32_t *initial)
 {
     memset(ps, 0, sizeof(*ps));
@@ -78,17 +103,7 @@ int pol_scaler_init(struct pol_scaler *ps, struct sim *s, const uint32_t *initia
     if (!ps->as)
         return -ENOMEM;
     for (uint32_t i = 0; i < s->nsvcs; i++) {
-        const struct service_cfg *c = &s->sc->services[i];
-        struct autoscale_cfg a = s->sc->policy.as;
-        a.capacity = pol_replica_capacity(c);
-        if (c->min_replicas || c->max_replicas) {
-            a.min_replicas = c->min_replicas;
-            a.max_replicas = c->max_replicas ? c->max_replicas : a.max_replicas;
-        }
-        if (a.max_replicas > s->cl.ngpus * s->cl.slots)
-            a.max_replicas = s->cl.ngpus * s->cl.slots;
-        if (a.min_replicas > a.max_replicas)
-            a.min_replicas = a.max_replicas;
+        struct autoscale_cfg a = service_as_cfg(s, i);
         a.initial = initial ? initial[i] : service_replicas(&s->svcs[i]);
         int rc = autoscale_init(&ps->as[i], &a, s->eng.now);
         if (rc)

@@ -56,6 +56,14 @@ struct pol_scaler {
  * replicas placed at start). Returns 0 or -ENOMEM.
  */
 int pol_scaler_init(struct pol_scaler *ps, struct sim *s, const uint32_t *initial);
+
+/*
+ * Replicas an elastic policy starts service i with: the service's fixed
+ * count, else what its HPA wants at the first interval's mean rate
+ * (s->first_rate) — a cluster that was running before t = 0, not a cold
+ * start at the HPA minimum against full load.
+ */
+uint32_t pol_initial_replicas(const struct sim *s, uint32_t i);
 void pol_scaler_release(struct pol_scaler *ps);
 
 /*

@@ -621,14 +621,17 @@ static int kai_init(struct sim *s, void **state)
         if (rc)
             return rc;
     }
-    /* Initial replicas: the service's count, else the HPA minimum (at least 1 without HPA). */
+    /* Initial replicas: the service's count, else the HPA's at the first interval's load (the
+     * HPA minimum, at least 1, without HPA). */
     uint32_t *initial = calloc(s->nsvcs ? s->nsvcs : 1, sizeof(*initial));
     if (!initial)
         return -ENOMEM;
     for (uint32_t i = 0; i < s->nsvcs; i++) {
         const struct service_cfg *sc = &s->sc->services[i];
         uint32_t n = sc->replicas;
-        if (n == 0)
+        if (n == 0 && s->sc->policy.autoscale)
+            n = pol_initial_replicas(s, i);
+        else if (n == 0)
             n = (sc->min_replicas || sc->max_replicas) ? sc->min_replicas
                                                        : s->sc->policy.as.min_replicas;
         if (n == 0 && !s->sc->policy.autoscale)

@@ -466,7 +466,8 @@ static int kueue_init(struct sim *s, void **state)
     double most = k->cfg.nominal[CQ_TRAIN] + (bl >= 0 && bl < lend ? bl : lend);
     k->max_train = most > total ? s->cl.ngpus : (uint32_t)(most + 1e-9);
 
-    /* Initial replicas: the service's count, else the HPA minimum; a fixed split without HPA. */
+    /* Initial replicas: the service's count, else the HPA's at the first interval's load; a
+     * fixed split without HPA. */
     uint32_t *initial = calloc(s->nsvcs ? s->nsvcs : 1, sizeof(*initial));
     if (!initial)
         return -ENOMEM;
@@ -480,7 +481,7 @@ static int kueue_init(struct sim *s, void **state)
         const struct service_cfg *c = &sc->services[i];
         uint32_t n = c->replicas;
         if (n == 0 && sc->policy.autoscale) {
-            n = (c->min_replicas || c->max_replicas) ? c->min_replicas : sc->policy.as.min_replicas;
+            n = pol_initial_replicas(s, i);
         } else if (n == 0) {
             n = spare / flexible + (spare % flexible ? 1 : 0);
             spare -= n;

@@ -1,0 +1,90 @@
+/*
+ * test_initial_replicas.c — elastic policies start with the replicas the
+ * first interval's load needs (a cluster that was running before t = 0), not
+ * a cold start at the HPA minimum against full load.
+ *
+ * By hand: Poisson arrivals at 665 req/s; one replica serves one request in
+ * exactly 10 ms (100 req/s); the HPA targets 70 % ⇒ 70 req/s per replica ⇒
+ * ceil(665 / 70) = ceil(9.5) = 10 replicas (the first minute's count varies
+ * by ±0.3 % at one σ, far from 9 or 10.0 boundaries). With 10 replicas the
+ * load is ρ = 0.665 per replica, so the first minute meets its SLO.
+ */
+#include <stdio.h>
+
+#include "tests/simtest.h"
+
+static void yaml_for(char *buf, size_t n, const char *policy)
+{
+    snprintf(buf, n,
+             "name: initial\n"
+             "duration: 5m\n"
+             "sample_interval: 60s\n"
+             "cluster: { nodes: 2, gpus_per_node: 8 }\n"
+             "services:\n"
+             "  - name: q\n"
+             "    latency: { a_ms: 10, b_ms: 0, dist: deterministic }\n"
+             "    batching: { max_batch: 1, max_wait: 0s }\n"
+             "    slo: { p99_ms: 100 }\n"
+             "    replicas: { min: 1, max: 16 }\n"
+             "    arrivals: { synthetic: { shape: constant, rate_rps: 665 } }\n"
+             "policy:\n"
+             "%s",
+             policy);
+}
+
+static void expect_ten_at_start(const char *policy)
+{
+    char yaml[2048];
+    yaml_for(yaml, sizeof(yaml), policy);
+    struct scenario sc;
+    struct sim s;
+    simtest_build(&sc, &s, yaml, 3);
+    cr_expect(s.first_rate[0] > 665 * 0.98 && s.first_rate[0] < 665 * 1.02, "first rate %.1f",
+              s.first_rate[0]);
+    cr_expect_eq(service_replicas(&s.svcs[0]), 10u, "%s: %u replicas at t = 0", policy,
+                 service_replicas(&s.svcs[0]));
+    cr_assert_eq(sim_run(&s, NULL), 0, "%s", s.err);
+    const struct service *sv = &s.svcs[0];
+    cr_expect_eq(sv->tot.dropped, 0u);
+    cr_expect_eq(sv->tot.within_slo, sv->tot.served, "%s: %lu of %lu within SLO", policy,
+                 (unsigned long)sv->tot.within_slo, (unsigned long)sv->tot.served);
+    simtest_free(&sc, &s);
+}
+
+Test(initial_replicas, kueue_starts_at_the_first_intervals_load)
+{
+    expect_ten_at_start("  name: kueue\n  autoscale: { min: 1, max: 16, target: 0.7 }\n");
+}
+
+Test(initial_replicas, kai_starts_at_the_first_intervals_load)
+{
+    expect_ten_at_start("  name: kai\n  inference_gpus: 16\n  autoscale: { min: 1, max: 16, target: 0.7 }\n");
+}
+
+Test(initial_replicas, adaptive_starts_at_the_first_intervals_load)
+{
+    expect_ten_at_start("  name: adaptive\n  autoscale: { min: 1, max: 16, target: 0.7 }\n");
+}
+
+Test(initial_replicas, a_service_with_no_load_at_start_starts_at_its_minimum)
+{
+    struct scenario sc;
+    struct sim s;
+    simtest_build(&sc, &s,
+                  "name: idle-start\n"
+                  "duration: 2h\n"
+                  "sample_interval: 60s\n"
+                  "cluster: { nodes: 1, gpus_per_node: 8 }\n"
+                  "services:\n"
+                  "  - name: q\n"
+                  "    replicas: { min: 2, max: 8 }\n"
+                  "    arrivals: { synthetic: { hourly_kind: points, hourly: [0, 40, 0, 0, 0, 0, "
+                  "0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] } }\n"
+                  "policy:\n"
+                  "  name: kueue\n"
+                  "  autoscale: { min: 2, max: 8 }\n",
+                  1);
+    cr_expect(s.first_rate[0] < 1, "first rate %.2f", s.first_rate[0]);
+    cr_expect_eq(service_replicas(&s.svcs[0]), 2u);
+    simtest_free(&sc, &s);
+}
