@@ -221,7 +221,7 @@ static int write_summary(hid_t f, size_t n)
     return rc ? -EIO : 0;
 }
 
-static int write_meta(hid_t f, size_t n, bool complete)
+static int write_meta(hid_t f, size_t n, bool complete, const struct merge_extra *x)
 {
     if (copy_attr_group(f, "rep0000/meta", f, "meta"))
         return -EIO;
@@ -252,12 +252,23 @@ static int write_meta(hid_t f, size_t n, bool complete)
     rc |= h5_attr_int(m, "complete", all ? 1 : 0);
     rc |= h5_attr_double(m, "sim_time_reached_s", isfinite(reached) ? reached : 0);
     rc |= h5_attr_double(m, "events_processed", events);
+    if (x && !isnan(x->precision_target)) {
+        rc |= h5_attr_double(m, "precision_target", x->precision_target);
+        rc |= h5_attr_double(m, "precision_reached", x->precision_reached);
+        rc |= h5_attr_str(m, "precision_metric", x->precision_metric ? x->precision_metric : "");
+    }
     H5Gclose(m);
     return rc ? -EIO : 0;
 }
 
 int merge_replications(const char *path, const char *const *parts, size_t n, bool complete,
                        char **written, char *err, size_t errlen)
+{
+    return merge_replications_ex(path, parts, n, complete, NULL, written, err, errlen);
+}
+
+int merge_replications_ex(const char *path, const char *const *parts, size_t n, bool complete,
+                          const struct merge_extra *extra, char **written, char *err, size_t errlen)
 {
     struct h5file f;
     if (written)
@@ -283,7 +294,7 @@ int merge_replications(const char *path, const char *const *parts, size_t n, boo
         if (rc)
             snprintf(err, errlen, "%s: cannot copy replication %zu from %s", path, i, parts[i]);
     }
-    if (!rc && (rc = write_meta(f.id, n, complete)) != 0)
+    if (!rc && (rc = write_meta(f.id, n, complete, extra)) != 0)
         snprintf(err, errlen, "%s: cannot write /meta", path);
     if (!rc && (rc = write_summary(f.id, n)) != 0)
         snprintf(err, errlen, "%s: cannot write /summary", path);

@@ -27,4 +27,16 @@
 int merge_replications(const char *path, const char *const *parts, size_t n, bool complete,
                        char **written, char *err, size_t errlen);
 
+/* What `--replications auto` adds to the merged /meta (NaN / NULL: not written). */
+struct merge_extra {
+    double precision_target;      /* target relative half-width of the 95 % intervals */
+    double precision_reached;     /* the widest one reached */
+    const char *precision_metric; /* the metric that had it */
+};
+
+/* merge_replications() with extra /meta attributes (extra may be NULL). */
+int merge_replications_ex(const char *path, const char *const *parts, size_t n, bool complete,
+                          const struct merge_extra *extra, char **written, char *err,
+                          size_t errlen);
+
 #endif

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "analysis/h5io.h"
+#include "sim/cli/args.h"
 #include "sim/driver/replicate.h"
 #include "sim/output.h"
 #include "sim/scenario.h"
@@ -224,7 +225,9 @@ int cli_run(int argc, char **argv)
     const char *scen = NULL, *out_path = NULL;
     uint64_t seed = 0;
     bool have_seed = false, quiet = false;
-    uint64_t reps = 1;
+    uint64_t reps = 1, max_reps = 40;
+    bool auto_reps = false;
+    double precision = 0;
 
     h5io_quiet(); /* before the library's first use (see h5io.h) */
     catch_signals();
@@ -232,7 +235,8 @@ int cli_run(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            puts("usage: tidesim run SCENARIO [-o FILE] [--seed N] [--replications R] [--quiet]\n"
+            puts("usage: tidesim run SCENARIO [-o FILE] [--seed N] [--replications R|auto]\n"
+                 "                    [--precision P] [--max-replications M] [--quiet]\n"
                  "\n"
                  "Simulates the scenario and writes its results to FILE (HDF5; default\n"
                  "<scenario name>.h5). The file is written under a temporary name and renamed\n"
@@ -244,7 +248,13 @@ int cli_run(int argc, char **argv)
                  "one per core) and merges them into one file: /rep0000 ... each with a single\n"
                  "run's layout, and /summary with <metric>_mean and <metric>_ci95 (95% Student-t\n"
                  "half-width). Interrupted, it leaves FILE.partial (complete = 0) holding the\n"
-                 "replications started so far.");
+                 "replications started so far.\n"
+                 "\n"
+                 "--replications auto --precision 1% runs 3 (or one per core, if more), then\n"
+                 "adds seeds until the 95% interval of every headline figure (busy utilisation,\n"
+                 "arrivals within SLO, worst p99, training GPU-hours) is within 1% of its mean,\n"
+                 "at most --max-replications (default 40). /meta records precision_target,\n"
+                 "precision_reached and precision_metric.");
             return 0;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
             if (++i >= argc) {
@@ -259,8 +269,23 @@ int cli_run(int argc, char **argv)
             }
             have_seed = true;
         } else if (!strcmp(a, "--replications") || !strcmp(a, "-r")) {
-            if (++i >= argc || parse_u64(argv[i], &reps) || reps < 1 || reps > 9999) {
-                fprintf(stderr, "tidesim run: --replications needs an integer 1..9999\n");
+            if (i + 1 < argc && !strcmp(argv[i + 1], "auto")) {
+                auto_reps = true;
+                i++;
+            } else if (++i >= argc || parse_u64(argv[i], &reps) || reps < 1 || reps > 9999) {
+                fprintf(stderr, "tidesim run: --replications needs an integer 1..9999 or 'auto'\n");
+                return 2;
+            }
+        } else if (!strcmp(a, "--precision")) {
+            if (++i >= argc || cli_parse_share(argv[i], &precision) || !(precision > 0) ||
+                precision >= 1) {
+                fprintf(stderr, "tidesim run: --precision needs a relative half-width above 0 and "
+                                "below 1, as a fraction (0.01) or a percentage (1%%)\n");
+                return 2;
+            }
+        } else if (!strcmp(a, "--max-replications")) {
+            if (++i >= argc || parse_u64(argv[i], &max_reps) || max_reps < 3 || max_reps > 9999) {
+                fprintf(stderr, "tidesim run: --max-replications needs an integer 3..9999\n");
                 return 2;
             }
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
@@ -276,9 +301,21 @@ int cli_run(int argc, char **argv)
         }
     }
     if (!scen) {
-        fprintf(stderr,
-                "usage: tidesim run SCENARIO [-o FILE] [--seed N] [--replications R] [--quiet]\n");
+        fprintf(
+            stderr,
+            "usage: tidesim run SCENARIO [-o FILE] [--seed N] [--replications R|auto] [--quiet]\n");
         return 2;
+    }
+    if (auto_reps != (precision > 0)) {
+        fprintf(stderr, auto_reps ? "tidesim run: --replications auto needs --precision P\n"
+                                  : "tidesim run: --precision goes with --replications auto\n");
+        return 2;
+    }
+    if (auto_reps) {
+        long nc = sysconf(_SC_NPROCESSORS_ONLN);
+        reps = nc > 3 ? (uint64_t)nc : 3;
+        if (reps > max_reps)
+            reps = max_reps;
     }
 
     if (out_path && check_output(out_path))
@@ -313,7 +350,14 @@ int cli_run(int argc, char **argv)
 
     struct run_ctx ctx = {&sc, scen, quiet || reps > 1}; /* replications: parent reports */
     if (reps > 1) {
-        struct replicate_opts ro = {out_path, sc.seed, (unsigned)reps, 0, quiet, &interrupted};
+        struct replicate_opts ro = {.path = out_path,
+                                    .seed = sc.seed,
+                                    .reps = (unsigned)reps,
+                                    .precision = auto_reps ? precision : 0,
+                                    .max_reps = (unsigned)max_reps,
+                                    .jobs = 0,
+                                    .quiet = quiet,
+                                    .interrupted = &interrupted};
         status = replicate_run(&ro, run_once, &ctx);
     } else {
         status = run_once(&ctx, sc.seed, out_path);

@@ -2,6 +2,7 @@
 #include "sim/driver/replicate.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #endif
 
 #include "analysis/merge.h"
+#include "analysis/precision.h"
 
 enum rep_state { REP_PENDING, REP_RUNNING, REP_DONE, REP_PARTIAL, REP_FAILED };
 
@@ -91,11 +93,14 @@ int replicate_run(const struct replicate_opts *o, replicate_fn run, void *ctx)
         long nc = sysconf(_SC_NPROCESSORS_ONLN);
         jobs = nc > 0 ? (unsigned)nc : 1;
     }
-    struct rep *r = calloc(o->reps, sizeof(*r));
-    const char **parts = calloc(o->reps, sizeof(*parts));
+    bool autom = o->precision > 0;
+    unsigned cap = autom && o->max_reps > o->reps ? o->max_reps : o->reps;
+    unsigned target = o->reps; /* replications this round ends with */
+    struct rep *r = calloc(cap, sizeof(*r));
+    const char **parts = calloc(cap, sizeof(*parts));
     bool nomem = !r || !parts;
     pid_t self = getpid();
-    for (unsigned i = 0; !nomem && i < o->reps; i++) {
+    for (unsigned i = 0; !nomem && i < cap; i++) {
         char tail[64];
         snprintf(tail, sizeof(tail), ".tmp.%ld.rep%04u", (long)self, i);
         r[i].path = concat(o->path, tail);
@@ -103,20 +108,24 @@ int replicate_run(const struct replicate_opts *o, replicate_fn run, void *ctx)
         nomem = !r[i].partial;
     }
     if (nomem) {
-        free_reps(r, r ? o->reps : 0);
+        free_reps(r, r ? cap : 0);
         free(parts);
         fprintf(stderr, "tidesim: out of memory\n");
         return 1;
     }
+    struct merge_extra extra = {.precision_target = autom ? o->precision : NAN,
+                                .precision_reached = NAN,
+                                .precision_metric = NULL};
 
     unsigned next = 0, running = 0, done = 0;
     bool failed = false, stopping = false;
-    while (next < o->reps || running > 0) {
+round:
+    while (next < target || running > 0) {
         if (*o->interrupted && !stopping) {
             stopping = true;
-            stop_children(r, o->reps);
+            stop_children(r, cap);
         }
-        if (!stopping && !failed && next < o->reps && running < jobs) {
+        if (!stopping && !failed && next < target && running < jobs) {
             fflush(NULL);
             pid_t pid = fork();
             if (pid < 0) {
@@ -124,7 +133,7 @@ int replicate_run(const struct replicate_opts *o, replicate_fn run, void *ctx)
                         strerror(errno));
                 failed = true;
                 stopping = true;
-                stop_children(r, o->reps);
+                stop_children(r, cap);
                 continue;
             }
             if (pid == 0) {
@@ -146,7 +155,7 @@ int replicate_run(const struct replicate_opts *o, replicate_fn run, void *ctx)
                 continue;
             break;
         }
-        for (unsigned i = 0; i < o->reps; i++) {
+        for (unsigned i = 0; i < next; i++) {
             if (r[i].pid != pid || r[i].state != REP_RUNNING)
                 continue;
             running--;
@@ -155,8 +164,8 @@ int replicate_run(const struct replicate_opts *o, replicate_fn run, void *ctx)
                 r[i].state = REP_DONE;
                 done++;
                 if (!o->quiet)
-                    fprintf(stderr, "tidesim: replication %u of %u (seed %llu) done\n", done,
-                            o->reps, (unsigned long long)(o->seed + i));
+                    fprintf(stderr, "tidesim: replication %u of %u%s (seed %llu) done\n", done,
+                            target, autom ? " planned" : "", (unsigned long long)(o->seed + i));
             } else if (code == 130) {
                 r[i].state = REP_PARTIAL;
             } else {
@@ -166,8 +175,39 @@ int replicate_run(const struct replicate_opts *o, replicate_fn run, void *ctx)
                             (unsigned long long)(o->seed + i));
                 failed = true;
                 stopping = true;
-                stop_children(r, o->reps);
+                stop_children(r, cap);
             }
+        }
+    }
+    if (autom && !failed && !stopping) {
+        /* Measure the round; more seeds while the target is not met and the cap allows. */
+        for (unsigned i = 0; i < done; i++)
+            parts[i] = r[i].path;
+        struct precision_eval pe;
+        char perr[600];
+        if (precision_evaluate(parts, done, o->precision, &pe, perr, sizeof(perr))) {
+            fprintf(stderr, "tidesim: %s\n", perr);
+            failed = true;
+        } else {
+            extra.precision_reached = pe.worst;
+            extra.precision_metric = pe.metric;
+            bool met = pe.worst <= o->precision;
+            if (!o->quiet)
+                fprintf(
+                    stderr,
+                    "tidesim: after %u replications the widest 95 %% interval is ±%.2f %% (%s)%s\n",
+                    done, pe.worst * 100, pe.metric ? pe.metric : "no spread",
+                    met ? "" : "; target not met");
+            if (!met && done < cap) {
+                unsigned want = pe.needed > cap ? cap : (unsigned)pe.needed;
+                target = want > done ? want : done + 1;
+                goto round;
+            }
+            if (!met)
+                fprintf(stderr,
+                        "tidesim: precision %.2f %% not reached after %u replications (the cap, "
+                        "--max-replications): the widest interval is ±%.2f %% (%s)\n",
+                        o->precision * 100, done, pe.worst * 100, pe.metric);
         }
     }
 
@@ -175,14 +215,14 @@ int replicate_run(const struct replicate_opts *o, replicate_fn run, void *ctx)
     char *err = NULL;
     size_t errlen = strlen(o->path) + 512;
     if (failed) {
-        remove_parts(r, o->reps);
+        remove_parts(r, cap);
         status = 1;
         goto out;
     }
     /* Interrupted: merge the replications that left a file (complete or partial). */
     size_t np = 0;
     bool complete = true;
-    for (unsigned i = 0; i < o->reps; i++) {
+    for (unsigned i = 0; i < next; i++) {
         if (r[i].state == REP_DONE && exists(r[i].path)) {
             parts[np++] = r[i].path;
         } else if (r[i].state == REP_PARTIAL && exists(r[i].partial)) {
@@ -202,7 +242,7 @@ int replicate_run(const struct replicate_opts *o, replicate_fn run, void *ctx)
     if (!err) {
         fprintf(stderr, "tidesim: out of memory\n");
         status = 1;
-    } else if (merge_replications(o->path, parts, np, complete, &written, err, errlen)) {
+    } else if (merge_replications_ex(o->path, parts, np, complete, &extra, &written, err, errlen)) {
         fprintf(stderr, "tidesim: %s\n", err);
         status = 1;
     } else if (!complete) {
@@ -210,15 +250,15 @@ int replicate_run(const struct replicate_opts *o, replicate_fn run, void *ctx)
                 np, written);
         status = 130;
     } else if (!o->quiet) {
-        fprintf(stderr, "tidesim: wrote %s (%u replications)\n", written, o->reps);
+        fprintf(stderr, "tidesim: wrote %s (%zu replications)\n", written, np);
     }
     free(written);
     for (size_t i = 0; i < np; i++)
         unlink(parts[i]);
-    remove_parts(r, o->reps);
+    remove_parts(r, cap);
 out:
     free(err);
     free(parts);
-    free_reps(r, o->reps);
+    free_reps(r, cap);
     return status;
 }

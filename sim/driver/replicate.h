@@ -16,6 +16,12 @@
  * analysis/ and the policy interface, no policy internals. Rule:
  * docs/architecture.md.
  *
+ * Auto mode (precision > 0, `--replications auto --precision P`): first
+ * `reps` replications, then, after each round, the precision of the
+ * headline figures is measured (analysis/precision.h) and more seeds run
+ * until it is at most `precision` or `max_reps` have run; the merged /meta
+ * records precision_target, precision_reached and the metric that limited it.
+ *
  * SIGINT/SIGTERM (the flag *interrupted set by the caller's handler): no
  * new replication starts, running ones are sent SIGINT and write their
  * partial files, and what exists is merged into "<path>.partial" with
@@ -33,10 +39,12 @@
 typedef int (*replicate_fn)(void *ctx, uint64_t seed, const char *path);
 
 struct replicate_opts {
-    const char *path; /* final results file */
-    uint64_t seed;    /* seed of replication 0 */
-    unsigned reps;    /* >= 1 */
-    unsigned jobs;    /* concurrent processes; 0 = online cores */
+    const char *path;  /* final results file */
+    uint64_t seed;     /* seed of replication 0 */
+    unsigned reps;     /* >= 1 (auto mode: the first round) */
+    double precision;  /* > 0: auto mode, the target relative half-width; 0: exactly reps */
+    unsigned max_reps; /* auto mode: at most this many (>= reps) */
+    unsigned jobs;     /* concurrent processes; 0 = online cores */
     bool quiet;
     volatile sig_atomic_t *interrupted;
 };

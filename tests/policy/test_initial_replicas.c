@@ -58,7 +58,8 @@ Test(initial_replicas, kueue_starts_at_the_first_intervals_load)
 
 Test(initial_replicas, kai_starts_at_the_first_intervals_load)
 {
-    expect_ten_at_start("  name: kai\n  inference_gpus: 16\n  autoscale: { min: 1, max: 16, target: 0.7 }\n");
+    expect_ten_at_start(
+        "  name: kai\n  inference_gpus: 16\n  autoscale: { min: 1, max: 16, target: 0.7 }\n");
 }
 
 Test(initial_replicas, adaptive_starts_at_the_first_intervals_load)

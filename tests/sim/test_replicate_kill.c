@@ -52,7 +52,8 @@ Test(replicate, sigkill_of_the_parent_kills_workers_and_leaves_no_complete_looki
     cr_assert_geq(p, 0);
     if (p == 0) {
         volatile sig_atomic_t never = 0;
-        struct replicate_opts o = {out, 10, 2, 2, true, &never};
+        struct replicate_opts o = {
+            .path = out, .seed = 10, .reps = 2, .jobs = 2, .quiet = true, .interrupted = &never};
         _exit(replicate_run(&o, fake_rep, &f));
     }
     char done[64];
