@@ -24,6 +24,8 @@ static const struct metric_def headline_defs[] = {
     {"slo_share_served", "served within SLO", "%", 100, RESULTS_HIGHER},
     {"slo_share_worst_service", "within SLO, worst service", "%", 100, RESULTS_HIGHER},
     {"p99_ms_worst_service", "p99 latency, worst service", "ms", 1, RESULTS_LOWER},
+    {"headroom_min_worst_service", "serving headroom (capacity at SLO / load), tightest", "x", 1,
+     RESULTS_NEUTRAL},
     {"requests_arrived", "requests arrived", "", 1, RESULTS_NEUTRAL},
     {"requests_dropped", "requests dropped", "", 1, RESULTS_LOWER},
     {"requests_waiting", "requests waiting at the end", "", 1, RESULTS_LOWER},
@@ -60,6 +62,8 @@ static const struct metric_def svc_defs[] = {
     {"slo_share", "within SLO", "%", 100, RESULTS_HIGHER},
     {"slo_share_served", "served within SLO", "%", 100, RESULTS_HIGHER},
     {"slo_met", "SLO met", "%", 100, RESULTS_HIGHER},
+    {"headroom_min", "serving headroom, tightest interval", "x", 1, RESULTS_NEUTRAL},
+    {"headroom_peak", "serving headroom at the busiest interval", "x", 1, RESULTS_NEUTRAL},
 };
 
 /* /jobs columns that are per-job time stamps or sizes, not summable overheads. */

@@ -37,12 +37,12 @@ static const char *const ts_units[] = {"s",    "1",    "1",    "1",     "1", "1"
                                        "GPUs", "jobs", "jobs", "GPU*s", "W"};
 #define TS_COLS (sizeof(ts_names) / sizeof(ts_names[0]))
 
-static const char *const svc_names[] = {"time_s",    "arrived",  "rate_rps", "served", "dropped",
-                                        "queue_len", "replicas", "mean_ms",  "p50_ms", "p95_ms",
-                                        "p99_ms",    "max_ms",   "slo_share"};
+static const char *const svc_names[] = {
+    "time_s",  "arrived", "rate_rps", "served", "dropped", "queue_len", "replicas",
+    "mean_ms", "p50_ms",  "p95_ms",   "p99_ms", "max_ms",  "slo_share", "capacity_rps"};
 static const char *const svc_units[] = {"s",        "requests", "req/s", "requests", "requests",
                                         "requests", "replicas", "ms",    "ms",       "ms",
-                                        "ms",       "ms",       "1"};
+                                        "ms",       "ms",       "1",     "req/s"};
 #define SVC_COLS (sizeof(svc_names) / sizeof(svc_names[0]))
 
 static const char *const hist_names[] = {"interval", "bucket", "count"};
@@ -51,6 +51,9 @@ static const char *const hist_units[] = {"index", "index", "requests"};
 struct svc_out {
     hid_t grp;
     struct h5_series ts, hist;
+    /* Serving headroom (capacity at the SLO / arrival rate) over the measured window's
+     * intervals with arrivals: the tightest, and the one at the busiest interval. */
+    double head_min, head_peak, peak_rate;
 };
 
 struct sim_output {
@@ -160,6 +163,8 @@ int sim_output_open(struct sim_output **out, const char *path, const struct scen
     }
     for (size_t i = 0; !rc && i < sc->nservices; i++) {
         struct svc_out *so = &o->svcs[i];
+        so->head_min = so->head_peak = NAN;
+        so->peak_rate = 0;
         so->grp = h5_group_create(o->g_svcs, sc->services[i].name);
         o->nsvcs = i + 1;
         if (so->grp < 0) {
@@ -273,7 +278,19 @@ int sim_output_interval(struct sim_output *o, const struct sim *s, sim_time t0, 
         /* Over the requests decided in the interval: served, dropped or failed in it. */
         uint64_t dec = sv->win.served + sv->win.dropped + sv->win.failed;
         row[12] = dec ? (double)sv->win.within_slo / (double)dec : NAN;
-        rc = keep(rc, h5_series_append(&o->svcs[k].ts, row));
+        row[13] = service_capacity_rps(sv);
+        struct svc_out *so = &o->svcs[k];
+        bool measured = s->sc->warmup <= 0 || (s->warm.at > 0 && t0 >= s->warm.at);
+        if (measured && row[2] > 0) {
+            double head = row[13] / row[2];
+            if (!(head >= so->head_min))
+                so->head_min = head;
+            if (row[2] > so->peak_rate) {
+                so->peak_rate = row[2];
+                so->head_peak = head;
+            }
+        }
+        rc = keep(rc, h5_series_append(&so->ts, row));
         if (h->total) {
             for (uint32_t b = 0; b < HIST_BUCKETS; b++) {
                 if (!h->counts[b])
@@ -585,7 +602,7 @@ static int annotate(hid_t grp, int service)
  * *win gets the window's counters for the summary.
  */
 static int write_service(struct svc_out *so, const struct sim *s, uint32_t k, double *slo_min,
-                         double *p99_max, struct service_stats *win)
+                         double *p99_max, double *head_min, struct service_stats *win)
 {
     const struct service *sv = &s->svcs[k];
     struct hist *h = malloc(2 * sizeof(*h)), *q = h + 1;
@@ -639,6 +656,10 @@ static int write_service(struct svc_out *so, const struct sim *s, uint32_t k, do
     rc = keep(rc, h5_attr_double(so->grp, "slo_share", share));
     rc = keep(rc, h5_attr_double(so->grp, "slo_share_served", share_served));
     rc = keep(rc, h5_attr_int(so->grp, "slo_met", pq <= sim_time_to_sec(c->slo) * 1e3));
+    rc = keep(rc, h5_attr_double(so->grp, "headroom_min", so->head_min));
+    rc = keep(rc, h5_attr_double(so->grp, "headroom_peak", so->head_peak));
+    if (!isnan(so->head_min) && (isnan(*head_min) || so->head_min < *head_min))
+        *head_min = so->head_min;
 
     uint32_t last = 0;
     for (uint32_t b = 0; b < HIST_BUCKETS; b++)
@@ -684,11 +705,11 @@ int sim_output_finish(struct sim_output *o, const struct sim *s, bool complete, 
     hid_t sum = h5_group_create(o->f.id, "summary");
     if (sum < 0)
         rc = h5io_fail();
-    double slo_min = INFINITY, p99_max = 0;
+    double slo_min = INFINITY, p99_max = 0, head_min = NAN;
     uint64_t served = 0, within = 0, arrived = 0, dropped = 0, failed = 0, waiting = 0;
     for (uint32_t k = 0; k < s->nsvcs; k++) {
         struct service_stats w;
-        rc = keep(rc, write_service(&o->svcs[k], s, k, &slo_min, &p99_max, &w));
+        rc = keep(rc, write_service(&o->svcs[k], s, k, &slo_min, &p99_max, &head_min, &w));
         served += w.served;
         within += w.within_slo;
         arrived += w.arrived;
@@ -745,6 +766,7 @@ int sim_output_finish(struct sim_output *o, const struct sim *s, bool complete, 
                                      served ? (double)within / (double)served : NAN));
         rc = keep(rc, h5_attr_double(sum, "slo_share_worst_service", s->nsvcs ? slo_min : NAN));
         rc = keep(rc, h5_attr_double(sum, "p99_ms_worst_service", s->nsvcs ? p99_max : NAN));
+        rc = keep(rc, h5_attr_double(sum, "headroom_min_worst_service", head_min));
         rc = keep(rc, write_jobs(o, s, sum));
         rc = keep(rc, annotate(sum, 0));
         H5Gclose(sum);

@@ -28,6 +28,7 @@ static const struct output_field summary_fields[] = {
     {"slo_share_served", "1", "served within SLO"},
     {"slo_share_worst_service", "1", "within SLO, worst service"},
     {"p99_ms_worst_service", "ms", "p99 latency, worst service"},
+    {"headroom_min_worst_service", "x", "serving headroom, tightest interval, worst service"},
     {"jobs_submitted", "jobs", "jobs submitted"},
     {"jobs_completed", "jobs", "jobs completed"},
     {"jobs_running", "jobs", "jobs running at the end"},
@@ -94,6 +95,8 @@ static const struct output_field service_fields[] = {
     {"slo_share", "1", "within SLO"},
     {"slo_share_served", "1", "served within SLO"},
     {"slo_met", "1", "SLO met"},
+    {"headroom_min", "x", "serving headroom, tightest interval"},
+    {"headroom_peak", "x", "serving headroom at the busiest interval"},
 };
 
 #define LEN(a) (sizeof(a) / sizeof((a)[0]))

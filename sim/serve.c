@@ -620,6 +620,30 @@ int service_add_replica(struct service *s, uint32_t tid, bool ready, uint32_t *o
     return 0;
 }
 
+double service_capacity_rps(const struct service *s)
+{
+    const struct service_cfg *c = s->cfg;
+    double slo_ms = sim_time_to_sec(c->slo) * 1e3, cap = 0;
+    for (uint32_t i = 0; i < s->nreps; i++) {
+        const struct replica *r = &s->reps[i];
+        if (r->gone || r->down || r->draining)
+            continue;
+        double v = r->speed; /* of its last batch (an idle tenant has no current speed) */
+        double a = c->a_ms * r->fixed_scale, b = c->b_ms, n = c->max_batch;
+        if (!(v > 0))
+            continue;
+        if (b > 0) {
+            double fit = floor((slo_ms * v - a) / b);
+            n = fit < n ? fit : n;
+        } else if (a > slo_ms * v) {
+            n = 0;
+        }
+        if (n >= 1 && a + b * n > 0)
+            cap += n * 1e3 * v / (a + b * n);
+    }
+    return cap;
+}
+
 void service_sync(struct service *s)
 {
     pull(s, s->eng->now);

@@ -168,6 +168,17 @@ static inline uint64_t service_waiting(const struct service *s)
 /* Pull arrivals up to now (so counters are current) without starting batches. */
 void service_sync(struct service *s);
 
+/*
+ * Serving capacity at the SLO now, req/s: over the live replicas (not down,
+ * not draining), each one's throughput with the largest batch (<= max_batch)
+ * whose service time at the replica's speed — its card share in its last
+ * batch (1 before the first), its MIG slice's fixed-cost factor — fits
+ * within the SLO target. Time-slice
+ * waits and queueing are left out: an upper bound at the SLO, the figure
+ * "headroom" divides by the load.
+ */
+double service_capacity_rps(const struct service *s);
+
 /* Start a new interval: merge the window histogram into the total and clear it. */
 void service_reset_interval(struct service *s);
 
