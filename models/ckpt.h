@@ -92,6 +92,17 @@ double ckpt_state_bytes(const struct ckpt_knobs *k, double params);
 double ckpt_save_s(const struct ckpt_knobs *k, double bytes);
 double ckpt_restore_s(const struct ckpt_knobs *k, double bytes);
 
+/*
+ * Sharded checkpoints: `ranks` writers (readers) each move bytes / ranks in
+ * parallel, each at the full write_gbps (read_gbps), as when every rank of a
+ * sharded job saves its own shard (PyTorch Distributed Checkpoint, DeepSpeed
+ * ZeRO): (bytes / ranks) / bw + fixed cost. The bandwidths are then per GPU,
+ * so the storage is assumed to scale with the writers. ranks <= 1 is
+ * ckpt_save_s / ckpt_restore_s (one writer for the whole state).
+ */
+double ckpt_save_sharded_s(const struct ckpt_knobs *k, double bytes, unsigned ranks);
+double ckpt_restore_sharded_s(const struct ckpt_knobs *k, double bytes, unsigned ranks);
+
 /* Expected work lost per failure at interval T with restart cost R: T/2 + R (models.md 5). */
 double ckpt_expected_loss_s(double interval_s, double restart_s);
 

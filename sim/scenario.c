@@ -482,14 +482,17 @@ static int load_gpu_mix(const struct conf_doc *d, const struct conf_node *g, str
 /*
  * training.checkpoint: interval (a duration, "young", "daly" or "none"), mtbf
  * (a duration, or "faults": from cluster.faults, already loaded into sc) and
- * the cost knobs (models/ckpt.h).
+ * the cost knobs (models/ckpt.h); bandwidth: per_job (one writer per job, the
+ * default) or per_gpu (sharded: every member writes its share at the bandwidths).
  */
 static int load_checkpoint(const struct conf_doc *d, const struct conf_node *c,
                            const struct scenario *sc, struct train_cfg *t, struct conf_err *err)
 {
-    static const char *const keys[] = {
-        "interval",  "mtbf",       "state_gb_per_gpu", "bytes_per_param", "write_gbps",
-        "read_gbps", "save_fixed", "warmup",           "grace",           NULL};
+    static const char *const keys[] = {"interval",        "mtbf",       "state_gb_per_gpu",
+                                       "bytes_per_param", "write_gbps", "read_gbps",
+                                       "save_fixed",      "warmup",     "grace",
+                                       "bandwidth",       NULL};
+    static const char *const bw_names[] = {"per_job", "per_gpu", NULL};
     int rc;
     if (!c)
         return 0;
@@ -528,6 +531,10 @@ static int load_checkpoint(const struct conf_doc *d, const struct conf_node *c,
         (rc = conf_duration(d, c, "warmup", false, 0, &warm, err)) ||
         (rc = conf_duration(d, c, "grace", false, 0, &grace, err)))
         return rc;
+    int bw = t->ckpt_per_gpu ? 1 : 0;
+    if ((rc = conf_enum(d, c, "bandwidth", false, bw_names, &bw, err)))
+        return rc;
+    t->ckpt_per_gpu = bw == 1;
     t->mtbf_s = sim_time_to_sec(mtbf);
     k->save_fixed_s = sim_time_to_sec(fixed);
     k->warmup_s = sim_time_to_sec(warm);
