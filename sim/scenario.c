@@ -322,8 +322,8 @@ static int load_service(const struct conf_doc *d, const struct conf_node *n, str
         (rc = check_plain_name(d, n, c->name, err)))
         return rc;
 
-    /* BERT-large on a full A100, fitted from MLPerf v2.0 (models.md §4.2): a = 1.16 ms, b = 0.28
-     * ms. */
+    /* BERT-large on a full A100, fitted from MLPerf Inference v2.0 (docs/models.md):
+     * a = 1.16 ms, b = 0.28 ms. */
     c->a_ms = 1.16;
     c->b_ms = 0.28;
     c->fixed_compute_share = LATENCY_FIXED_COMPUTE_SHARE_DEFAULT;
@@ -587,7 +587,7 @@ static int load_training(struct scenario *sc, const struct conf_node *root, stru
         return rc;
 
     t->synthetic = true;
-    /* Defaults: 2 h median, sigma 1.2 (DESIGN.md sketch); sizes 1/2/4/8 at 50/20/20/10 %. */
+    /* Defaults (knobs): 2 h median, sigma 1.2; sizes 1/2/4/8 at 50/20/20/10 %. */
     struct job_mix *m = &t->mix;
     m->per_hour = 6;
     m->median_s = 7200;

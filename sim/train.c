@@ -12,11 +12,10 @@ static void on_job_ev(void *ctx, uint64_t arg);
 void train_cfg_init(struct train_cfg *c)
 {
     memset(c, 0, sizeof(*c));
-    /* Check-N-Run's default interval (models.md §5). */
+    /* Check-N-Run's default interval (Eisenman et al., NSDI '22). */
     c->interval = 30 * SIM_MIN;
     c->mtbf_s = 8 * 3600;
-    /* DESIGN.md scenario sketch: 20 GB of checkpoint state per GPU when the model size is unknown.
-     */
+    /* Knob: 20 GB of checkpoint state per GPU when the model size is unknown. */
     c->state_gb_per_gpu = 20;
     ckpt_knobs_init(&c->knobs);
     /* Knob: memory a training member allocates (half an 80 GB card). */

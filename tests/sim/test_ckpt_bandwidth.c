@@ -51,7 +51,8 @@ Test(ckpt_bandwidth, sharded_cost_divides_the_state_by_the_ranks)
 {
     struct ckpt_knobs k;
     ckpt_knobs_init(&k);
-    /* 80 GB: one writer 80/2 + 5 = 45 s, 80/4 + 60 = 80 s; four 20/2 + 5 = 15 s, 20/4 + 60 = 65 s. */
+    /* 80 GB: one writer 80/2 + 5 = 45 s, 80/4 + 60 = 80 s;
+     * four 20/2 + 5 = 15 s, 20/4 + 60 = 65 s. */
     cr_expect_float_eq(ckpt_save_sharded_s(&k, 80e9, 1), 45.0, 1e-9);
     cr_expect_float_eq(ckpt_restore_sharded_s(&k, 80e9, 1), 80.0, 1e-9);
     cr_expect_float_eq(ckpt_save_sharded_s(&k, 80e9, 4), 15.0, 1e-9);
