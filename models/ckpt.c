@@ -67,6 +67,16 @@ double ckpt_restore_s(const struct ckpt_knobs *k, double bytes)
     return (bytes > 0.0 ? bytes / (k->read_gbps * 1e9) : 0.0) + k->warmup_s;
 }
 
+double ckpt_save_sharded_s(const struct ckpt_knobs *k, double bytes, unsigned ranks)
+{
+    return ckpt_save_s(k, ranks > 1 ? bytes / (double)ranks : bytes);
+}
+
+double ckpt_restore_sharded_s(const struct ckpt_knobs *k, double bytes, unsigned ranks)
+{
+    return ckpt_restore_s(k, ranks > 1 ? bytes / (double)ranks : bytes);
+}
+
 double ckpt_expected_loss_s(double interval_s, double restart_s)
 {
     return interval_s / 2.0 + restart_s;

@@ -8,14 +8,15 @@
  *              Daly:   T = sqrt(2CM)·[1 + ⅓·sqrt(C/2M) + (C/2M)/9] − C  for C < 2M,
  *                      T = M otherwise                       (FGCS 2006)
  *              C = checkpoint cost (s), M = mean time between failures or
- *              preemptions (s). Source: models.md 5.
+ *              preemptions (s). Sources: Young, CACM 17(9) 1974, doi:10.1145/361147.361115;
+ *              Daly, FGCS 22(3) 2006, doi:10.1016/j.future.2004.11.016.
  *   state      params × bytes_per_param (default 14 B: bf16 weights + fp32 master
  *              + two fp32 Adam moments; 16 B with the bf16 gradients too —
- *              ZeRO's (2+2+12)Ψ, models.md 5)
+ *              ZeRO's (2+2+12)Ψ, Rajbhandari et al., arXiv 1910.02054)
  *   save       state / write_bw + save_fixed
  *   restore    state / read_bw + warmup
  *   preemption graceful: SIGTERM, then SIGKILL after the grace period (default
- *              30 s, Kubernetes terminationGracePeriodSeconds, models.md 5). If
+ *              30 s, Kubernetes terminationGracePeriodSeconds, kubernetes.io). If
  *              the save fits the grace period nothing is lost; otherwise the job
  *              is killed mid-save and the work since its last checkpoint is lost.
  *              hard: the work since the last checkpoint is lost at once.
@@ -25,15 +26,15 @@
 
 #include <stdbool.h>
 
-/* Restartable state per parameter, bytes (models.md 5, ZeRO [derived]). */
+/* Restartable state per parameter, bytes (derived from ZeRO, arXiv 1910.02054). */
 #define CKPT_BYTES_PER_PARAM_DEFAULT 14.0
 #define CKPT_BYTES_PER_PARAM_FULL    16.0
 
 /*
  * Storage bandwidth, GB/s (10^9 B/s). NOT FOUND for a specific A100 cluster
- * (models.md 5 "BW_store a knob", 9.3): calibration knobs. Defaults 2 / 4 GB/s,
- * the write_gbps / read_gbps of the DESIGN.md scenario sketch; both are far below
- * the 32 GB/s PCIe Gen4 D2H link (models.md 5), so storage is the bottleneck.
+ * (research notes §5, §9.3): calibration knobs. Defaults 2 / 4 GB/s, conservative
+ * guesses; both are far below the 32 GB/s PCIe Gen4 D2H link (Glenn K.
+ * Lockwood's A100 page [weak]), so storage is the bottleneck.
  */
 #define CKPT_WRITE_GBPS_DEFAULT 2.0
 #define CKPT_READ_GBPS_DEFAULT  4.0
@@ -43,12 +44,13 @@
  *   save_fixed  5 s: quiesce the step, open/fsync/rename the checkpoint files.
  *   warmup     60 s: process start, CUDA/NCCL init, data-loader refill before the
  *              first useful step (Dynamo reports "several minutes" cold starts
- *              for inference workers, models.md 5; training restarts are lighter).
+ *              for inference workers, NVIDIA's Dynamo Snapshot blog; training restarts
+ *              are lighter).
  */
 #define CKPT_SAVE_FIXED_S_DEFAULT 5.0
 #define CKPT_WARMUP_S_DEFAULT     60.0
 
-/* Kubernetes terminationGracePeriodSeconds default (models.md 5). */
+/* Kubernetes terminationGracePeriodSeconds default (kubernetes.io, Pod termination). */
 #define CKPT_GRACE_S_DEFAULT 30.0
 
 struct ckpt_knobs {
@@ -92,7 +94,18 @@ double ckpt_state_bytes(const struct ckpt_knobs *k, double params);
 double ckpt_save_s(const struct ckpt_knobs *k, double bytes);
 double ckpt_restore_s(const struct ckpt_knobs *k, double bytes);
 
-/* Expected work lost per failure at interval T with restart cost R: T/2 + R (models.md 5). */
+/*
+ * Sharded checkpoints: `ranks` writers (readers) each move bytes / ranks in
+ * parallel, each at the full write_gbps (read_gbps), as when every rank of a
+ * sharded job saves its own shard (PyTorch Distributed Checkpoint, DeepSpeed
+ * ZeRO): (bytes / ranks) / bw + fixed cost. The bandwidths are then per GPU,
+ * so the storage is assumed to scale with the writers. ranks <= 1 is
+ * ckpt_save_s / ckpt_restore_s (one writer for the whole state).
+ */
+double ckpt_save_sharded_s(const struct ckpt_knobs *k, double bytes, unsigned ranks);
+double ckpt_restore_sharded_s(const struct ckpt_knobs *k, double bytes, unsigned ranks);
+
+/* Expected work lost per failure at interval T with restart cost R: T/2 + R (first order). */
 double ckpt_expected_loss_s(double interval_s, double restart_s);
 
 struct ckpt_preempt {

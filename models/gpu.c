@@ -8,46 +8,45 @@
 static const struct gpu_spec gpu_table[] = {
     {
         .name = "a100-sxm4-40gb",
-        /* 108 SMs with MIG off: models.md 1.1 notes (glennklockwood.com A100 [weak]). */
+        /* 108 SMs with MIG off: Glenn K. Lockwood's A100 page, glennklockwood.com [weak]. */
         .sms = 108,
         .memory_gb = 40,
         /* nvidia-smi total 40960 MiB (modal-labs/modal-client PR #2797 [data]). */
         .memory_mib = 40960,
-        /* SXM4 TDP 400 W: models.md 8 (thundercompute.com, techpowerup [weak]). */
+        /* SXM4 TDP 400 W: Thunder Compute's A100 spec table, TechPowerUp GPU database [weak]. */
         .tdp_w = 400.0,
-        /* Idle 49-51 W measured on the 80 GB SXM4 board (models.md 8, mig-parted #31 [data]);
+        /* Idle 49-51 W measured on the 80 GB SXM4 board (NVIDIA/mig-parted issue #31 [data]);
          * no 40 GB figure was found, the same board family is assumed [derived]. */
         .idle_w = 50.0,
-        /* 1,555 GB/s: models.md 8 (thundercompute.com [weak]). */
+        /* 1,555 GB/s: Thunder Compute's A100 spec table [weak]. */
         .mem_bw_gbps = 1555.0,
         .mig_capable = true,
     },
     {
         .name = "a100-sxm4-80gb",
-        .sms = 108, /* models.md 1.1 notes (arcs-njit profile comparison: 108 SMs [weak]) */
+        .sms = 108, /* NJIT ARCS MIG profile comparison: 108 SMs [weak] */
         .memory_gb = 80,
         /* nvidia-smi total 81920 MiB (modal-labs/modal-client PR #2797; mig-parted #31 [data]). */
         .memory_mib = 81920,
-        /* 400 W: models.md 8; some HGX boards are capped at 500 W (mig-parted #31). */
+        /* 400 W: Thunder Compute, TechPowerUp [weak]; some HGX boards: 500 W (mig-parted #31). */
         .tdp_w = 400.0,
-        /* 49-51 W idle, P0, MIG on: models.md 8 (NVIDIA/mig-parted #31 [data]). */
+        /* 49-51 W idle, P0, MIG on: NVIDIA/mig-parted issue #31 [data]. */
         .idle_w = 50.0,
-        /* 2,039 GB/s SXM: models.md 8 (thundercompute.com [weak]). */
+        /* 2,039 GB/s SXM: Thunder Compute's A100 spec table [weak]. */
         .mem_bw_gbps = 2039.0,
         .mig_capable = true,
     },
     {
         .name = "h100-sxm5-80gb",
         /* 132 SMs, 80 GB HBM3, 3.35 TB/s, 700 W maximum: glennklockwood.com/garden/processors/h100
-         * [weak]; models.md 1.2 lists 132 SMs for 7g.80gb. */
+         * [weak]; `nvidia-smi mig -lgip` shows 132 SMs for 7g.80gb (jbarrow.ai field notes). */
         .sms = 132,
         .memory_gb = 80,
         /* nvidia-smi total 81559 MiB (modal-labs/modal-client PR #2797 [data]). */
         .memory_mib = 81559,
         .tdp_w = 700.0,
         /* NOT FOUND for H100: calibration default = 20% of nameplate (LBNL via Uptime Institute,
-         * models.md 8 [weak]); deliberately on the high side so idle capacity is not undercosted.
-         */
+         * uptimeinstitute.com [weak]); on the high side so idle capacity is not undercosted. */
         .idle_w = 140.0,
         .mem_bw_gbps = 3350.0,
         .mig_capable = true,

@@ -4,7 +4,8 @@
 #include <strings.h>
 
 /*
- * models.md 4.2, fitted from MLPerf Inference v2.0 A100-SXM-80GB TensorRT (models.md 4.1).
+ * Linear batch time (Inoue, arXiv 1912.06322), fitted from MLPerf Inference v2.0 A100-SXM-80GB
+ * TensorRT, NVIDIA's closed submission (mlcommons/inference_results_v2.0; research notes §4.1-4.2).
  * φ from the batch-1 ratios 1g.10gb / full (SingleStream p90: ResNet-50 0.675 / 0.466 ms =
  * 1.45×, BERT-99 5.35 / 1.55 ms = 3.45×) at the offline speeds s = 5,231/39,649 = 0.132 and
  * 484/3,561 = 0.136 (latency.h). The 1g.10gb rows are the direct fits, kept for reference.
@@ -16,7 +17,7 @@ static const struct latency_model latency_table[] = {
     {"bert", "1g.10gb", 2.20e-3, 2.07e-3, 0.237},
 };
 
-/* MLPerf loadgen mlperf.conf server-scenario bounds (models.md 4.3). */
+/* MLPerf loadgen mlperf.conf server-scenario bounds (mlcommons/inference, loadgen/mlperf.conf). */
 static const struct latency_slo slo_table[] = {
     {"resnet50", 0.015, 0, 0},
     {"retinanet", 0.100, 0, 0},

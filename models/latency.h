@@ -2,12 +2,12 @@
  * latency.h — inference batch latency and SLO reference tables.
  *
  * Batch service time is linear, l(b) = a + b_per_item · batch (Inoue,
- * arXiv 1912.06322; models.md 4.2), fitted from MLPerf Inference v2.0 on an
- * A100-SXM-80GB, full GPU and one 1g.10gb slice (models.md 4.1/4.2: a = mean
+ * arXiv 1912.06322), fitted from MLPerf Inference v2.0 on an A100-SXM-80GB
+ * (mlcommons/inference_results_v2.0), full GPU and one 1g.10gb slice (a = mean
  * single-stream latency − β, β = 1 / offline throughput; rough). Scale by the
  * tenant's speed (share.h) for other allocations: l / speed.
  *
- * MIG slices (models.md 4.1): the per-item term scales with the slice's
+ * MIG slices (MLPerf v2.0 MIG results): the per-item term scales with the slice's
  * compute, the fixed term only weakly. MLPerf v2.0 on one 1g.10gb slice (speed
  * s ≈ 0.13 of a full card by offline throughput) runs batch-1 only 1.45×
  * (ResNet-50) and 3.45× (BERT-99) slower than the full card, not 1/s ≈ 7.6×.
@@ -22,7 +22,7 @@
  * the measured batch-1 ratio R: φ = (F − 1)/(1/s − 1) with
  * F = (R·(a + b) − b/s)/a: ResNet-50 φ = 0.0155, BERT φ = 0.237.
  *
- * SLOs are the MLPerf loadgen server-scenario bounds (models.md 4.3): p99
+ * SLOs are the MLPerf loadgen server-scenario bounds (loadgen/mlperf.conf): p99
  * latency, or time-to-first-token / time-per-output-token for LLMs.
  * Units: seconds. Tables are static const; names are case-insensitive.
  */

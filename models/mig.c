@@ -20,8 +20,8 @@
 /*
  * A100-SXM4-40GB: NVIDIA MIG User Guide "Supported MIG Profiles" and the DGX-A100
  * mock in NVIDIA/go-nvml pkg/nvml/mock/dgxa100/mig-profile.go (SMs, MiB,
- * placements), as tabulated in models.md 1.1. GI profile IDs: models.md 1.1 notes.
- * 1g.10gb occupies 2 memory slices per the NVML placements (models.md 1.1 note).
+ * placements). GI profile IDs: `nvidia-smi mig -lgip` (jbarrow.ai field notes [weak]).
+ * 1g.10gb occupies 2 memory slices per the NVML placements (the guide prints 1/8).
  * One row per GPU, in the order of mig_gpus below.
  */
 static const struct mig_profile mig_rows[][MIG_ROWS] = {
@@ -36,12 +36,12 @@ static const struct mig_profile mig_rows[][MIG_ROWS] = {
     },
 
     /*
-     * A100-SXM4-80GB: same geometry, names double the memory (models.md 1.1 notes,
-     * NVIDIA doc). Memory from `nvidia-smi mig -lgip` on an A100 80GB (driver 515,
+     * A100-SXM4-80GB: same geometry, names double the memory (NVIDIA MIG User
+     * Guide). Memory from `nvidia-smi mig -lgip` on an A100 80GB (driver 515,
      * public MIG how-to): 9.50 GiB = 9728 MiB (1g.10gb), 19.50 GiB = 19968 MiB
      * (1g.20gb, 2g.20gb; 19968 MiB 28-SM devices also in XuehaiPan/nvitop PR #8),
      * 39.25 GiB = 40192 MiB (3g/4g), 79.00 GiB = 80896 MiB (7g; 78.50-79.12 GiB
-     * across drivers). SMs 14/28/42/56/98 as on the 40 GB card (models.md 1.1).
+     * across drivers). SMs 14/28/42/56/98 as on the 40 GB card (go-nvml mock).
      */
     {
         {"1g.10gb", 19, 1, 1, 14, 9728, 7, STARTS_0_6, 1, false},
@@ -55,9 +55,9 @@ static const struct mig_profile mig_rows[][MIG_ROWS] = {
 
     /*
      * H100-SXM5-80GB: IDs, max instances, GiB and SMs from `nvidia-smi mig -lgip`
-     * (models.md 1.2, jbarrow.ai field notes [weak]); 9.75 / 19.625 / 39.50 / 79.25
+     * (jbarrow.ai field notes [weak]); 9.75 / 19.625 / 39.50 / 79.25
      * GiB -> 9984 / 20096 / 40448 / 81152 MiB. ASSUMED: starts and sizes copied from
-     * the A100 geometry (models.md 1.2 gives no placements); the slice counts match.
+     * the A100 geometry (no public H100 placement table found); the slice counts match.
      */
     {
         {"1g.10gb", 19, 1, 1, 16, 9984, 7, STARTS_0_6, 1, false},

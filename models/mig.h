@@ -5,7 +5,7 @@
  * slice s) and 7 compute slices. A GPU instance (GI) of profile p may be created
  * at start s iff s is one of p's allowed starts, memory slots [s, s+size) are
  * free, fewer than max_instances(p) GIs of p exist and at most 7 GIs exist in
- * all (NVML placement semantics, models.md 1.3). The tables for
+ * all (NVML placement semantics, NVML API reference). The tables for
  * a100-sxm4-40gb, a100-sxm4-80gb and h100-sxm5-80gb are static const; every
  * returned profile pointer stays valid for the program's life.
  *
@@ -42,16 +42,16 @@
 
 #include "models/gpu.h"
 
-#define MIG_MEM_SLOTS      8   /* memory slices per card (models.md 1.1) */
-#define MIG_COMPUTE_SLICES 7   /* compute slices per card (models.md 1.1) */
-#define MIG_MAX_INSTANCES  7   /* GIs per card, A100/H100 (models.md 1.2, supported-gpus doc) */
+#define MIG_MEM_SLOTS      8   /* memory slices per card (NVIDIA MIG User Guide) */
+#define MIG_COMPUTE_SLICES 7   /* compute slices per card (NVIDIA MIG User Guide) */
+#define MIG_MAX_INSTANCES  7   /* GIs per card, A100/H100 (MIG guide, Supported GPUs) */
 #define MIG_MAX_PROFILES   8   /* upper bound on a table's length */
 #define MIG_ERR_LEN        512 /* a buffer this long always holds a whole reason */
 
 /*
  * Calibrated MIG efficiency: speed per unit of SM share. MLPerf Inference v2.0,
  * A100-SXM-80GB, ResNet-50 Offline: seven 1g.10gb slices deliver 278,648/8 =
- * 34,831 samples/s per GPU vs 39,649 on a full GPU (models.md 4.1), i.e. 0.1255
+ * 34,831 samples/s per GPU vs 39,649 on a full GPU (mlcommons/inference_results_v2.0), i.e. 0.1255
  * of a full GPU per slice; a slice has 14/108 = 0.1296 of the SMs, so
  * efficiency = 0.1255 / 0.1296 = 0.968. Chosen over the single-slice figures
  * (0.132 offline => 1.02; 0.109 server => 0.84) because it is the only
@@ -61,7 +61,7 @@
 #define MIG_EFFICIENCY_DEFAULT 0.968
 
 /*
- * Re-layout cost, NOT FOUND in public sources (models.md 1.4, 9.1): calibration
+ * Re-layout cost, NOT FOUND in public sources (research notes §1.4, §9.1): calibration
  * knobs. Default: 30 s pod drain (Kubernetes terminationGracePeriodSeconds
  * default) + 60 s for GI/CI destroy/create and device-plugin re-registration
  * (conservative guess) = 90 s during which the card serves nothing.

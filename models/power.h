@@ -2,9 +2,9 @@
  * power.h — board power and energy.
  *
  * Linear model P(busy) = idle + (TDP − idle) · busy, busy = fraction of time the
- * card is active (DCGM GR_ENGINE_ACTIVE-like), clamped to [0, 1] (models.md 8
- * "suggested energy model"). MIG slices share one board: pass the board's busy
- * fraction, not one per slice. Units: W, s, kWh.
+ * card is active (DCGM GR_ENGINE_ACTIVE-like), clamped to [0, 1]: our model,
+ * between the measured idle draw and the TDP of gpu.c. MIG slices share one
+ * board: pass the board's busy fraction, not one per slice. Units: W, s, kWh.
  */
 #ifndef TIDESIM_MODELS_POWER_H
 #define TIDESIM_MODELS_POWER_H

@@ -383,7 +383,7 @@ int cluster_place(struct cluster *c, uint32_t gpu, sim_time now, const struct te
     t->st.active = false;
     t->st.mem_gib = r->mem_gib;
     t->st.sm_cap = c->mode == SHARE_MPS && r->sm_cap > 0 && r->sm_cap <= 1 ? r->sm_cap : 1.0;
-    /* k8s device plugin MPS: each replica gets 1/N of the memory (models.md §3). */
+    /* k8s device plugin MPS: each replica gets 1/N of the memory (its README). */
     t->st.mem_limit_gib = c->mode != SHARE_MPS   ? 0
                           : c->mps_limit_gib > 0 ? c->mps_limit_gib
                                                  : c->mem_gib / c->slots;

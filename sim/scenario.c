@@ -322,8 +322,8 @@ static int load_service(const struct conf_doc *d, const struct conf_node *n, str
         (rc = check_plain_name(d, n, c->name, err)))
         return rc;
 
-    /* BERT-large on a full A100, fitted from MLPerf v2.0 (models.md §4.2): a = 1.16 ms, b = 0.28
-     * ms. */
+    /* BERT-large on a full A100, fitted from MLPerf Inference v2.0 (docs/models.md):
+     * a = 1.16 ms, b = 0.28 ms. */
     c->a_ms = 1.16;
     c->b_ms = 0.28;
     c->fixed_compute_share = LATENCY_FIXED_COMPUTE_SHARE_DEFAULT;
@@ -482,14 +482,17 @@ static int load_gpu_mix(const struct conf_doc *d, const struct conf_node *g, str
 /*
  * training.checkpoint: interval (a duration, "young", "daly" or "none"), mtbf
  * (a duration, or "faults": from cluster.faults, already loaded into sc) and
- * the cost knobs (models/ckpt.h).
+ * the cost knobs (models/ckpt.h); bandwidth: per_job (one writer per job, the
+ * default) or per_gpu (sharded: every member writes its share at the bandwidths).
  */
 static int load_checkpoint(const struct conf_doc *d, const struct conf_node *c,
                            const struct scenario *sc, struct train_cfg *t, struct conf_err *err)
 {
-    static const char *const keys[] = {
-        "interval",  "mtbf",       "state_gb_per_gpu", "bytes_per_param", "write_gbps",
-        "read_gbps", "save_fixed", "warmup",           "grace",           NULL};
+    static const char *const keys[] = {"interval",        "mtbf",       "state_gb_per_gpu",
+                                       "bytes_per_param", "write_gbps", "read_gbps",
+                                       "save_fixed",      "warmup",     "grace",
+                                       "bandwidth",       NULL};
+    static const char *const bw_names[] = {"per_job", "per_gpu", NULL};
     int rc;
     if (!c)
         return 0;
@@ -528,6 +531,10 @@ static int load_checkpoint(const struct conf_doc *d, const struct conf_node *c,
         (rc = conf_duration(d, c, "warmup", false, 0, &warm, err)) ||
         (rc = conf_duration(d, c, "grace", false, 0, &grace, err)))
         return rc;
+    int bw = t->ckpt_per_gpu ? 1 : 0;
+    if ((rc = conf_enum(d, c, "bandwidth", false, bw_names, &bw, err)))
+        return rc;
+    t->ckpt_per_gpu = bw == 1;
     t->mtbf_s = sim_time_to_sec(mtbf);
     k->save_fixed_s = sim_time_to_sec(fixed);
     k->warmup_s = sim_time_to_sec(warm);
@@ -580,7 +587,7 @@ static int load_training(struct scenario *sc, const struct conf_node *root, stru
         return rc;
 
     t->synthetic = true;
-    /* Defaults: 2 h median, sigma 1.2 (DESIGN.md sketch); sizes 1/2/4/8 at 50/20/20/10 %. */
+    /* Defaults (knobs): 2 h median, sigma 1.2; sizes 1/2/4/8 at 50/20/20/10 %. */
     struct job_mix *m = &t->mix;
     m->per_hour = 6;
     m->median_s = 7200;

@@ -60,7 +60,7 @@ enum svc_dist { DIST_DETERMINISTIC, DIST_EXPONENTIAL, DIST_LOGNORMAL };
 
 struct service_cfg {
     const char *name;
-    /* Batch latency a + b·batch on a full GPU (models.md §4.2), times a jitter of mean 1. */
+    /* Batch time a + b·batch on a full GPU (Inoue, arXiv 1912.06322), times a jitter of mean 1. */
     double a_ms, b_ms;
     double fixed_compute_share; /* φ: share of a that scales with a MIG slice (models/latency.h) */
     enum svc_dist dist;

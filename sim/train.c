@@ -12,11 +12,10 @@ static void on_job_ev(void *ctx, uint64_t arg);
 void train_cfg_init(struct train_cfg *c)
 {
     memset(c, 0, sizeof(*c));
-    /* Check-N-Run's default interval (models.md §5). */
+    /* Check-N-Run's default interval (Eisenman et al., NSDI '22). */
     c->interval = 30 * SIM_MIN;
     c->mtbf_s = 8 * 3600;
-    /* DESIGN.md scenario sketch: 20 GB of checkpoint state per GPU when the model size is unknown.
-     */
+    /* Knob: 20 GB of checkpoint state per GPU when the model size is unknown. */
     c->state_gb_per_gpu = 20;
     ckpt_knobs_init(&c->knobs);
     /* Knob: memory a training member allocates (half an 80 GB card). */
@@ -69,8 +68,10 @@ static void job_costs(const struct trainer *t, struct job *j)
     const struct train_cfg *c = &t->cfg;
     double bytes = j->spec.params_b > 0 ? ckpt_state_bytes(&c->knobs, j->spec.params_b * 1e9)
                                         : c->state_gb_per_gpu * 1e9 * j->spec.gpus;
-    j->save_s = ckpt_save_s(&c->knobs, bytes);
-    j->restore_s = ckpt_restore_s(&c->knobs, bytes);
+    /* per_gpu: each member moves its shard in parallel; per_job: one stream for the job. */
+    unsigned ranks = c->ckpt_per_gpu ? j->spec.gpus : 1;
+    j->save_s = ckpt_save_sharded_s(&c->knobs, bytes, ranks);
+    j->restore_s = ckpt_restore_sharded_s(&c->knobs, bytes, ranks);
     double mtbf =
         c->fault_rate_per_gpu_h > 0 ? 3600.0 / (c->fault_rate_per_gpu_h * j->spec.gpus) : c->mtbf_s;
     j->interval_s = ckpt_interval(c->rule, sim_time_to_sec(c->interval), j->save_s, mtbf);

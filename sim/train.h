@@ -44,6 +44,8 @@ struct train_cfg {
     double fault_rate_per_gpu_h; /* > 0: a job's mtbf is 3600 / (this × its GPUs) s instead */
     double state_gb_per_gpu;     /* checkpoint state when the model size is unknown, GB */
     struct ckpt_knobs knobs;     /* bandwidths, fixed costs, warm-up, grace */
+    bool ckpt_per_gpu;           /* every member writes / reads its shard at the bandwidths
+                                    (sharded checkpoints); false: one writer per job */
     double mem_gib_per_gpu;      /* memory each member allocates, GiB */
     double sm_cap;               /* MPS active thread percentage / 100 for training */
 };

@@ -1,4 +1,4 @@
-/* test_gpu.c — GPU spec table and lookups (numbers from models.md 1.1, 1.2, 8). */
+/* test_gpu.c — GPU spec table and lookups (numbers and sources: docs/models.md "GPU specs"). */
 #include <criterion/criterion.h>
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* test_latency.c — batch latency coefficients and MLPerf SLOs (models.md 4.2, 4.3). */
+/* test_latency.c — batch latency coefficients (MLPerf Inference v2.0 fits) and MLPerf SLOs. */
 #include <criterion/criterion.h>
 
 #include "models/latency.h"

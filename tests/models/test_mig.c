@@ -1,7 +1,8 @@
 /*
- * test_mig.c — MIG profile tables against NVIDIA's (as transcribed in
- * models.md 1.1/1.2, written out here independently of models/mig.c), and a
- * table of layouts with their verdicts and exact reasons.
+ * test_mig.c — MIG profile tables against NVIDIA's (the NVIDIA MIG User
+ * Guide, go-nvml's DGX A100 mock and `nvidia-smi mig -lgip`, written out here
+ * independently of models/mig.c), and a table of layouts with their verdicts
+ * and exact reasons.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -18,7 +19,7 @@ struct ref_profile {
     int size;
 };
 
-/* models.md 1.1: A100-SXM4-40GB (NVIDIA MIG guide + go-nvml dgxa100 mock). */
+/* A100-SXM4-40GB (NVIDIA MIG guide + go-nvml dgxa100 mock). */
 static const struct ref_profile ref_a100_40[] = {
     {"1g.5gb", 1, 1, 14, 7, {0, 1, 2, 3, 4, 5, 6, -1}, 1},
     {"1g.5gb+me", 1, 1, 14, 1, {0, 1, 2, 3, 4, 5, 6, -1}, 1},
@@ -29,7 +30,7 @@ static const struct ref_profile ref_a100_40[] = {
     {"7g.40gb", 7, 8, 98, 1, {0, -1}, 8},
 };
 
-/* models.md 1.1 notes: the 80 GB card, same geometry, names double the memory. */
+/* The 80 GB card: same geometry, names double the memory (NVIDIA MIG guide). */
 static const struct ref_profile ref_a100_80[] = {
     {"1g.10gb", 1, 1, 14, 7, {0, 1, 2, 3, 4, 5, 6, -1}, 1},
     {"1g.10gb+me", 1, 1, 14, 1, {0, 1, 2, 3, 4, 5, 6, -1}, 1},
@@ -40,7 +41,7 @@ static const struct ref_profile ref_a100_80[] = {
     {"7g.80gb", 7, 8, 98, 1, {0, -1}, 8},
 };
 
-/* models.md 1.2: H100-80GB max instances and SMs; placements assumed as on the A100. */
+/* H100-80GB max instances and SMs (`nvidia-smi mig -lgip`, jbarrow.ai); A100 placements. */
 static const struct ref_profile ref_h100[] = {
     {"1g.10gb", 1, 1, 16, 7, {0, 1, 2, 3, 4, 5, 6, -1}, 1},
     {"1g.10gb+me", 1, 1, 16, 1, {0, 1, 2, 3, 4, 5, 6, -1}, 1},
@@ -101,7 +102,7 @@ Test(mig, memory_per_profile_from_nvidia_smi)
     const struct gpu_spec *a40 = gpu_spec_find("a100-sxm4-40gb");
     const struct gpu_spec *a80 = gpu_spec_find("a100-sxm4-80gb");
     const struct gpu_spec *h = gpu_spec_find("h100-sxm5-80gb");
-    /* go-nvml dgxa100 mock (models.md 1.1). */
+    /* go-nvml dgxa100 mock. */
     cr_expect_eq(mig_profile_find(a40, "1g.5gb")->memory_mib, 4864);
     cr_expect_eq(mig_profile_find(a40, "3g.20gb")->memory_mib, 19968);
     cr_expect_eq(mig_profile_find(a40, "7g.40gb")->memory_mib, 40192);
@@ -109,7 +110,7 @@ Test(mig, memory_per_profile_from_nvidia_smi)
     cr_expect_eq(mig_profile_find(a80, "1g.10gb")->memory_mib, (int)(9.50 * 1024));
     cr_expect_eq(mig_profile_find(a80, "2g.20gb")->memory_mib, (int)(19.50 * 1024));
     cr_expect_eq(mig_profile_find(a80, "3g.40gb")->memory_mib, (int)(39.25 * 1024));
-    /* models.md 1.2: 9.75 / 39.50 / 79.25 GiB. */
+    /* `nvidia-smi mig -lgip` on an H100 (jbarrow.ai): 9.75 / 39.50 / 79.25 GiB. */
     cr_expect_eq(mig_profile_find(h, "1g.10gb")->memory_mib, (int)(9.75 * 1024));
     cr_expect_eq(mig_profile_find(h, "3g.40gb")->memory_mib, (int)(39.50 * 1024));
     cr_expect_eq(mig_profile_find(h, "7g.80gb")->memory_mib, (int)(79.25 * 1024));
@@ -342,7 +343,8 @@ static int count_maximal(bool with_1g10)
     return maximal;
 }
 
-/* models.md 1.3: 14 maximal A100-40GB layouts without the 1g.10gb/+me variants, 38 with 1g.10gb. */
+/* 14 maximal A100-40GB layouts without the 1g.10gb/+me variants, 38 with 1g.10gb (research notes
+ * §1.3). */
 Test(mig, maximal_layouts_match_models_md)
 {
     int without = count_maximal(false), with = count_maximal(true);

@@ -6,7 +6,7 @@
 
 Test(power, linear_in_busy)
 {
-    /* idle 50 W, TDP 400 W (models.md 8). */
+    /* idle 50 W (mig-parted #31), TDP 400 W. */
     cr_expect_float_eq(power_watts(50.0, 400.0, 0.0), 50.0, 1e-9);
     cr_expect_float_eq(power_watts(50.0, 400.0, 0.5), 225.0, 1e-9);
     cr_expect_float_eq(power_watts(50.0, 400.0, 1.0), 400.0, 1e-9);
