@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/perday.h"
 #include "analysis/results.h"
 #include "analysis/stats.h"
 #include "analysis/texttable.h"
@@ -233,6 +234,12 @@ int compare_write(FILE *out, const struct results *const *r, size_t n, bool mark
     if (!rc)
         rc = texttable_print(&tt, out, markdown, 2);
     texttable_release(&tt);
+    const char **paths = rc ? NULL : calloc(n, sizeof(*paths));
+    for (size_t f = 0; paths && f < n; f++)
+        paths[f] = r[f]->path;
+    if (paths)
+        rc = perday_print_side_by_side(out, paths, n, markdown, 2);
+    free(paths);
     for (size_t c = 0; c < ncols; c++)
         free(cells[c]);
     free(cells);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/perday.h"
 #include "analysis/results.h"
 #include "analysis/texttable.h"
 
@@ -166,6 +167,15 @@ static int report_human(FILE *out, const struct results *r, bool md)
     int rc = 0;
     heading(out, md, "headline metrics");
     rc |= print_metric_table(out, r, &r->headline, md, false);
+    struct perday pd;
+    char pderr[512];
+    if (perday_read(r->path, &pd, pderr, sizeof(pderr)) == 0) {
+        if (pd.ndays >= 2) {
+            heading(out, md, "per day (simulated days from t = 0, whole run, warm-up included)");
+            rc |= perday_print(out, &pd, md, 2);
+        }
+        perday_release(&pd);
+    }
     heading(out, md, "inference services");
     if (r->nsvcs)
         rc |= print_services(out, r, md);

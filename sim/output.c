@@ -38,11 +38,11 @@ static const char *const ts_units[] = {"s",    "1",    "1",    "1",     "1", "1"
 #define TS_COLS (sizeof(ts_names) / sizeof(ts_names[0]))
 
 static const char *const svc_names[] = {
-    "time_s",  "arrived", "rate_rps", "served", "dropped", "queue_len", "replicas",
-    "mean_ms", "p50_ms",  "p95_ms",   "p99_ms", "max_ms",  "slo_share", "capacity_rps"};
-static const char *const svc_units[] = {"s",        "requests", "req/s", "requests", "requests",
-                                        "requests", "replicas", "ms",    "ms",       "ms",
-                                        "ms",       "ms",       "1",     "req/s"};
+    "time_s", "arrived", "rate_rps", "served", "dropped",   "queue_len",    "replicas",   "mean_ms",
+    "p50_ms", "p95_ms",  "p99_ms",   "max_ms", "slo_share", "capacity_rps", "within_slo", "failed"};
+static const char *const svc_units[] = {
+    "s",  "requests", "req/s", "requests", "requests", "requests", "replicas", "ms",
+    "ms", "ms",       "ms",    "ms",       "1",        "req/s",    "requests", "requests"};
 #define SVC_COLS (sizeof(svc_names) / sizeof(svc_names[0]))
 
 static const char *const hist_names[] = {"interval", "bucket", "count"};
@@ -279,6 +279,8 @@ int sim_output_interval(struct sim_output *o, const struct sim *s, sim_time t0, 
         uint64_t dec = sv->win.served + sv->win.dropped + sv->win.failed;
         row[12] = dec ? (double)sv->win.within_slo / (double)dec : NAN;
         row[13] = service_capacity_rps(sv);
+        row[14] = (double)sv->win.within_slo;
+        row[15] = (double)sv->win.failed;
         struct svc_out *so = &o->svcs[k];
         bool measured = s->sc->warmup <= 0 || (s->warm.at > 0 && t0 >= s->warm.at);
         if (measured && row[2] > 0) {

@@ -39,7 +39,8 @@ TS = {"time_s": "s", "util_allocated": "1", "util_busy": "1", "gpus_inference": 
 SVC_TS = {"time_s": "s", "arrived": "requests", "rate_rps": "req/s", "served": "requests",
           "dropped": "requests", "queue_len": "requests", "replicas": "replicas",
           "mean_ms": "ms", "p50_ms": "ms", "p95_ms": "ms", "p99_ms": "ms", "max_ms": "ms",
-          "slo_share": "1", "capacity_rps": "req/s"}
+          "slo_share": "1", "capacity_rps": "req/s",
+          "within_slo": "requests", "failed": "requests"}
 SVC_ATTRS = ["arrived", "served", "dropped", "waiting", "in_service", "batches", "mean_ms",
              "p50_ms", "p95_ms", "p99_ms", "max_ms", "mean_wait_ms", "slo_ms", "slo_quantile",
              "slo_quantile_ms", "slo_share", "slo_met", "failed", "trace_rows_skipped",
