@@ -205,7 +205,8 @@ int perday_read(const char *path, struct perday *out, char *err, size_t errlen)
         if (rc == -ENOMEM)
             snprintf(err, errlen, "%s: out of memory", path);
         else
-            snprintf(err, errlen, "%s: %s", path, rd.why[0] ? rd.why : "cannot read the time series");
+            snprintf(err, errlen, "%s: %s", path,
+                     rd.why[0] ? rd.why : "cannot read the time series");
         perday_release(out);
     }
     return rc;
@@ -236,8 +237,8 @@ static void cell(char *buf, size_t len, const double *v, size_t n, double scale,
 
 int perday_print(FILE *out, const struct perday *p, bool md, int indent)
 {
-    static const char *const hdr[] = {"day", "hours", "busy %", "allocated %", "within SLO %",
-                                      "training GPU-h"};
+    static const char *const hdr[] = {"day",         "hours",        "busy %",
+                                      "allocated %", "within SLO %", "training GPU-h"};
     struct texttable tt;
     texttable_init(&tt, 6);
     texttable_row(&tt, hdr);

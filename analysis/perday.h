@@ -27,7 +27,8 @@ struct perday {
     double *busy, *alloc, *slo, *train_gpu_h;
 };
 
-/* Read path's per-day figures. 0, or a negative code with err filled. Release with perday_release. */
+/* Read path's per-day figures. 0, or a negative code with err filled. Release with perday_release.
+ */
 int perday_read(const char *path, struct perday *out, char *err, size_t errlen);
 void perday_release(struct perday *p);
 

@@ -30,9 +30,24 @@
 
 struct adaptive_pcfg {
     sim_time horizon; /* -1 = computed from checkpoint and start-up times */
-    double margin;
-    double target;
+    double margin;    /* least margin on the forecast */
+    double margin_q;  /* quantile of its own past forecast errors that sets the margin */
+    double target;    /* utilisation cap (sizing: target: the utilisation aimed at) */
+    double level_weight;
+    int sizing; /* SIZE_SLO or SIZE_TARGET */
+    bool weekly;
     uint32_t history_days;
+};
+
+enum { SIZE_SLO, SIZE_TARGET };
+
+/* Past forecast errors of one service: observed / forecast, a ring of a week of ticks. */
+#define ERR_CAP 10080
+struct errs {
+    double *v;
+    uint32_t head, n;
+    uint32_t since; /* pushes since the margin was last computed */
+    double margin;  /* cached: recomputed every 60 pushes (the errors move slowly) */
 };
 
 struct adaptive_state {
@@ -46,9 +61,13 @@ struct adaptive_state {
     uint32_t *gang;
     uint32_t reserve; /* cards the forecast will want back within the horizon */
     uint64_t preempted;
+    struct errs *err; /* per service */
+    double *scratch;  /* ERR_CAP doubles for the quantile */
 };
 
-static const char *const adaptive_keys[] = {"horizon", "margin", "target", "history_days", NULL};
+static const char *const adaptive_keys[] = {"horizon",      "margin", "margin_quantile",
+                                            "target",       "sizing", "level_weight",
+                                            "history_days", "weekly", NULL};
 
 static int adaptive_parse(struct scenario *sc, const struct conf_node *p, struct conf_err *err)
 {
@@ -59,13 +78,22 @@ static int adaptive_parse(struct scenario *sc, const struct conf_node *p, struct
         return -ENOMEM;
     sc->policy.cfg = c;
     c->horizon = -1;
-    c->margin = 0.15;
-    c->target = sc->policy.as.target_util;
+    c->margin = 0.02;
+    c->margin_q = 0.95;
+    c->target = 0.9;
+    c->level_weight = 0.5;
+    c->sizing = SIZE_SLO;
+    c->weekly = true;
     int64_t days = 7;
+    static const char *const sizings[] = {"slo", "target", NULL};
     if ((rc = conf_duration(d, p, "horizon", false, 0, &c->horizon, err)) ||
         (rc = conf_double(d, p, "margin", false, 0, 10, &c->margin, err)) ||
+        (rc = conf_double(d, p, "margin_quantile", false, 0.5, 1, &c->margin_q, err)) ||
         (rc = conf_double(d, p, "target", false, 0.05, 1, &c->target, err)) ||
-        (rc = conf_int(d, p, "history_days", false, 1, 28, &days, err)))
+        (rc = conf_enum(d, p, "sizing", false, sizings, &c->sizing, err)) ||
+        (rc = conf_double(d, p, "level_weight", false, 0, 1, &c->level_weight, err)) ||
+        (rc = conf_bool(d, p, "weekly", false, &c->weekly, err)) ||
+        (rc = conf_int(d, p, "history_days", false, 1, 27, &days, err)))
         return rc;
     c->history_days = (uint32_t)days;
     if (sc->sharing != SHARE_EXCLUSIVE)
@@ -74,14 +102,84 @@ static int adaptive_parse(struct scenario *sc, const struct conf_node *p, struct
     return 0;
 }
 
-static uint32_t replicas_for(const struct sim *s, uint32_t i, double rate, double target)
+/*
+ * P(wait > t) in M/M/n with offered load a = λ/μ < n and service rate μ:
+ * Erlang C · e^{−(nμ−λ)t}. Erlang B by its stable recursion, then C.
+ */
+static double mmn_wait_tail(uint32_t n, double a, double mu, double t)
+{
+    double b = 1;
+    for (uint32_t k = 1; k <= n; k++)
+        b = a * b / (k + a * b);
+    double c = n * b / (n - a * (1 - b));
+    return c * exp(-(n * mu - a * mu) * t);
+}
+
+/*
+ * Replicas for `rate` (req/s). sizing: target — ceil(rate / (capacity ×
+ * target)). sizing: slo — the fewest replicas whose SLO quantile holds in an
+ * M/M/n model of the service at full batches (μ = max_batch / (a + b·max_batch),
+ * the HPA's capacity): the wait may use what the SLO leaves after one full
+ * batch and its max_wait, P(wait > that) <= (1 − quantile) / 2 (a factor 2
+ * for batching's burstiness), and never above `target` utilisation. Falls
+ * back to target sizing when one batch alone exceeds the SLO.
+ */
+static uint32_t replicas_for(const struct sim *s, const struct adaptive_state *st, uint32_t i,
+                             double rate)
 {
     const struct service_cfg *c = &s->sc->services[i];
-    double cap = pol_replica_capacity(c) * target;
-    uint32_t n = (uint32_t)ceil(rate / cap);
+    double mu = pol_replica_capacity(c), target = st->cfg.target;
     uint32_t lo = c->min_replicas ? c->min_replicas : 1;
     uint32_t hi = c->max_replicas ? c->max_replicas : s->cl.ngpus;
-    return n < lo ? lo : n > hi ? hi : n;
+    double n = ceil(rate / (mu * target) - 1e-9);
+    double budget =
+        sim_time_to_sec(c->slo - c->max_wait) - (c->a_ms + c->b_ms * c->max_batch) / 1e3;
+    if (st->cfg.sizing == SIZE_SLO && budget > 0 && rate > 0) {
+        double a = rate / mu, tail = (1 - c->slo_quantile) / 2;
+        uint32_t k = (uint32_t)floor(a) + 1;
+        while (k < n && mmn_wait_tail(k, a, mu, budget) > tail)
+            k++;
+        n = k < n ? k : n;
+    }
+    if (!(n >= lo))
+        return lo;
+    return n > hi ? hi : (uint32_t)n;
+}
+
+/* Record observed / forecast for the service's margin (NaN and zero forecasts skipped). */
+static void err_push(struct errs *e, double seen, double forecast)
+{
+    if (!(forecast > 0) || !(seen >= 0))
+        return;
+    e->v[(e->head + e->n) % ERR_CAP] = seen / forecast;
+    e->since++;
+    if (e->n < ERR_CAP)
+        e->n++;
+    else
+        e->head = (e->head + 1) % ERR_CAP;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Margin: the margin_quantile of observed/forecast − 1, at least cfg.margin; until a
+ * quarter day of errors is in, 15 % (or cfg.margin if larger). */
+static double err_margin(const struct adaptive_state *st, struct errs *e)
+{
+    if (e->n < 1440 / 4)
+        return st->cfg.margin > 0.15 ? st->cfg.margin : 0.15;
+    if (e->since < 60 && e->margin >= 0)
+        return e->margin;
+    e->since = 0;
+    for (uint32_t k = 0; k < e->n; k++)
+        st->scratch[k] = e->v[(e->head + k) % ERR_CAP];
+    qsort(st->scratch, e->n, sizeof(double), cmp_double);
+    double q = st->scratch[(uint32_t)floor(st->cfg.margin_q * (e->n - 1))] - 1;
+    e->margin = q > st->cfg.margin ? q : st->cfg.margin;
+    return e->margin;
 }
 
 static uint32_t free_card(const struct sim *s)
@@ -182,11 +280,24 @@ static int adaptive_init(struct sim *s, void **state)
     st->gang = calloc(s->cl.ngpus, sizeof(*st->gang));
     if (!st->fc || !st->want || !st->gang)
         return -ENOMEM;
+    st->err = calloc(s->nsvcs + 1, sizeof(*st->err));
+    st->scratch = malloc(ERR_CAP * sizeof(*st->scratch));
+    if (!st->err || !st->scratch)
+        return -ENOMEM;
+    for (uint32_t i = 0; i < s->nsvcs; i++)
+        if (!(st->err[i].v = malloc(ERR_CAP * sizeof(double))))
+            return -ENOMEM;
+        else
+            st->err[i].margin = -1;
     struct forecast_cfg fc;
     forecast_cfg_default(&fc);
-    fc.margin = st->cfg.margin;
-    fc.days = st->cfg.history_days;
-    fc.agg = FORECAST_MAX;
+    fc.margin = 0; /* ours, from the forecast's own errors (err_margin) */
+    fc.agg = FORECAST_MEAN;
+    fc.level_weight = st->cfg.level_weight;
+    fc.weekly = st->cfg.weekly;
+    fc.days = st->cfg.history_days + (st->cfg.weekly ? 1 : 0);
+    if (fc.weekly && fc.days < 8)
+        fc.days = 8;
     for (uint32_t i = 0; i < s->nsvcs; i++)
         if (!(st->fc[i] = forecast_create(&fc)))
             return -ENOMEM;
@@ -200,9 +311,8 @@ static int adaptive_init(struct sim *s, void **state)
     }
     /* Start with the replicas the first interval's load needs (a cluster already running). */
     for (uint32_t i = 0; i < s->nsvcs; i++)
-        st->want[i] = s->sc->services[i].replicas
-                          ? s->sc->services[i].replicas
-                          : replicas_for(s, i, s->first_rate[i], st->cfg.target);
+        st->want[i] = s->sc->services[i].replicas ? s->sc->services[i].replicas
+                                                  : replicas_for(s, st, i, s->first_rate[i]);
     place(s, st);
     return 0;
 }
@@ -213,18 +323,25 @@ static void adaptive_on_tick(struct sim *s, void *state)
     sim_time now = s->eng.now, down = s->sc->policy.as.down_window;
     uint32_t future = 0;
     for (uint32_t i = 0; i < s->nsvcs; i++) {
-        double seen = pol_interval_rate(s, i), soon = 0, later = 0;
+        double seen = pol_interval_rate(s, i), soon = 0, later = 0, before = 0;
+        /* How far off was the forecast for the interval just seen (made without it)? */
+        sim_time mid = now - (now - s->last_sample) / 2;
+        if (now > s->last_sample && forecast_predict(st->fc[i], mid, &before) == 0)
+            err_push(&st->err[i], seen, before);
         forecast_observe(st->fc[i], now, seen);
+        double m = err_margin(st, &st->err[i]);
         if (forecast_peak(st->fc[i], now, now + st->horizon, &soon) < 0)
-            soon = seen * (1 + st->cfg.margin);
+            soon = seen;
         if (forecast_peak(st->fc[i], now, now + st->horizon + down, &later) < 0)
             later = soon;
-        double up_rate = seen * (1 + st->cfg.margin) > soon ? seen * (1 + st->cfg.margin) : soon;
+        soon *= 1 + m;
+        later *= 1 + m;
+        double up_rate = seen > soon ? seen : soon;
         if (!st->pressed[i] && st->boost[i])
             st->boost[i]--;
         st->pressed[i] = false;
-        uint32_t up = replicas_for(s, i, up_rate, st->cfg.target) + st->boost[i];
-        uint32_t keep = replicas_for(s, i, later > up_rate ? later : up_rate, st->cfg.target);
+        uint32_t up = replicas_for(s, st, i, up_rate) + st->boost[i];
+        uint32_t keep = replicas_for(s, st, i, later > up_rate ? later : up_rate);
         uint32_t have = service_replicas(&s->svcs[i]);
         if (up > have)
             st->want[i] = up;
@@ -284,6 +401,10 @@ static void adaptive_destroy(void *state)
     free(st->boost);
     free(st->pressed);
     free(st->gang);
+    for (uint32_t i = 0; st->err && st->err[i].v; i++)
+        free(st->err[i].v);
+    free(st->err);
+    free(st->scratch);
     jobq_release(&st->q);
     free(st);
 }

@@ -34,6 +34,7 @@ void forecast_cfg_default(struct forecast_cfg *cfg)
     cfg->level_weight = 0;
     cfg->level_slots = 6;
     cfg->recent_slots = 12;
+    cfg->weekly = false;
 }
 
 struct forecast *forecast_create(const struct forecast_cfg *cfg)
@@ -41,7 +42,8 @@ struct forecast *forecast_create(const struct forecast_cfg *cfg)
     if (cfg->slot <= 0 || SIM_DAY % cfg->slot != 0 || cfg->days < 1 ||
         cfg->days > FORECAST_MAX_DAYS || cfg->min_days < 1 || !(cfg->margin >= 0) ||
         !(cfg->level_weight >= 0) || cfg->level_weight > 1 || cfg->level_slots < 1 ||
-        cfg->recent_slots < 1 || (cfg->agg != FORECAST_MEAN && cfg->agg != FORECAST_MAX))
+        cfg->recent_slots < 1 || (cfg->agg != FORECAST_MEAN && cfg->agg != FORECAST_MAX) ||
+        (cfg->weekly && cfg->days < 8))
         return NULL;
     struct forecast *f = calloc(1, sizeof *f);
     if (!f)
@@ -136,6 +138,14 @@ static double seasonal(const struct forecast *f, int64_t a, uint32_t *n)
     uint32_t s = (uint32_t)(a - day * f->per_day);
     double acc = 0;
     *n = 0;
+    if (f->cfg.weekly) {
+        uint32_t r = (uint32_t)((((day - 7) % f->cfg.days) + f->cfg.days) % f->cfg.days);
+        double v = f->row_day[r] == day - 7 ? f->hist[(size_t)r * f->per_day + s] : NAN;
+        if (!isnan(v)) {
+            *n = f->cfg.min_days; /* a week's own value: a full seasonal forecast */
+            return v;
+        }
+    }
     for (uint32_t r = 0; r < f->cfg.days; r++) {
         int64_t d = f->row_day[r];
         if (d < 0 || d >= day || d < day - (int64_t)f->cfg.days)

@@ -11,6 +11,10 @@
  *              slots (how today compares with the usual; 1 if unknown)
  *   forecast = base(t) × ((1 − level_weight) + level_weight × level) × (1 + margin)
  *
+ * With `weekly`, base(t) is the same slot on the same weekday a week before
+ * when that day is kept (days >= 8), else the mean over the days as above:
+ * a weekend forecast from last weekend, not from the weekdays before it.
+ *
  * With fewer than `min_days` days holding that slot, it falls back to the
  * largest slot mean of the last `recent_slots` slots (and the slot in
  * progress) × (1 + margin).
@@ -28,6 +32,7 @@
 #ifndef TIDESIM_POLICY_ADAPTIVE_FORECAST_H
 #define TIDESIM_POLICY_ADAPTIVE_FORECAST_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "sim/core/simtime.h"
@@ -45,6 +50,7 @@ struct forecast_cfg {
     double level_weight;   /* 0..1 weight of the current level ratio; default 0 */
     uint32_t level_slots;  /* >= 1; default 6 (30 min of 5-min slots) */
     uint32_t recent_slots; /* fallback window in slots, >= 1; default 12 (1 h) */
+    bool weekly;           /* same weekday a week ago when kept (needs days >= 8); default off */
 };
 
 struct forecast;

@@ -57,8 +57,8 @@ Test(perday, days_add_up_to_the_whole_run)
         cr_expect(fabs(busy / hours - whole) < 1e-6 * whole, "rep %zu: days %.9f, run %.9f", r,
                   busy / hours, whole);
         double gh = gpus_training_h(rep);
-        cr_expect(gh > 1 && fabs(train - gh) < 1e-6 * gh, "rep %zu: training %.6f vs %.6f GPU-h",
-                  r, train, gh);
+        cr_expect(gh > 1 && fabs(train - gh) < 1e-6 * gh, "rep %zu: training %.6f vs %.6f GPU-h", r,
+                  train, gh);
         H5Gclose(s);
         H5Gclose(rep);
     }

@@ -119,3 +119,41 @@ Test(forecast, keeps_only_the_last_days)
     cr_assert_null(forecast_create(&c));
     forecast_destroy(NULL);
 }
+
+/* Weekends at 40 % of weekdays (days 5 and 6 of each week from t = 0). */
+static double weekly_scale(sim_time t)
+{
+    int64_t d = t / SIM_DAY;
+    return d % 7 >= 5 ? 0.4 : 1.0;
+}
+
+Test(forecast, weekly_forecasts_a_weekend_from_last_weekend)
+{
+    struct forecast_cfg c;
+    forecast_cfg_default(&c);
+    c.days = 8;
+    c.margin = 0;
+    struct forecast *daily = forecast_create(&c);
+    c.weekly = true;
+    struct forecast *weekly = forecast_create(&c);
+    cr_assert(daily && weekly);
+    /* Eight days, then the second week's weekend (days 12, 13) is forecast on day 12. */
+    for (sim_time t = 0; t < 12 * SIM_DAY; t += SIM_MIN) {
+        double r = weekly_scale(t) * profile(t);
+        cr_assert_eq(forecast_observe(daily, t, r), 0);
+        cr_assert_eq(forecast_observe(weekly, t, r), 0);
+    }
+    sim_time noon = 12 * SIM_DAY + 12 * SIM_HOUR;
+    double pd, pw;
+    cr_assert_eq(forecast_predict(daily, noon, &pd), 0);
+    cr_assert_eq(forecast_predict(weekly, noon, &pw), 0);
+    /* By hand: last weekend's noon was 0.4 × 100 = 40 req/s; the mean over the kept days
+     * 4..11 (days 5, 6 weekend) is (6 × 100 + 2 × 40) / 8 = 85. */
+    cr_expect_float_eq(pw, 40, 1e-9);
+    cr_expect_float_eq(pd, 85, 1e-9);
+    /* weekly without 8 days kept is refused */
+    c.days = 7;
+    cr_expect_null(forecast_create(&c));
+    forecast_destroy(daily);
+    forecast_destroy(weekly);
+}

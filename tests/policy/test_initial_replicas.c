@@ -64,7 +64,7 @@ Test(initial_replicas, kai_starts_at_the_first_intervals_load)
 
 Test(initial_replicas, adaptive_starts_at_the_first_intervals_load)
 {
-    expect_ten_at_start("  name: adaptive\n  autoscale: { min: 1, max: 16, target: 0.7 }\n");
+    expect_ten_at_start("  name: adaptive\n  sizing: target\n  target: 0.7\n");
 }
 
 Test(initial_replicas, a_service_with_no_load_at_start_starts_at_its_minimum)
@@ -87,5 +87,26 @@ Test(initial_replicas, a_service_with_no_load_at_start_starts_at_its_minimum)
                   1);
     cr_expect(s.first_rate[0] < 1, "first rate %.2f", s.first_rate[0]);
     cr_expect_eq(service_replicas(&s.svcs[0]), 2u);
+    simtest_free(&sc, &s);
+}
+
+/*
+ * adaptive's SLO sizing by hand (M/M/n at full batches): μ = 100 req/s, λ = 665,
+ * a = 6.65; the SLO leaves 100 − 10 ms = 90 ms for the wait, and p99 allows
+ * P(wait > 90 ms) <= 0.005. 7 replicas: Erlang C(7, 6.65) = 0.854, × e^{−(700 − 665)
+ * × 0.09} = 0.037 > 0.005; 8 replicas: 0.528 × e^{−12.15} ≈ 2.8e-6. So 8 (ρ = 0.83,
+ * under the 0.9 cap: ceil(665 / 90) = 8 as well), where a 70 % target takes 10.
+ */
+Test(initial_replicas, adaptive_sizes_for_the_slo)
+{
+    char yaml[2048];
+    yaml_for(yaml, sizeof(yaml), "  name: adaptive\n");
+    struct scenario sc;
+    struct sim s;
+    simtest_build(&sc, &s, yaml, 3);
+    cr_expect_eq(service_replicas(&s.svcs[0]), 8u, "%u replicas", service_replicas(&s.svcs[0]));
+    cr_assert_eq(sim_run(&s, NULL), 0, "%s", s.err);
+    cr_expect_eq(s.svcs[0].tot.dropped, 0u);
+    cr_expect_geq((double)s.svcs[0].tot.within_slo, 0.999 * (double)s.svcs[0].tot.served);
     simtest_free(&sc, &s);
 }
