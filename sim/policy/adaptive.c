@@ -121,8 +121,8 @@ static double mmn_wait_tail(uint32_t n, double a, double mu, double t)
  * M/M/n model of the service at full batches (μ = max_batch / (a + b·max_batch),
  * the HPA's capacity): the wait may use what the SLO leaves after one full
  * batch and its max_wait, P(wait > that) <= (1 − quantile) / 2 (a factor 2
- * for batching's burstiness), and never above `target` utilisation. Falls
- * back to target sizing when one batch alone exceeds the SLO.
+ * for batching's burstiness) — and never above `target` utilisation (the
+ * larger count wins). Target sizing alone when one batch exceeds the SLO.
  */
 static uint32_t replicas_for(const struct sim *s, const struct adaptive_state *st, uint32_t i,
                              double rate)
@@ -137,9 +137,9 @@ static uint32_t replicas_for(const struct sim *s, const struct adaptive_state *s
     if (st->cfg.sizing == SIZE_SLO && budget > 0 && rate > 0) {
         double a = rate / mu, tail = (1 - c->slo_quantile) / 2;
         uint32_t k = (uint32_t)floor(a) + 1;
-        while (k < n && mmn_wait_tail(k, a, mu, budget) > tail)
+        while (k < hi && mmn_wait_tail(k, a, mu, budget) > tail)
             k++;
-        n = k < n ? k : n;
+        n = k > n ? k : n; /* the SLO's count, but never above `target` utilisation */
     }
     if (!(n >= lo))
         return lo;

@@ -13,7 +13,7 @@
 
 #include "tests/simtest.h"
 
-static void yaml_for(char *buf, size_t n, const char *policy)
+static void yaml_slo(char *buf, size_t n, const char *policy, int slo_ms)
 {
     snprintf(buf, n,
              "name: initial\n"
@@ -24,12 +24,17 @@ static void yaml_for(char *buf, size_t n, const char *policy)
              "  - name: q\n"
              "    latency: { a_ms: 10, b_ms: 0, dist: deterministic }\n"
              "    batching: { max_batch: 1, max_wait: 0s }\n"
-             "    slo: { p99_ms: 100 }\n"
+             "    slo: { p99_ms: %d }\n"
              "    replicas: { min: 1, max: 16 }\n"
              "    arrivals: { synthetic: { shape: constant, rate_rps: 665 } }\n"
              "policy:\n"
              "%s",
-             policy);
+             slo_ms, policy);
+}
+
+static void yaml_for(char *buf, size_t n, const char *policy)
+{
+    yaml_slo(buf, n, policy, 100);
 }
 
 static void expect_ten_at_start(const char *policy)
@@ -95,7 +100,9 @@ Test(initial_replicas, a_service_with_no_load_at_start_starts_at_its_minimum)
  * a = 6.65; the SLO leaves 100 − 10 ms = 90 ms for the wait, and p99 allows
  * P(wait > 90 ms) <= 0.005. 7 replicas: Erlang C(7, 6.65) = 0.854, × e^{−(700 − 665)
  * × 0.09} = 0.037 > 0.005; 8 replicas: 0.528 × e^{−12.15} ≈ 2.8e-6. So 8 (ρ = 0.83,
- * under the 0.9 cap: ceil(665 / 90) = 8 as well), where a 70 % target takes 10.
+ * and the 0.9 ceiling needs ceil(665 / 90) = 8 as well), where a 70 % target takes 10.
+ * A tight SLO, p99 20 ms, leaves 10 ms for the wait: 10 replicas give 0.00605 > 0.005,
+ * 11 give 0.00117, so 11 — more than the ceiling's 8.
  */
 Test(initial_replicas, adaptive_sizes_for_the_slo)
 {
@@ -108,5 +115,15 @@ Test(initial_replicas, adaptive_sizes_for_the_slo)
     cr_assert_eq(sim_run(&s, NULL), 0, "%s", s.err);
     cr_expect_eq(s.svcs[0].tot.dropped, 0u);
     cr_expect_geq((double)s.svcs[0].tot.within_slo, 0.999 * (double)s.svcs[0].tot.served);
+    simtest_free(&sc, &s);
+
+    yaml_slo(yaml, sizeof(yaml), "  name: adaptive\n", 20);
+    simtest_build(&sc, &s, yaml, 3);
+    cr_expect_eq(service_replicas(&s.svcs[0]), 11u, "tight SLO: %u replicas",
+                 service_replicas(&s.svcs[0]));
+    cr_assert_eq(sim_run(&s, NULL), 0, "%s", s.err);
+    cr_expect_geq((double)s.svcs[0].tot.within_slo, 0.99 * (double)s.svcs[0].tot.served,
+                  "tight SLO: %lu of %lu", (unsigned long)s.svcs[0].tot.within_slo,
+                  (unsigned long)s.svcs[0].tot.served);
     simtest_free(&sc, &s);
 }
