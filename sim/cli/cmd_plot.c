@@ -14,6 +14,9 @@
 static const char plot_usage[] =
     "usage: tidesim plot FILE... -o DIR [--format png|svg]\n"
     "\n"
+    "  -o, --output DIR   the folder for the charts (created; not '-')\n"
+    "  -f, --format F     png (default) or svg\n"
+    "\n"
     "Draws, through gnuplot, for each file (replication 0 of a replicated file):\n"
     "util (GPUs by use over the time of day), p99 (p99 latency over time with the SLO),\n"
     "cdf (latency CDF per service), queue (training queue over time) and jobs (job\n"
@@ -38,7 +41,7 @@ int cli_plot_run(int argc, char **argv, FILE *out, FILE *err)
                                              {NULL, 0, NULL, 0}};
     cli_getopt_begin();
     int c;
-    while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":ho:f:", longopts, NULL)) != -1) {
         if (c == 'h') {
             fputs(plot_usage, out);
             free(paths);
