@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 struct clirun {
-    int rc;        /* exit status, -1 when killed */
+    int rc;          /* exit status, -1 when killed */
     char out[65536]; /* stdout */
     char err[4096];  /* stderr, last newline removed */
 };

@@ -76,13 +76,14 @@ Test(cli_conventions, validate_several_files_text_and_json)
     cr_expect_eq(clitest_tidesim(&r, "validate %s", tiny), 0);
 
     char cmd[1024];
-    snprintf(cmd, sizeof(cmd),
-             "%s validate %s %s --format json | /usr/bin/python3 -c 'import json,sys; "
-             "d=json.load(sys.stdin); "
-             "assert [x[\"valid\"] for x in d] == [True, False], d; "
-             "assert d[0][\"gpus\"] == 8 and d[0][\"duration_s\"] == 7200, d; "
-             "assert d[1][\"error\"].endswith(\"expected a positive integer, got \\x27eight\\x27\"), d'",
-             clitest_bin(), tiny, bad);
+    snprintf(
+        cmd, sizeof(cmd),
+        "%s validate %s %s --format json | /usr/bin/python3 -c 'import json,sys; "
+        "d=json.load(sys.stdin); "
+        "assert [x[\"valid\"] for x in d] == [True, False], d; "
+        "assert d[0][\"gpus\"] == 8 and d[0][\"duration_s\"] == 7200, d; "
+        "assert d[1][\"error\"].endswith(\"expected a positive integer, got \\x27eight\\x27\"), d'",
+        clitest_bin(), tiny, bad);
     cr_expect_eq(clitest_sh(&r, cmd), 0, "%s", r.err);
     clitest_rmdir(dir);
 }
@@ -120,14 +121,15 @@ Test(cli_conventions, json_of_compare_and_check_agrees_with_report)
     struct clirun t;
     clitest_tidesim(&t, "check %s/a.h5 --min-util 0.99 --min-slo 0.5", dir);
     cr_expect_eq(t.rc, 1);
-    snprintf(cmd, sizeof(cmd),
-             "%s check %s/a.h5 --min-util=0.99 --min-slo=0.5 --format=json > %s/k.json; "
-             "rc=$?; /usr/bin/python3 -c 'import json,sys; k=json.load(open(\"%s/k.json\")); "
-             "assert k[\"exit\"] == int(sys.argv[1]) == 1, k; "
-             "assert k[\"status\"] == \"fail\" and k[\"evaluated\"] == 2 and k[\"failed\"] == 1, k; "
-             "f=k[\"findings\"]; assert len(f) == 1 and f[0][\"gate\"] == \"min-util\", f; "
-             "print(\"FAIL min-util: \" + f[0][\"message\"])' $rc",
-             clitest_bin(), dir, dir, dir);
+    snprintf(
+        cmd, sizeof(cmd),
+        "%s check %s/a.h5 --min-util=0.99 --min-slo=0.5 --format=json > %s/k.json; "
+        "rc=$?; /usr/bin/python3 -c 'import json,sys; k=json.load(open(\"%s/k.json\")); "
+        "assert k[\"exit\"] == int(sys.argv[1]) == 1, k; "
+        "assert k[\"status\"] == \"fail\" and k[\"evaluated\"] == 2 and k[\"failed\"] == 1, k; "
+        "f=k[\"findings\"]; assert len(f) == 1 and f[0][\"gate\"] == \"min-util\", f; "
+        "print(\"FAIL min-util: \" + f[0][\"message\"])' $rc",
+        clitest_bin(), dir, dir, dir);
     cr_expect_eq(clitest_sh(&r, cmd), 0, "%s", r.err);
     char first[512];
     snprintf(first, sizeof(first), "%.*s", (int)strcspn(t.out, "\n") + 1, t.out);
@@ -220,8 +222,10 @@ Test(cli_conventions, keys_foreign_to_the_shape_or_format_are_named)
     static const char head[] = "name: s\nduration: 1h\ncluster: { nodes: 1, gpus_per_node: 8 }\n"
                                "services:\n  - name: chat\n    replicas: 1\n    arrivals:\n";
     char text[1024];
-    snprintf(text, sizeof(text), "%s      synthetic:\n        shape: cosine\n"
-                                 "        peak_rps: 100\n        mean_rps: 50\n", head);
+    snprintf(text, sizeof(text),
+             "%s      synthetic:\n        shape: cosine\n"
+             "        peak_rps: 100\n        mean_rps: 50\n",
+             head);
     clitest_write(y, text);
     cr_expect_eq(clitest_tidesim(&r, "validate %s", y), 1);
     snprintf(want, sizeof(want),
@@ -260,8 +264,9 @@ Test(cli_conventions, convert_writes_all_or_nothing)
     snprintf(out, sizeof(out), "%s/out.csv", dir);
     /* A bad row: exit 1, the existing OUT untouched, no temporary left. */
     clitest_write(out, "keep\n");
-    cr_expect_eq(clitest_tidesim(&r, "traces convert tests/data/azure_backwards.csv --format "
-                                     "azure -o %s",
+    cr_expect_eq(clitest_tidesim(&r,
+                                 "traces convert tests/data/azure_backwards.csv --format "
+                                 "azure -o %s",
                                  out),
                  1);
     char buf[64];
@@ -272,8 +277,9 @@ Test(cli_conventions, convert_writes_all_or_nothing)
     fclose(f);
     cr_expect_str_eq(buf, "keep\n");
     unlink(out);
-    cr_expect_eq(clitest_tidesim(&r, "traces convert tests/data/counts_bad.csv --format counts "
-                                     "--end 1000 -o %s",
+    cr_expect_eq(clitest_tidesim(&r,
+                                 "traces convert tests/data/counts_bad.csv --format counts "
+                                 "--end 1000 -o %s",
                                  out),
                  1);
     cr_expect(!clitest_exists(out), "a bad row left %s", out);
@@ -283,26 +289,30 @@ Test(cli_conventions, convert_writes_all_or_nothing)
     cr_expect_str_eq(r.out, "", "left behind: %s", r.out);
 
     /* Generated input without an end: refused unless told the size; the size is enforced. */
-    cr_expect_eq(clitest_tidesim(&r, "traces convert tests/data/counts.csv --format counts -o %s",
-                                 out),
-                 2);
+    cr_expect_eq(
+        clitest_tidesim(&r, "traces convert tests/data/counts.csv --format counts -o %s", out), 2);
     cr_expect_not_null(strstr(r.err, "give --end SECONDS, or --max-records N"), "%s", r.err);
     cr_expect(!clitest_exists(out));
-    cr_expect_eq(clitest_tidesim(&r, "traces convert tests/data/counts.csv --format counts "
-                                     "--max-records 149 -o %s",
+    cr_expect_eq(clitest_tidesim(&r,
+                                 "traces convert tests/data/counts.csv --format counts "
+                                 "--max-records 149 -o %s",
                                  out),
                  1);
     cr_expect(!clitest_exists(out), "--max-records exceeded but %s written", out);
-    cr_expect_eq(clitest_tidesim(&r, "traces convert tests/data/counts.csv --format counts "
-                                     "--max-records=150 -o %s",
+    cr_expect_eq(clitest_tidesim(&r,
+                                 "traces convert tests/data/counts.csv --format counts "
+                                 "--max-records=150 -o %s",
                                  out),
                  0, "%s", r.err);
     char wrote[400];
-    snprintf(wrote, sizeof(wrote), "tidesim traces: wrote 150 records to %s (0 malformed rows "
-             "skipped)", out);
+    snprintf(wrote, sizeof(wrote),
+             "tidesim traces: wrote 150 records to %s (0 malformed rows "
+             "skipped)",
+             out);
     cr_expect_str_eq(r.err, wrote);
-    cr_expect_eq(clitest_tidesim(&r, "traces convert tests/data/counts.csv --format counts "
-                                     "--loop -o %s",
+    cr_expect_eq(clitest_tidesim(&r,
+                                 "traces convert tests/data/counts.csv --format counts "
+                                 "--loop -o %s",
                                  out),
                  2);
     clitest_rmdir(dir);
@@ -329,13 +339,12 @@ Test(cli_conventions, inspect_reads_counts_and_scenario_format_names)
                                        "pai-task"),
                  0);
     cr_expect_str_eq(old.out, r.out);
-    cr_expect_eq(clitest_tidesim(&r, "traces inspect tests/data/jobs_generic.csv --format csv"),
-                 0, "%s", r.err);
+    cr_expect_eq(clitest_tidesim(&r, "traces inspect tests/data/jobs_generic.csv --format csv"), 0,
+                 "%s", r.err);
     cr_expect_not_null(strstr(r.out, "jobs: "), "csv with the job header is read as jobs: %s",
                        r.out);
     cr_expect_eq(clitest_tidesim(&r, "traces inspect tests/data/counts.csv --format bogus"), 2);
-    cr_expect_eq(clitest_tidesim(&r, "traces convert tests/data/counts.csv --format json -o x"),
-                 2);
+    cr_expect_eq(clitest_tidesim(&r, "traces convert tests/data/counts.csv --format json -o x"), 2);
 }
 
 Test(cli_conventions, completion_offers_the_options_of_each_help)
@@ -350,11 +359,13 @@ Test(cli_conventions, completion_offers_the_options_of_each_help)
              "comp = open('completion/tidesim.bash').read()\n"
              "bad = []\n"
              "for cmd in ['run', 'validate', 'report', 'compare', 'check', 'plot', 'traces']:\n"
-             "    h = subprocess.run([sys.argv[1], cmd, '--help'], capture_output=True, text=True).stdout\n"
+             "    h = subprocess.run([sys.argv[1], cmd, '--help'], capture_output=True, "
+             "text=True).stdout\n"
              "    listed = set(re.findall(r'^\\s+(?:-\\w, )?(--[a-z][a-z-]*)', h, re.M))\n"
              "    listed |= set(re.findall(r'\\[(--[a-z][a-z-]*)', h))\n"
              "    block = re.search(r'\\n    ' + cmd + r'\\)\\n(.*?);;', comp, re.S).group(1)\n"
-             "    offered = set(re.findall(r'--[a-z][a-z-]*', re.search(r'opts=\"([^\"]*)\"', block, re.S).group(1)))\n"
+             "    offered = set(re.findall(r'--[a-z][a-z-]*', re.search(r'opts=\"([^\"]*)\"', "
+             "block, re.S).group(1)))\n"
              "    if listed - offered or offered - listed - {'--help'}:\n"
              "        bad.append((cmd, sorted(listed - offered), sorted(offered - listed)))\n"
              "assert not bad, bad\n"

@@ -45,8 +45,8 @@ Test(cli_install, make_install_destdir_gives_a_working_tree, .timeout = 120)
     for (size_t i = 0; i <= sizeof(commands) / sizeof(commands[0]); i++) {
         const char *c = i < sizeof(commands) / sizeof(commands[0]) ? commands[i] : NULL;
         char page[1024], th[64];
-        snprintf(page, sizeof(page), "%s/root/usr/share/man/man1/tidesim%s%s.1", dir,
-                 c ? "-" : "", c ? c : "");
+        snprintf(page, sizeof(page), "%s/root/usr/share/man/man1/tidesim%s%s.1", dir, c ? "-" : "",
+                 c ? c : "");
         FILE *f = fopen(page, "r");
         cr_assert_not_null(f, "no man page %s", page);
         char text[16384];
@@ -63,10 +63,12 @@ Test(cli_install, make_install_destdir_gives_a_working_tree, .timeout = 120)
         if (c && !strcmp(c, "run")) /* options, with their hyphens escaped */
             cr_expect_not_null(strstr(text, "\\-\\-set KEY.PATH=VALUE"), "%s", page);
     }
-    snprintf(cmd, sizeof(cmd), "grep -c '^\\.SH \"EXIT STATUS\"' %s/root/usr/share/man/man1/*.1 |"
-             " grep -c ':1$'", dir);
+    snprintf(cmd, sizeof(cmd),
+             "grep -c '^\\.SH \"EXIT STATUS\"' %s/root/usr/share/man/man1/*.1 |"
+             " grep -c ':1$'",
+             dir);
     clitest_sh(&r, cmd);
-    cr_expect_geq(atoi(r.out), 7, "man pages with an EXIT STATUS section: %s", r.out);
+    cr_expect_geq(strtol(r.out, NULL, 10), 7, "man pages with an EXIT STATUS section: %s", r.out);
 
     /* The demo from the installed tree, in an empty folder: run, report (and plot). */
     snprintf(cmd, sizeof(cmd),
@@ -75,8 +77,7 @@ Test(cli_install, make_install_destdir_gives_a_working_tree, .timeout = 120)
              "-o demo.h5 && $R/bin/tidesim report demo.h5",
              dir, dir, dir);
     cr_expect_eq(clitest_sh(&r, cmd), 0, "installed demo failed: %s", r.err);
-    cr_expect_not_null(strstr(r.out, "default"), "report without the scenario name: %.200s",
-                       r.out);
+    cr_expect_not_null(strstr(r.out, "default"), "report without the scenario name: %.200s", r.out);
     if (clitest_sh(&r, "command -v gnuplot") == 0) {
         /* The plot scripts are found from the installed binary, not from this checkout. */
         snprintf(cmd, sizeof(cmd),

@@ -52,7 +52,8 @@ Test(cli_set, set_nodes_equals_editing_the_file)
     cr_assert_eq(clitest_tidesim(&r, "run %s -o %s -q", edited, b), 0, "%s", r.err);
     cr_assert_eq(clitest_tidesim(&r, "run %s -o %s -q", tiny, c), 0, "%s", r.err);
     char cmd[1024];
-    /* /meta holds wall-clock provenance and the scenario text; every dataset elsewhere must match. */
+    /* /meta holds wall-clock provenance and the scenario text; every dataset elsewhere must match.
+     */
     snprintf(cmd, sizeof(cmd), "h5diff --exclude-path /meta %s %s", a, b);
     cr_expect_eq(clitest_sh(&r, cmd), 0, "--set and the edited file differ: %s", r.out);
     snprintf(cmd, sizeof(cmd), "h5diff -q --exclude-path /meta %s %s", a, c);
@@ -81,7 +82,8 @@ Test(cli_set, bad_set_gets_the_message_of_the_file)
         {"cluster.nodes=eight", "nodes: 1,", "nodes: eight,"},
         {"cluster.gpus_per_nod=8", "nodes: 1,", "nodes: 1, gpus_per_nod: 8,"},
         {"duration=-2h", "duration: 2h", "duration: -2h"},
-        {"services.0.arrivals.synthetic.mean_rps=5", "peak_hour: 1 }", "peak_hour: 1, mean_rps: 5 }"},
+        {"services.0.arrivals.synthetic.mean_rps=5", "peak_hour: 1 }",
+         "peak_hour: 1, mean_rps: 5 }"},
         {"services.chat.batching.max_batch=0", "max_batch: 16", "max_batch: 0"},
         {"policy.name=nosuch", "name: dedicated", "name: nosuch"},
         {"training.jobs.synthetic.gpus={1: 0.5, 64: 0.5}", "gpus: { 1: 0.5, 2: 0.3, 4: 0.2 }",
