@@ -4,6 +4,11 @@
 #   make test     install missing Debian packages, build, run the whole test suite
 #   make bench    build and run the benchmarks (never part of `make test`)
 #   make lint     clang-format check, banned calls, no writable globals in the library
+#   make install [PREFIX=/usr/local] [DESTDIR=]
+#                 the binary, the gnuplot scripts, a man page per command (generated from
+#                 the --help texts by scripts/gen_man.sh), bash completion and the
+#                 default scenario (share/tidesim/scenarios/default.yaml)
+#   make man      only the man pages, into $(BUILD)/man
 #   make test SANITIZE=address,undefined
 #                 the whole suite built with ASan/UBSan (in $(BUILD)-san), aborting on the
 #                 first report; any report fails the run
@@ -97,7 +102,14 @@ BIN   := $(BUILD)/tidesim
 TESTS := $(BUILD)/tests/tidesim-tests
 
 .PHONY: all deps deps-fuzz build demo test check-tests bench lint format clean compare \
-	fuzz fuzz-build fuzz-run
+	fuzz fuzz-build fuzz-run install man
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BINDIR   = $(PREFIX)/bin
+DATADIR  = $(PREFIX)/share
+MANDIR   = $(DATADIR)/man/man1
+COMPDIR  = $(DATADIR)/bash-completion/completions
 
 all: build
 
@@ -187,6 +199,21 @@ compare: deps
 lint: deps
 	@$(MAKE) --no-print-directory $(LIB)
 	@sh scripts/lint.sh $(LIB)
+
+# Man pages from the binary's own --help texts (no help2man needed).
+man: $(BIN)
+	@rm -rf $(BUILD)/man
+	sh scripts/gen_man.sh $(BIN) $(BUILD)/man $(VERSION)
+
+# The binary finds its plot scripts in <bindir>/../share/tidesim/plots (analysis/plot.c).
+install: man
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/tidesim/plots $(DESTDIR)$(MANDIR) \
+	  $(DESTDIR)$(COMPDIR) $(DESTDIR)$(DATADIR)/tidesim/scenarios
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/tidesim
+	install -m 644 analysis/plots/*.gp $(DESTDIR)$(DATADIR)/tidesim/plots/
+	install -m 644 $(BUILD)/man/*.1 $(DESTDIR)$(MANDIR)/
+	install -m 644 completion/tidesim.bash $(DESTDIR)$(COMPDIR)/tidesim
+	install -m 644 scenarios/default.yaml $(DESTDIR)$(DATADIR)/tidesim/scenarios/
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -139,15 +139,35 @@ static int format_at(struct conf_err *err, const char *path, unsigned line, unsi
     return -EINVAL;
 }
 
-int conf_errf(struct conf_err *err, const struct conf_doc *doc, const struct conf_node *at,
-              const char *key, const char *fmt, ...)
+/* A position in doc: in its file, or one of its origins (a node grafted by --set). */
+static int doc_format_at(struct conf_err *err, const struct conf_doc *doc, unsigned line,
+                         unsigned col, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+static int doc_format_at(struct conf_err *err, const struct conf_doc *doc, unsigned line,
+                         unsigned col, const char *key, const char *fmt, ...)
 {
     va_list ap;
 
     va_start(ap, fmt);
-    vformat(err, doc_path(doc), at ? at->line : 0, at ? at->col : 0, key, fmt, ap);
+    if (doc && line >= CONF_LINE_ORIGIN && line - CONF_LINE_ORIGIN < doc->norigins)
+        vformat(err, doc->origins[line - CONF_LINE_ORIGIN], 0, 0, key, fmt, ap);
+    else
+        vformat(err, doc_path(doc), line, col, key, fmt, ap);
     va_end(ap);
     return -EINVAL;
+}
+
+int conf_errf(struct conf_err *err, const struct conf_doc *doc, const struct conf_node *at,
+              const char *key, const char *fmt, ...)
+{
+    va_list ap;
+    char msg[sizeof err->msg];
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return doc_format_at(err, doc, at ? at->line : 0, at ? at->col : 0, key, "%s", msg);
 }
 
 /*
@@ -678,6 +698,11 @@ int conf_load_string(struct conf_doc *doc, const char *name, const char *text, s
     return rc;
 }
 
+void *conf_alloc(struct conf_doc *doc, size_t size)
+{
+    return arena_alloc(&doc->arena, size);
+}
+
 void conf_release(struct conf_doc *doc)
 {
     if (!doc)
@@ -760,8 +785,8 @@ int conf_check_keys(const struct conf_doc *doc, const struct conf_node *map, con
             int w = snprintf(list + len, sizeof list - len, "%s%s", j ? ", " : "", allowed[j]);
             len += w < 0 ? 0 : (size_t)w;
         }
-        return format_at(err, doc_path(doc), map->key_line[i], map->key_col[i], map->keys[i],
-                         "unknown key (expected one of: %s)", list);
+        return doc_format_at(err, doc, map->key_line[i], map->key_col[i], map->keys[i],
+                             "unknown key (expected one of: %s)", list);
     }
     return 0;
 }

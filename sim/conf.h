@@ -44,7 +44,17 @@ struct conf_doc {
     size_t text_len;
     struct conf_node *root; /* NULL for an empty document */
     void *arena;            /* private */
+    /*
+     * Where nodes grafted onto the tree after parsing came from (sim/override.h):
+     * a node or key whose line is CONF_LINE_ORIGIN + k is reported as
+     * "origins[k]: 'key': ..." instead of "path:line:col: 'key': ...". The
+     * strings and the array live in the arena.
+     */
+    const char **origins;
+    size_t norigins;
 };
+
+#define CONF_LINE_ORIGIN 0xF0000000u
 
 struct conf_err {
     char msg[512];
@@ -68,6 +78,12 @@ int conf_load_file(struct conf_doc *doc, const char *path, struct conf_err *err)
 /* Same from a string (copied into doc->text); name is used in messages ("<string>" if NULL). */
 int conf_load_string(struct conf_doc *doc, const char *name, const char *text,
                      struct conf_err *err);
+
+/*
+ * size bytes, aligned for any type, owned by the doc (freed by conf_release);
+ * NULL when out of memory. For trees edited after parsing (sim/override.c).
+ */
+void *conf_alloc(struct conf_doc *doc, size_t size);
 
 /* Free everything the doc owns and zero it. No-op on NULL, a zeroed or a released doc. */
 void conf_release(struct conf_doc *doc);

@@ -3,6 +3,7 @@
 
 #include "models/gpu.h"
 #include "models/latency.h"
+#include "sim/override.h"
 #include "sim/policy/policy.h"
 
 #include <errno.h>
@@ -72,6 +73,58 @@ static int get_bad_row(const struct conf_doc *d, const struct conf_node *m, bool
     return rc;
 }
 
+/*
+ * Keys of a mapping whose meaning depends on a choice made in it (a profile's
+ * shape, a trace's format): a key that only another choice reads is an error
+ * at the key, naming the choice it belongs to, instead of being ignored.
+ */
+struct variant {
+    const char *name;
+    const char *const *keys; /* NULL-terminated */
+};
+
+static bool in_list(const char *const *list, const char *key)
+{
+    for (size_t i = 0; list && list[i]; i++)
+        if (!strcmp(list[i], key))
+            return true;
+    return false;
+}
+
+static int check_variant_keys(const struct conf_doc *d, const struct conf_node *map,
+                              const char *what, const struct variant *v, size_t nv, size_t chosen,
+                              struct conf_err *err)
+{
+    for (size_t i = 0; map && map->kind == CONF_MAP && i < map->n; i++) {
+        const char *key = map->keys[i];
+        if (in_list(v[chosen].keys, key))
+            continue;
+        char owners[160] = "", takes[240] = "";
+        size_t len = 0, nown = 0;
+        for (size_t j = 0; j < nv; j++) {
+            if (j == chosen || !in_list(v[j].keys, key))
+                continue;
+            int w =
+                snprintf(owners + len, sizeof(owners) - len, "%s%s", nown ? " or " : "", v[j].name);
+            len += w > 0 && (size_t)w < sizeof(owners) - len ? (size_t)w : 0;
+            nown++;
+        }
+        if (!nown)
+            continue; /* no variant's key: conf_check_keys() reports it */
+        len = 0;
+        for (size_t j = 0; v[chosen].keys && v[chosen].keys[j]; j++) {
+            int w = snprintf(takes + len, sizeof(takes) - len, "%s%s", j ? ", " : "",
+                             v[chosen].keys[j]);
+            len += w > 0 && (size_t)w < sizeof(takes) - len ? (size_t)w : 0;
+        }
+        struct conf_node at = {.line = map->key_line[i], .col = map->key_col[i]};
+        return conf_errf(err, d, &at, key, "not a key of %s %s (it belongs to %s %s; %s takes %s)",
+                         what, v[chosen].name, what, owners, v[chosen].name,
+                         takes[0] ? takes : "none of its own");
+    }
+    return 0;
+}
+
 static int load_arrival_trace(const struct conf_doc *d, const struct conf_node *t,
                               struct arrival_trace_cfg *c, struct conf_err *err)
 {
@@ -84,6 +137,14 @@ static int load_arrival_trace(const struct conf_doc *d, const struct conf_node *
         (rc = conf_enum(d, t, "format", true, arrfmt_names, &fmt, err)))
         return rc;
     c->format = (enum arrival_format)fmt;
+    static const char *const csv_keys[] = {"time_column", "time_unit", "in_column", "out_column",
+                                           NULL};
+    static const char *const counts_keys[] = {"time_column", "time_unit", "count_column",
+                                              "interval", NULL};
+    static const struct variant formats[] = {
+        {"azure", NULL}, {"servegen", NULL}, {"csv", csv_keys}, {"counts", counts_keys}};
+    if ((rc = check_variant_keys(d, t, "format", formats, 4, (size_t)fmt, err)))
+        return rc;
     c->scale = 1.0;
     c->loop = false;
     if ((rc = conf_string(d, t, "origin", false, &c->origin, err)) ||
@@ -127,6 +188,14 @@ static int load_job_trace(const struct conf_doc *d, const struct conf_node *t,
         (rc = conf_enum(d, t, "format", true, jobfmt_names, &fmt, err)))
         return rc;
     c->format = (enum job_format)fmt;
+    static const char *const csv_keys[] = {
+        "id_column",     "submit_column",   "submit_unit", "duration_column", "duration_unit",
+        "gpus_column",   "fraction_column", "mig_column",  "priority_column", "queue_column",
+        "params_column", "outcome_column",  NULL};
+    static const struct variant formats[] = {
+        {"openb", NULL}, {"pai", NULL}, {"helios", NULL}, {"csv", csv_keys}};
+    if ((rc = check_variant_keys(d, t, "format", formats, 4, (size_t)fmt, err)))
+        return rc;
     if ((rc = conf_string(d, t, "origin", false, &c->origin, err)) ||
         (rc = conf_duration(d, t, "offset", false, 0, &c->offset, err)) ||
         (rc = get_u32(d, t, "reorder_window", false, 0, 1000000, &c->reorder_window, err)) ||
@@ -241,6 +310,17 @@ static int load_arrivals(const struct conf_doc *d, const struct conf_node *svc,
     if (conf_get(s, "rate_rps") && !conf_get(s, "shape"))
         shape = RATE_CONSTANT;
     if ((rc = conf_enum(d, s, "shape", false, shape_names, &shape, err)))
+        return rc;
+    /* In the order of shape_names; "shape", "cv" and "weekly" belong to every shape. */
+    static const char *const k_constant[] = {"rate_rps", "peak_rps", NULL};
+    static const char *const k_cosine[] = {"peak_rps", "trough_ratio", "peak_hour", NULL};
+    static const char *const k_hourly[] = {"hourly", "hourly_kind", NULL};
+    static const char *const k_servegen[] = {"mean_rps", NULL};
+    static const struct variant shapes[] = {{"constant", k_constant},
+                                            {"cosine", k_cosine},
+                                            {"hourly", k_hourly},
+                                            {"servegen", k_servegen}};
+    if ((rc = check_variant_keys(d, s, "shape", shapes, 4, (size_t)shape, err)))
         return rc;
     if (shape == SHAPE_SERVEGEN) {
         /* The ServeGen m-small hourly shape (traces/synth.c), scaled to a daily mean. */
@@ -919,6 +999,18 @@ int scenario_load_string(struct scenario *sc, const char *name, const char *text
     memset(sc, 0, sizeof(*sc));
     sc->path = name;
     return finish_load(sc, conf_load_string(&sc->doc, name, text, err), err);
+}
+
+int scenario_load_set(struct scenario *sc, const char *path, const char *text,
+                      const char *const *sets, size_t nsets, struct conf_err *err)
+{
+    memset(sc, 0, sizeof(*sc));
+    sc->path = path;
+    int rc =
+        text ? conf_load_string(&sc->doc, path, text, err) : conf_load_file(&sc->doc, path, err);
+    if (rc == 0)
+        rc = override_apply(&sc->doc, sets, nsets, err);
+    return finish_load(sc, rc, err);
 }
 
 void scenario_release(struct scenario *sc)

@@ -140,6 +140,15 @@ int scenario_load(struct scenario *sc, const char *path, struct conf_err *err);
 int scenario_load_string(struct scenario *sc, const char *name, const char *text,
                          struct conf_err *err);
 
+/*
+ * Same, with the overrides sets[0..nsets) ("key.path=value", sim/override.h)
+ * applied to the parsed tree before validation: a bad override gets the
+ * message the same value in the file would, with "--set key.path=value:" in
+ * place of "file:line:col:". text may be NULL (then the file at path is read).
+ */
+int scenario_load_set(struct scenario *sc, const char *path, const char *text,
+                      const char *const *sets, size_t nsets, struct conf_err *err);
+
 void scenario_release(struct scenario *sc);
 
 static inline uint32_t scenario_gpus(const struct scenario *sc)

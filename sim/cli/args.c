@@ -5,10 +5,32 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 bool cli_is_help(const char *a)
 {
     return !strcmp(a, "--help") || !strcmp(a, "-h");
+}
+
+void cli_getopt_begin(void)
+{
+    optind = 0; /* glibc: 0 re-initialises the whole scan, permutation state included */
+    opterr = 0;
+}
+
+int cli_opt_error(FILE *err, const char *cmd, int c, char *const argv[])
+{
+    const char *opt = optind > 0 ? argv[optind - 1] : "?";
+    char shortopt[3] = {'-', (char)optopt, 0};
+    if (c == ':') {
+        fprintf(err, "tidesim %s: option '%s' needs a value\n", cmd,
+                optopt && opt[0] == '-' && opt[1] != '-' ? shortopt : opt);
+        return 2;
+    }
+    if (optopt && (opt[0] != '-' || opt[1] != '-'))
+        opt = shortopt; /* an unknown short option, perhaps inside a cluster like -qx */
+    fprintf(err, "tidesim %s: unknown option '%s' (see tidesim %s --help)\n", cmd, opt, cmd);
+    return 2;
 }
 
 int cli_parse_share(const char *s, double *out)
@@ -39,4 +61,38 @@ int cli_parse_number(const char *s, double *out)
         return -EINVAL;
     *out = v;
     return 0;
+}
+
+bool cli_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+void cli_json_str(FILE *out, const char *s)
+{
+    if (!s) {
+        fputs("null", out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+void cli_json_num(FILE *out, double v)
+{
+    if (isfinite(v))
+        fprintf(out, "%.17g", v);
+    else
+        fputs("null", out);
 }

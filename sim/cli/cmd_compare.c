@@ -14,45 +14,179 @@
 #include "sim/cli/args.h"
 
 static const char compare_usage[] =
-    "usage: tidesim compare A.h5 B.h5 [...] [--format text|markdown]\n"
+    "usage: tidesim compare A.h5 B.h5 [...] [--format text|markdown|json]\n"
     "\n"
     "Side-by-side headline metrics (and each service's p99 latency and SLO share) of\n"
     "several results files. Each file is compared with the first (A): the difference\n"
     "X - A and, when both files hold replications, Welch's 95% interval of it, marked\n"
     "significant when the interval excludes 0 (and whether that is better or worse).\n"
     "Single runs give the difference only: 'no CI (single run)'.\n"
+    "--format json prints the same as one JSON object: \"files\" (path, scenario,\n"
+    "policy, replications, complete) and \"metrics\", each with key, service (null for\n"
+    "headline metrics), label, the stored \"values\" per file (mean, ci95, n; stored\n"
+    "units: shown = stored x display_scale in display_unit) and \"diffs\" to A (diff,\n"
+    "ci95, paired, significant, verdict better|worse|differs|no|no-ci).\n"
     "\n"
     "exit status: 0 ok, 1 unreadable file, 2 usage error\n";
 
+static bool present(const struct results_metric *m)
+{
+    return m && m->s.n > 0;
+}
+
+static const struct results_metric *find_metric(const struct results *r, const char *service,
+                                                const char *key)
+{
+    if (!service)
+        return results_table_find(&r->headline, key);
+    for (size_t i = 0; i < r->nsvcs; i++)
+        if (!strcmp(r->svcs[i].name, service))
+            return results_table_find(&r->svcs[i].t, key);
+    return NULL;
+}
+
+/* One metric row: its value in each file and its difference to the first. */
+/* Returns whether the row was printed (some file holds the metric). */
+static bool json_metric(FILE *out, const struct results *const *r, size_t n, const char *service,
+                        const char *key, bool first)
+{
+    const struct results_metric *any = NULL;
+    for (size_t f = 0; f < n && !present(any); f++)
+        any = find_metric(r[f], service, key);
+    if (!present(any))
+        return false;
+    fprintf(out, "%s\n    {\"key\": ", first ? "" : ",");
+    cli_json_str(out, key);
+    fputs(", \"service\": ", out);
+    cli_json_str(out, service);
+    fputs(", \"label\": ", out);
+    cli_json_str(out, results_label(any));
+    fputs(", \"display_unit\": ", out);
+    cli_json_str(out, any->unit);
+    fputs(", \"display_scale\": ", out);
+    cli_json_num(out, any->scale);
+    fprintf(out, ", \"better\": \"%s\",\n     \"values\": [",
+            any->better > 0   ? "higher"
+            : any->better < 0 ? "lower"
+                              : "neutral");
+    for (size_t f = 0; f < n; f++) {
+        const struct results_metric *m = find_metric(r[f], service, key);
+        fputs(f ? ", " : "", out);
+        if (!present(m)) {
+            fputs("null", out);
+            continue;
+        }
+        fputs("{\"mean\": ", out);
+        cli_json_num(out, m->s.mean);
+        fputs(", \"ci95\": ", out);
+        cli_json_num(out, m->s.n >= 2 ? m->s.ci95 : NAN);
+        fprintf(out, ", \"n\": %zu}", m->s.n);
+    }
+    fputs("],\n     \"diffs\": [", out);
+    const struct results_metric *a = find_metric(r[0], service, key);
+    for (size_t f = 1; f < n; f++) {
+        const struct results_metric *b = find_metric(r[f], service, key);
+        fputs(f > 1 ? ", " : "", out);
+        if (!present(a) || !present(b)) {
+            fputs("null", out);
+            continue;
+        }
+        struct stats_diff d;
+        compare_diff(r[0], a, r[f], b, 0.95, &d);
+        const char *verdict = !d.has_ci                         ? "no-ci"
+                              : !d.significant                  ? "no"
+                              : a->better == 0                  ? "differs"
+                              : (d.diff > 0) == (a->better > 0) ? "better"
+                                                                : "worse";
+        fputs("{\"diff\": ", out);
+        cli_json_num(out, d.diff);
+        fputs(", \"ci95\": ", out);
+        cli_json_num(out, d.has_ci ? d.ci95 : NAN);
+        fprintf(out, ", \"paired\": %s, \"significant\": %s, \"verdict\": \"%s\"}",
+                d.paired ? "true" : "false", d.significant ? "true" : "false", verdict);
+    }
+    fputs("]}", out);
+    return true;
+}
+
+/*
+ * The comparison as JSON: the rows of compare_write (headline metrics present
+ * in any file, in first-seen order; then each service of A's p99 and SLO share).
+ */
+static int compare_json(FILE *out, const struct results *const *r, size_t n)
+{
+    fputs("{\n  \"files\": [", out);
+    for (size_t f = 0; f < n; f++) {
+        fprintf(out, "%s\n    {\"path\": ", f ? "," : "");
+        cli_json_str(out, r[f]->path);
+        fputs(", \"scenario\": ", out);
+        cli_json_str(out, r[f]->scenario_name);
+        fputs(", \"policy\": ", out);
+        cli_json_str(out, r[f]->policy);
+        fprintf(out, ", \"replications\": %zu, \"complete\": %s}", r[f]->reps,
+                r[f]->complete ? "true" : "false");
+    }
+    fputs("\n  ],\n  \"metrics\": [", out);
+    bool first = true;
+    for (size_t f = 0; f < n; f++)
+        for (size_t i = 0; i < r[f]->headline.n; i++) {
+            const char *key = r[f]->headline.m[i].key;
+            bool seen = false;
+            for (size_t g = 0; g < f && !seen; g++)
+                seen = results_table_find(&r[g]->headline, key) != NULL;
+            for (size_t j = 0; j < i && !seen; j++)
+                seen = !strcmp(r[f]->headline.m[j].key, key);
+            bool any = false;
+            for (size_t g = 0; g < n && !any; g++)
+                any = present(results_table_find(&r[g]->headline, key));
+            if (seen || !any)
+                continue;
+            first &= !json_metric(out, r, n, NULL, key, first);
+        }
+    static const char *const svc_keys[] = {"p99_ms", "slo_share"};
+    for (size_t i = 0; i < r[0]->nsvcs; i++)
+        for (size_t k = 0; k < 2; k++)
+            first &= !json_metric(out, r, n, r[0]->svcs[i].name, svc_keys[k], first);
+    fputs("\n  ]\n}\n", out);
+    return ferror(out) ? -EIO : 0;
+}
+
 int cli_compare_run(int argc, char **argv, FILE *out, FILE *err)
 {
-    bool md = false;
+    bool md = false, json = false;
     int nfiles = 0, rc = 0;
     const char **paths = calloc((size_t)argc, sizeof(*paths));
     if (!paths)
         return 1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
+    static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    cli_getopt_begin();
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        if (c == 'h') {
             fputs(compare_usage, out);
             free(paths);
             return 0;
-        } else if (!strcmp(a, "--format")) {
-            if (++i >= argc ||
-                (strcmp(argv[i], "text") && strcmp(argv[i], "markdown") && strcmp(argv[i], "md"))) {
-                fprintf(err, "tidesim compare: --format needs text or markdown\n");
+        } else if (c == 'f') {
+            if (!strcmp(optarg, "json")) {
+                json = true;
+            } else if (!strcmp(optarg, "text") || !strcmp(optarg, "markdown") ||
+                       !strcmp(optarg, "md")) {
+                md = strcmp(optarg, "text") != 0;
+                json = false;
+            } else {
+                fprintf(err, "tidesim compare: --format needs text, markdown or json\n");
                 free(paths);
                 return 2;
             }
-            md = strcmp(argv[i], "text") != 0;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(err, "tidesim compare: unknown option '%s'\n", a);
-            free(paths);
-            return 2;
         } else {
-            paths[nfiles++] = a;
+            free(paths);
+            return cli_opt_error(err, "compare", c, argv);
         }
     }
+    for (int i = optind; i < argc; i++)
+        paths[nfiles++] = argv[i];
     if (nfiles < 2) {
         fputs(compare_usage, err);
         free(paths);
@@ -72,7 +206,12 @@ int cli_compare_run(int argc, char **argv, FILE *out, FILE *err)
         }
         rp[opened] = &r[opened];
     }
-    if (!rc && compare_write(out, rp, (size_t)nfiles, md)) {
+    if (!rc && json) {
+        if (compare_json(out, rp, (size_t)nfiles)) {
+            fprintf(err, "tidesim compare: cannot write the output\n");
+            rc = 1;
+        }
+    } else if (!rc && compare_write(out, rp, (size_t)nfiles, md)) {
         fprintf(err, "tidesim compare: out of memory\n");
         rc = 1;
     }

@@ -14,6 +14,9 @@
 static const char plot_usage[] =
     "usage: tidesim plot FILE... -o DIR [--format png|svg]\n"
     "\n"
+    "  -o, --output DIR   the folder for the charts (created; not '-')\n"
+    "  -f, --format F     png (default) or svg\n"
+    "\n"
     "Draws, through gnuplot, for each file (replication 0 of a replicated file):\n"
     "util (GPUs by use over the time of day), p99 (p99 latency over time with the SLO),\n"
     "cdf (latency CDF per service), queue (training queue over time) and jobs (job\n"
@@ -32,38 +35,41 @@ int cli_plot_run(int argc, char **argv, FILE *out, FILE *err)
     size_t n = 0;
     if (!paths)
         return 1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
+    static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
+                                             {"format", required_argument, NULL, 'f'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    cli_getopt_begin();
+    int c;
+    while ((c = getopt_long(argc, argv, ":ho:f:", longopts, NULL)) != -1) {
+        if (c == 'h') {
             fputs(plot_usage, out);
             free(paths);
             return 0;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-            if (++i >= argc) {
-                fprintf(err, "tidesim plot: %s needs a folder\n", a);
+        } else if (c == 'o') {
+            if (!strcmp(optarg, "-")) {
+                fprintf(err, "tidesim plot: -o -: charts go to a folder, not to standard output\n");
                 free(paths);
                 return 2;
             }
-            o.dir = argv[i];
-        } else if (!strcmp(a, "--format")) {
-            const char *f = ++i < argc ? argv[i] : "";
-            if (!strcmp(f, "png"))
+            o.dir = optarg;
+        } else if (c == 'f') {
+            if (!strcmp(optarg, "png"))
                 o.format = PLOT_PNG;
-            else if (!strcmp(f, "svg"))
+            else if (!strcmp(optarg, "svg"))
                 o.format = PLOT_SVG;
             else {
                 fprintf(err, "tidesim plot: --format needs png or svg\n");
                 free(paths);
                 return 2;
             }
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(err, "tidesim plot: unknown option '%s'\n", a);
-            free(paths);
-            return 2;
         } else {
-            paths[n++] = a;
+            free(paths);
+            return cli_opt_error(err, "plot", c, argv);
         }
     }
+    for (int i = optind; i < argc; i++)
+        paths[n++] = argv[i];
     if (n == 0 || !o.dir) {
         fputs(plot_usage, err);
         free(paths);

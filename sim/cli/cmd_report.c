@@ -25,25 +25,29 @@ int cli_report_run(int argc, char **argv, FILE *out, FILE *err)
 {
     const char *path = NULL;
     enum report_format fmt = REPORT_TEXT;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
+    static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    cli_getopt_begin();
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        if (c == 'h') {
             fputs(report_usage, out);
             return 0;
-        } else if (!strcmp(a, "--format")) {
-            if (++i >= argc || report_parse_format(argv[i], &fmt)) {
+        } else if (c == 'f') {
+            if (report_parse_format(optarg, &fmt)) {
                 fprintf(err, "tidesim report: --format needs text, markdown or json\n");
                 return 2;
             }
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(err, "tidesim report: unknown option '%s'\n", a);
-            return 2;
-        } else if (!path) {
-            path = a;
         } else {
-            fprintf(err, "tidesim report: unexpected argument '%s'\n", a);
-            return 2;
+            return cli_opt_error(err, "report", c, argv);
         }
+    }
+    if (optind < argc)
+        path = argv[optind++];
+    if (optind < argc) {
+        fprintf(err, "tidesim report: unexpected argument '%s'\n", argv[optind]);
+        return 2;
     }
     if (!path) {
         fputs(report_usage, err);

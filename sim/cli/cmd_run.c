@@ -21,6 +21,7 @@
 #include "sim/cli/args.h"
 #include "sim/driver/replicate.h"
 #include "sim/output.h"
+#include "sim/override.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
 
@@ -220,6 +221,60 @@ static int run_once(void *ctx, uint64_t seed, const char *out_path)
     return rc == 1 ? 130 : 0;
 }
 
+static const char run_usage[] =
+    "usage: tidesim run SCENARIO [-o FILE] [--seed N] [--replications R|auto]\n"
+    "                   [--precision P] [--max-replications M] [--quiet]\n"
+    "                   [--set KEY.PATH=VALUE]...\n"
+    "\n"
+    "Simulates the scenario and writes its results to FILE (HDF5; default\n"
+    "<scenario name>.h5). The file is written under a temporary name and renamed\n"
+    "when the run completes; an interrupted run (Ctrl-C) leaves FILE.partial with\n"
+    "/meta complete = 0. FILE may not be '-' (HDF5 needs a file) nor the scenario or\n"
+    "one of its traces (also through a link).\n"
+    "\n"
+    "options (--opt VALUE and --opt=VALUE are the same):\n"
+    "  -o, --output FILE        the results file\n"
+    "      --seed N             override the scenario's seed\n"
+    "  -r, --replications R     run seeds N, N+1, ..., N+R-1 as separate processes (at\n"
+    "                           most one per core) and merge them into one file: /rep0000\n"
+    "                           ... each with a single run's layout, and /summary with\n"
+    "                           <metric>_mean and <metric>_ci95 (95% Student-t\n"
+    "                           half-width); interrupted, FILE.partial holds the\n"
+    "                           replications started so far\n"
+    "      --replications auto  with --precision P (1% or 0.01): 3 seeds (one per core\n"
+    "                           if more), then more until the 95% interval of busy\n"
+    "                           utilisation, arrivals within SLO, worst p99 and training\n"
+    "                           GPU-hours is within P of its mean; /meta records\n"
+    "                           precision_target, precision_reached, precision_metric\n"
+    "      --max-replications M at most M seeds with auto (default 40; 3..9999)\n"
+    "      --set KEY.PATH=VALUE override a scenario key (repeatable; later wins), checked\n"
+    "                           as the file is: --set cluster.nodes=8,\n"
+    "                           --set services.chat.replicas=6 (a list item by index or\n"
+    "                           name), --set 'training.synthetic.gpus={1: 1}'\n"
+    "  -q, --quiet              no progress line (shown on a terminal) nor summary\n"
+    "  -h, --help               this text\n"
+    "\n"
+    "exit status: 0 complete, 1 error (nothing written), 2 usage error, 130\n"
+    "interrupted (FILE.partial written; nothing when interrupted during set-up)\n";
+
+/* The output may not replace an input: the scenario, or a trace it replays. */
+static int check_not_input(const char *out_path, const struct scenario *sc, const char *scen)
+{
+    const char *hit = cli_same_file(out_path, scen) ? scen : NULL;
+    for (size_t i = 0; !hit && i < sc->nservices; i++)
+        if (sc->services[i].from_trace && sc->services[i].trace.path &&
+            cli_same_file(out_path, sc->services[i].trace.path))
+            hit = sc->services[i].trace.path;
+    if (!hit && sc->training.from_trace && sc->training.trace.path &&
+        cli_same_file(out_path, sc->training.trace.path))
+        hit = sc->training.trace.path;
+    if (!hit)
+        return 0;
+    fprintf(stderr, "tidesim run: output %s is the input %s; name another file with -o\n", out_path,
+            hit);
+    return 1;
+}
+
 int cli_run(int argc, char **argv)
 {
     const char *scen = NULL, *out_path = NULL;
@@ -228,88 +283,92 @@ int cli_run(int argc, char **argv)
     uint64_t reps = 1, max_reps = 40;
     bool auto_reps = false;
     double precision = 0;
+    const char **sets = calloc((size_t)argc, sizeof(*sets));
+    size_t nsets = 0;
+    int status = 2;
 
     h5io_quiet(); /* before the library's first use (see h5io.h) */
     catch_signals();
+    if (!sets) {
+        fputs("tidesim run: out of memory\n", stderr);
+        return 1;
+    }
 
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            puts("usage: tidesim run SCENARIO [-o FILE] [--seed N] [--replications R|auto]\n"
-                 "                    [--precision P] [--max-replications M] [--quiet]\n"
-                 "\n"
-                 "Simulates the scenario and writes its results to FILE (HDF5; default\n"
-                 "<scenario name>.h5). The file is written under a temporary name and renamed\n"
-                 "when the run completes; an interrupted run (Ctrl-C) leaves FILE.partial with\n"
-                 "/meta complete = 0. --seed overrides the scenario's seed. A progress line is\n"
-                 "shown on a terminal; --quiet hides it.\n"
-                 "\n"
-                 "--replications R runs seeds N, N+1, ..., N+R-1 as separate processes (at most\n"
-                 "one per core) and merges them into one file: /rep0000 ... each with a single\n"
-                 "run's layout, and /summary with <metric>_mean and <metric>_ci95 (95% Student-t\n"
-                 "half-width). Interrupted, it leaves FILE.partial (complete = 0) holding the\n"
-                 "replications started so far.\n"
-                 "\n"
-                 "--replications auto --precision 1% runs 3 (or one per core, if more), then\n"
-                 "adds seeds until the 95% interval of every headline figure (busy utilisation,\n"
-                 "arrivals within SLO, worst p99, training GPU-hours) is within 1% of its mean,\n"
-                 "at most --max-replications (default 40). /meta records precision_target,\n"
-                 "precision_reached and precision_metric.");
+    enum { OPT_SEED = 256, OPT_SET, OPT_PRECISION, OPT_MAXREPS };
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"replications", required_argument, NULL, 'r'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"set", required_argument, NULL, OPT_SET},
+        {"precision", required_argument, NULL, OPT_PRECISION},
+        {"max-replications", required_argument, NULL, OPT_MAXREPS},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    cli_getopt_begin();
+    int c;
+    while ((c = getopt_long(argc, argv, ":ho:r:q", longopts, NULL)) != -1) {
+        struct conf_err serr;
+        switch (c) {
+        case 'h':
+            fputs(run_usage, stdout);
+            free(sets);
             return 0;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-            if (++i >= argc) {
-                fprintf(stderr, "tidesim run: '%s' needs a file name\n", a);
-                return 2;
+        case 'o':
+            if (!strcmp(optarg, "-")) {
+                fprintf(stderr, "tidesim run: -o -: results are an HDF5 file and cannot go to "
+                                "standard output; name a file\n");
+                goto usage_out;
             }
-            out_path = argv[i];
-        } else if (!strcmp(a, "--seed")) {
-            if (++i >= argc || parse_u64(argv[i], &seed)) {
+            out_path = optarg;
+            break;
+        case OPT_SEED:
+            if (parse_u64(optarg, &seed)) {
                 fprintf(stderr, "tidesim run: --seed needs a non-negative integer\n");
-                return 2;
+                goto usage_out;
             }
             have_seed = true;
-        } else if (!strcmp(a, "--replications") || !strcmp(a, "-r")) {
-            if (i + 1 < argc && !strcmp(argv[i + 1], "auto")) {
+            break;
+        case 'r':
+            if (!strcmp(optarg, "auto")) {
                 auto_reps = true;
-                i++;
-            } else if (++i >= argc || parse_u64(argv[i], &reps) || reps < 1 || reps > 9999) {
+            } else if (parse_u64(optarg, &reps) || reps < 1 || reps > 9999) {
                 fprintf(stderr, "tidesim run: --replications needs an integer 1..9999 or 'auto'\n");
-                return 2;
+                goto usage_out;
             }
-        } else if (!strcmp(a, "--precision")) {
-            if (++i >= argc || cli_parse_share(argv[i], &precision) || !(precision > 0) ||
-                precision >= 1) {
+            break;
+        case 'q':
+            quiet = true;
+            break;
+        case OPT_PRECISION:
+            if (cli_parse_share(optarg, &precision) || !(precision > 0) || precision >= 1) {
                 fprintf(stderr, "tidesim run: --precision needs a relative half-width above 0 and "
                                 "below 1, as a fraction (0.01) or a percentage (1%%)\n");
-                return 2;
+                goto usage_out;
             }
-        } else if (!strcmp(a, "--max-replications")) {
-            if (++i >= argc || parse_u64(argv[i], &max_reps) || max_reps < 3 || max_reps > 9999) {
+            break;
+        case OPT_MAXREPS:
+            if (parse_u64(optarg, &max_reps) || max_reps < 3 || max_reps > 9999) {
                 fprintf(stderr, "tidesim run: --max-replications needs an integer 3..9999\n");
-                return 2;
+                goto usage_out;
             }
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            quiet = true;
-        } else if (a[0] == '-') {
-            fprintf(stderr, "tidesim run: unknown option '%s' (see tidesim run --help)\n", a);
-            return 2;
-        } else if (!scen) {
-            scen = a;
-        } else {
-            fprintf(stderr, "tidesim run: unexpected argument '%s'\n", a);
-            return 2;
+            break;
+        case OPT_SET:
+            if (override_check_syntax(optarg, &serr)) {
+                fprintf(stderr, "tidesim run: %s\n", serr.msg);
+                goto usage_out;
+            }
+            sets[nsets++] = optarg;
+            break;
+        default:
+            cli_opt_error(stderr, "run", c, argv);
+            goto usage_out;
         }
-    }
-    if (!scen) {
-        fprintf(
-            stderr,
-            "usage: tidesim run SCENARIO [-o FILE] [--seed N] [--replications R|auto] [--quiet]\n");
-        return 2;
     }
     if (auto_reps != (precision > 0)) {
         fprintf(stderr, auto_reps ? "tidesim run: --replications auto needs --precision P\n"
                                   : "tidesim run: --precision goes with --replications auto\n");
-        return 2;
+        goto usage_out;
     }
     if (auto_reps) {
         long nc = sysconf(_SC_NPROCESSORS_ONLN);
@@ -317,20 +376,34 @@ int cli_run(int argc, char **argv)
         if (reps > max_reps)
             reps = max_reps;
     }
+    if (optind < argc)
+        scen = argv[optind++];
+    if (optind < argc) {
+        fprintf(stderr, "tidesim run: unexpected argument '%s'\n", argv[optind]);
+        goto usage_out;
+    }
+    if (!scen) {
+        fprintf(stderr, "usage: tidesim run SCENARIO [-o FILE] [--seed N] [--replications R] "
+                        "[--quiet] [--set KEY.PATH=VALUE]...\n");
+        goto usage_out;
+    }
 
-    if (out_path && check_output(out_path))
+    if (out_path && check_output(out_path)) {
+        free(sets);
         return 1;
+    }
     struct scenario sc;
     struct conf_err cerr;
-    if (scenario_load(&sc, scen, &cerr)) {
+    status = 1;
+    if (scenario_load_set(&sc, scen, NULL, sets, nsets, &cerr)) {
         fprintf(stderr, "%s\n", cerr.msg);
+        free(sets);
         return 1;
     }
     if (have_seed)
         sc.seed = seed;
     /* Default: "<name>.h5" in the working folder (scenario_load allows only plain names). */
     char defpath[NAME_MAX + 1];
-    int status = 1;
     if (!out_path) {
         int n = snprintf(defpath, sizeof(defpath), "%s.h5", sc.name);
         out_path = defpath;
@@ -343,6 +416,8 @@ int cli_run(int argc, char **argv)
             goto out;
         }
     }
+    if (check_not_input(out_path, &sc, scen))
+        goto out;
     if (interrupted) {
         status = set_up_interrupted();
         goto out;
@@ -364,5 +439,9 @@ int cli_run(int argc, char **argv)
     }
 out:
     scenario_release(&sc);
+    free(sets);
+    return status;
+usage_out:
+    free(sets);
     return status;
 }

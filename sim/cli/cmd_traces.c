@@ -8,20 +8,33 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <csv.h>
+
+#include "sim/cli/args.h"
 
 #include "traces/arrivals.h"
 #include "traces/jobs.h"
 
-enum fmt { F_NONE, F_AZURE, F_CSV, F_SERVEGEN, F_OPENB, F_PAI, F_HELIOS, F_JOBS };
+enum fmt { F_NONE, F_AZURE, F_CSV, F_SERVEGEN, F_COUNTS, F_OPENB, F_PAI, F_HELIOS, F_JOBS };
 
+/*
+ * The names of a scenario's `format` keys (sim/scenario.c): arrivals azure,
+ * servegen, csv, counts; jobs openb, pai, helios, csv. "csv" is the job CSV
+ * when the file's header is the job CSV's (id,submit_s,...), as convert
+ * writes it. The names after the first of each are older spellings, still
+ * accepted. The first name of each format is the one printed.
+ */
 static const struct {
     char name[12];
     enum fmt f;
-} fmt_names[] = {{"azure", F_AZURE}, {"csv", F_CSV},      {"servegen", F_SERVEGEN},
-                 {"openb", F_OPENB}, {"pai-task", F_PAI}, {"helios", F_HELIOS},
-                 {"acme", F_HELIOS}, {"jobs-csv", F_JOBS}};
+} fmt_names[] = {{"azure", F_AZURE},   {"servegen", F_SERVEGEN}, {"csv", F_CSV},
+                 {"counts", F_COUNTS}, {"openb", F_OPENB},       {"pai", F_PAI},
+                 {"helios", F_HELIOS}, {"csv", F_JOBS},          {"pai-task", F_PAI},
+                 {"acme", F_HELIOS},   {"jobs-csv", F_JOBS}};
+
+#define FORMATS_TEXT "azure servegen csv counts (arrivals); openb pai helios csv (jobs)"
 
 static bool is_jobs(enum fmt f)
 {
@@ -74,19 +87,78 @@ static enum fmt fmt_detect(const char *path)
 struct cli_opts {
     const char *in, *out;
     enum fmt fmt;
-    bool skip;
-    sim_time end;
-    uint64_t seed;
+    bool skip, json, loop;
+    sim_time end, loop_period, interval;
+    uint64_t seed, max_records; /* max_records 0: not given */
+    const char *time_col, *count_col, *in_col, *out_col;
+    enum tfield_unit unit;
 };
+
+static const char traces_usage[] =
+    "usage: tidesim traces inspect FILE [--format F] [--format text|json] [options]\n"
+    "       tidesim traces convert IN [--format F] -o OUT.csv [options]\n"
+    "\n"
+    "inspect summarises a trace: records, time span, arrivals per hour of day, token or\n"
+    "GPU-size and duration distributions, malformed rows. --format json prints it as\n"
+    "one JSON object. convert rewrites any supported trace as the generic CSV\n"
+    "(arrivals: time_s,in_tokens,out_tokens; jobs: id,submit_s,duration_s,gpus,...),\n"
+    "which a scenario reads with format: csv. OUT is written under a temporary name\n"
+    "in its folder and renamed when complete: a bad row leaves no OUT. -o - writes to\n"
+    "standard output. OUT may not be the input (also through a link).\n"
+    "\n"
+    "formats (a scenario's `format` names): " FORMATS_TEXT "\n"
+    "  guessed from the header when --format is absent (counts must be named).\n"
+    "\n"
+    "options (--opt VALUE and --opt=VALUE are the same):\n"
+    "  -f, --format F          the input's format; or text|json (inspect's output)\n"
+    "  -o, --output OUT        convert: the CSV to write ('-': standard output)\n"
+    "      --on-bad-row fail|skip   stop at a malformed row (default; exit 1) or skip it\n"
+    "      --end SECONDS       keep records before this trace time (after --loop)\n"
+    "      --loop              replay the trace shifted by its period until --end\n"
+    "      --loop-period SECONDS    the shift (default: the span rounded up to days)\n"
+    "      --max-records N     the output size accepted: needed by convert without --end\n"
+    "                          when the input generates its records (servegen, counts)\n"
+    "                          or loops; convert fails, writing nothing, past N records\n"
+    "      --seed N            random stream of servegen and counts placement (default 1)\n"
+    "      --time-column C     csv, counts: the time column (csv default time_s; counts\n"
+    "                          default: the first column)\n"
+    "      --time-unit s|ms|us|wall   how the time column is written (default s)\n"
+    "      --count-column C    counts: requests per interval (default: the second column)\n"
+    "      --interval SECONDS  counts: interval length (default 60)\n"
+    "      --in-column C       csv: the prompt token column (default in_tokens)\n"
+    "      --out-column C      csv: the output token column (default out_tokens)\n"
+    "  -h, --help              this text\n"
+    "\n"
+    "exit status: 0 ok, 1 bad data (a malformed row with --on-bad-row fail, a missing or\n"
+    "unreadable file, an output that cannot be written), 2 usage error\n";
 
 static int usage(void)
 {
-    fputs("usage: tidesim traces inspect FILE [--format F] [--on-bad-row fail|skip]\n"
-          "       tidesim traces convert IN --format F -o OUT.csv [--on-bad-row fail|skip]\n"
-          "                              [--end SECONDS] [--seed N]\n"
-          "formats: azure csv servegen openb pai-task helios acme jobs-csv\n",
+    fputs("usage: tidesim traces inspect FILE [--format F] [--format text|json] [options]\n"
+          "       tidesim traces convert IN [--format F] -o OUT.csv [options]\n"
+          "formats: " FORMATS_TEXT "; see tidesim traces --help\n",
           stderr);
     return 2;
+}
+
+/* The first (i = 0) or second column name of a CSV file's header, into buf. */
+static int header_column(const char *path, size_t i, char *buf, size_t n)
+{
+    FILE *f = fopen(path, "rb");
+    char line[1024] = "";
+    if (!f)
+        return -errno;
+    if (!fgets(line, sizeof(line), f))
+        line[0] = '\0';
+    fclose(f);
+    line[strcspn(line, "\r\n")] = '\0';
+    char *p = line;
+    for (size_t k = 0; k < i && p; k++)
+        p = (p = strchr(p, ',')) ? p + 1 : NULL;
+    if (!p || !*p)
+        return -EINVAL;
+    snprintf(buf, n, "%.*s", (int)strcspn(p, ","), p);
+    return 0;
 }
 
 static struct arrival_source *open_arrivals(const struct cli_opts *c, struct trace_err *e)
@@ -96,13 +168,36 @@ static struct arrival_source *open_arrivals(const struct cli_opts *c, struct tra
     o.skip_bad = c->skip;
     o.clip_end = c->end;
     o.seed = c->seed;
-    struct arrival_csv_map m = {"time_s", TFIELD_SEC, "in_tokens", "out_tokens"};
+    o.loop = c->loop;
+    o.loop_period = c->loop_period;
+    struct arrival_csv_map m = {c->time_col ? c->time_col : "time_s", c->unit,
+                                c->in_col ? c->in_col : "in_tokens",
+                                c->out_col ? c->out_col : "out_tokens"};
+    char tcol[256], ccol[256];
+    struct arrival_counts_map cm = {c->time_col, c->unit, c->count_col, c->interval};
     struct stat st;
     switch (c->fmt) {
     case F_AZURE:
         return arrivals_azure_create(c->in, &o, e);
     case F_CSV:
         return arrivals_csv_create(c->in, &m, &o, e);
+    case F_COUNTS:
+        if (access(c->in, R_OK) != 0) {
+            snprintf(e->msg, sizeof(e->msg), "%s: cannot open: %s", c->in, strerror(errno));
+            return NULL;
+        }
+        if (!cm.time_col && header_column(c->in, 0, tcol, sizeof(tcol)) == 0)
+            cm.time_col = tcol;
+        if (!cm.count_col && header_column(c->in, 1, ccol, sizeof(ccol)) == 0)
+            cm.count_col = ccol;
+        if (!cm.time_col || !cm.count_col) {
+            snprintf(e->msg, sizeof(e->msg),
+                     "%s: no header with a time and a count column (give --time-column and "
+                     "--count-column)",
+                     c->in);
+            return NULL;
+        }
+        return arrivals_counts_create(c->in, &cm, &o, e);
     case F_SERVEGEN:
         if (stat(c->in, &st) == 0 && S_ISDIR(st.st_mode))
             return arrivals_servegen_dir_create(c->in, &o, e);
@@ -173,13 +268,46 @@ static void print_hours(const double *per_hour)
            per_hour[hi]);
 }
 
+static void json_hours(const double *per_hour)
+{
+    fputs(",\n  \"per_hour_of_day\": [", stdout);
+    for (size_t h = 0; h < 24; h++) {
+        fputs(h ? ", " : "", stdout);
+        cli_json_num(stdout, per_hour[h]);
+    }
+    fputs("]", stdout);
+}
+
+static void json_head(const struct cli_opts *c, const char *fmt)
+{
+    fputs("{\n  \"file\": ", stdout);
+    cli_json_str(stdout, c->in);
+    fputs(",\n  \"format\": ", stdout);
+    cli_json_str(stdout, fmt);
+}
+
+static void json_skips(uint64_t skipped, const char *first)
+{
+    printf(",\n  \"malformed_rows_skipped\": %llu,\n  \"first_skipped\": ",
+           (unsigned long long)skipped);
+    cli_json_str(stdout, skipped ? first : NULL);
+}
+
+static void json_end(int rc, const char *error)
+{
+    fputs(",\n  \"error\": ", stdout);
+    cli_json_str(stdout, rc < 0 ? error : NULL);
+    fputs("\n}\n", stdout);
+}
+
 #define TOKBINS 65537u /* exact 0..65535, then overflow */
 
-static int inspect_arrivals(const struct cli_opts *c)
+static int inspect_arrivals(const struct cli_opts *c, const char *fmt)
 {
     struct trace_err e;
     struct stat st;
-    if (c->fmt == F_SERVEGEN && c->end == 0 && stat(c->in, &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (c->fmt == F_SERVEGEN && c->end == 0 && !c->loop && stat(c->in, &st) == 0 &&
+        S_ISDIR(st.st_mode)) {
         double *r;
         size_t nwin, nfiles;
         if (servegen_dir_rates(c->in, &r, &nwin, &nfiles, &e) < 0) {
@@ -194,10 +322,25 @@ static int inspect_arrivals(const struct cli_opts *c)
         double days = (double)nwin / 144.0;
         for (size_t h = 0; h < 24; h++)
             hours[h] /= days;
-        printf("servegen: %zu client files, %zu windows of 600 s = %.2f days\n", nfiles, nwin,
-               days);
-        printf("mean rate: %.1f req/s, expected requests: %.4g\n", tot / (double)nwin, tot * 600.0);
-        print_hours(hours);
+        if (c->json) {
+            json_head(c, fmt);
+            printf(",\n  \"client_files\": %zu,\n  \"windows\": %zu,\n  \"window_s\": 600,\n"
+                   "  \"days\": ",
+                   nfiles, nwin);
+            cli_json_num(stdout, days);
+            fputs(",\n  \"mean_rps\": ", stdout);
+            cli_json_num(stdout, nwin ? tot / (double)nwin : NAN);
+            fputs(",\n  \"expected_requests\": ", stdout);
+            cli_json_num(stdout, tot * 600.0);
+            json_hours(hours);
+            json_end(0, NULL);
+        } else {
+            printf("servegen: %zu client files, %zu windows of 600 s = %.2f days\n", nfiles, nwin,
+                   days);
+            printf("mean rate: %.1f req/s, expected requests: %.4g\n", tot / (double)nwin,
+                   tot * 600.0);
+            print_hours(hours);
+        }
         free(r);
         return 0;
     }
@@ -229,25 +372,51 @@ static int inspect_arrivals(const struct cli_opts *c)
     }
     if (rc < 0)
         fprintf(stderr, "tidesim traces: %s\n", e.msg);
-    printf("requests: %llu\n", (unsigned long long)n);
-    if (n) {
-        double span = sim_time_to_sec(last - first);
-        printf("time span: %.6f s .. %.6f s (%.1f s, mean %.3f req/s)\n", sim_time_to_sec(first),
-               sim_time_to_sec(last), span, span > 0 ? (double)(n - 1) / span : 0.0);
-        print_hours(hours);
-        static const double qs[4] = {0.5, 0.9, 0.99, 1.0};
-        printf("tokens       p50     p90     p99     max\n");
-        printf("  prompt ");
-        for (size_t i = 0; i < 4; i++)
-            printf(" %7zu", hist_pct(hin, TOKBINS, n, qs[i]));
-        printf("\n  output ");
-        for (size_t i = 0; i < 4; i++)
-            printf(" %7zu", hist_pct(hout, TOKBINS, n, qs[i]));
-        printf("\n");
+    static const double qs[4] = {0.5, 0.9, 0.99, 1.0};
+    static const char *const qn[4] = {"p50", "p90", "p99", "max"};
+    double span = n ? sim_time_to_sec(last - first) : 0;
+    if (c->json) {
+        json_head(c, fmt);
+        printf(",\n  \"requests\": %llu,\n  \"first_s\": ", (unsigned long long)n);
+        cli_json_num(stdout, n ? sim_time_to_sec(first) : NAN);
+        fputs(",\n  \"last_s\": ", stdout);
+        cli_json_num(stdout, n ? sim_time_to_sec(last) : NAN);
+        fputs(",\n  \"mean_rps\": ", stdout);
+        cli_json_num(stdout, span > 0 ? (double)(n - 1) / span : NAN);
+        json_hours(hours);
+        for (int k = 0; k < 2; k++) {
+            printf(",\n  \"%s_tokens\": {", k ? "output" : "prompt");
+            for (size_t i = 0; i < 4; i++) {
+                printf("%s\"%s\": ", i ? ", " : "", qn[i]);
+                if (n)
+                    printf("%zu", hist_pct(k ? hout : hin, TOKBINS, n, qs[i]));
+                else
+                    fputs("null", stdout);
+            }
+            fputs("}", stdout);
+        }
+        json_skips(arrivals_skipped(s), arrivals_first_skip(s));
+        json_end(rc, e.msg);
+    } else {
+        printf("requests: %llu\n", (unsigned long long)n);
+        if (n) {
+            printf("time span: %.6f s .. %.6f s (%.1f s, mean %.3f req/s)\n",
+                   sim_time_to_sec(first), sim_time_to_sec(last), span,
+                   span > 0 ? (double)(n - 1) / span : 0.0);
+            print_hours(hours);
+            printf("tokens       p50     p90     p99     max\n");
+            printf("  prompt ");
+            for (size_t i = 0; i < 4; i++)
+                printf(" %7zu", hist_pct(hin, TOKBINS, n, qs[i]));
+            printf("\n  output ");
+            for (size_t i = 0; i < 4; i++)
+                printf(" %7zu", hist_pct(hout, TOKBINS, n, qs[i]));
+            printf("\n");
+        }
+        printf("malformed rows skipped: %llu\n", (unsigned long long)arrivals_skipped(s));
+        if (arrivals_skipped(s))
+            printf("  first: %s\n", arrivals_first_skip(s));
     }
-    printf("malformed rows skipped: %llu\n", (unsigned long long)arrivals_skipped(s));
-    if (arrivals_skipped(s))
-        printf("  first: %s\n", arrivals_first_skip(s));
     free(hin);
     free(hout);
     arrival_source_destroy(s);
@@ -256,7 +425,7 @@ static int inspect_arrivals(const struct cli_opts *c)
 
 #define DURBINS 4000u /* log buckets of 1%: 1.01^i seconds */
 
-static int inspect_jobs(const struct cli_opts *c)
+static int inspect_jobs(const struct cli_opts *c, const char *fmt)
 {
     struct trace_err e;
     struct job_source *s = open_jobs(c, &e);
@@ -299,37 +468,68 @@ static int inspect_jobs(const struct cli_opts *c)
         fprintf(stderr, "tidesim traces: %s\n", e.msg);
     struct job_stats st;
     jobs_stats(s, &st);
-    printf("jobs: %llu (rows %llu; filtered: %llu CPU-only, %llu never ran)\n",
-           (unsigned long long)n, (unsigned long long)st.rows, (unsigned long long)st.cpu_only,
-           (unsigned long long)st.never_ran);
-    if (n) {
-        printf("submit span: %.0f s .. %.0f s (%.2f days)\n", sim_time_to_sec(first),
-               sim_time_to_sec(last), sim_time_to_sec(last - first) / 86400.0);
-        print_hours(hours);
-        printf("GPU size histogram:\n");
-        if (frac)
-            printf("  <1 (fractional) %10llu\n", (unsigned long long)frac);
-        if (mig)
-            printf("  MIG slice       %10llu\n", (unsigned long long)mig);
+    static const double qs[5] = {0.1, 0.5, 0.9, 0.99, 1.0};
+    static const char *const qn[5] = {"p10", "p50", "p90", "p99", "max"};
+    static const char *const on[4] = {"completed", "failed", "cancelled", "service"};
+    if (c->json) {
+        json_head(c, fmt);
+        printf(",\n  \"jobs\": %llu,\n  \"rows\": %llu,\n  \"cpu_only\": %llu,\n"
+               "  \"never_ran\": %llu,\n  \"submit_first_s\": ",
+               (unsigned long long)n, (unsigned long long)st.rows, (unsigned long long)st.cpu_only,
+               (unsigned long long)st.never_ran);
+        cli_json_num(stdout, n ? sim_time_to_sec(first) : NAN);
+        fputs(",\n  \"submit_last_s\": ", stdout);
+        cli_json_num(stdout, n ? sim_time_to_sec(last) : NAN);
+        json_hours(hours);
+        printf(",\n  \"gpu_sizes\": {\"fractional\": %llu, \"mig\": %llu", (unsigned long long)frac,
+               (unsigned long long)mig);
         for (size_t b = 0; b < 12; b++)
             if (sizes[b])
-                printf("  %s%-5u         %10llu\n", b ? "<=" : "  ", 1u << b,
-                       (unsigned long long)sizes[b]);
-        static const double qs[5] = {0.1, 0.5, 0.9, 0.99, 1.0};
-        printf("duration (s)  p10 %.0f  p50 %.0f  p90 %.0f  p99 %.0f  max %.0f\n",
-               pow(1.01, (double)hist_pct(dur, DURBINS, n, qs[0])),
-               pow(1.01, (double)hist_pct(dur, DURBINS, n, qs[1])),
-               pow(1.01, (double)hist_pct(dur, DURBINS, n, qs[2])),
-               pow(1.01, (double)hist_pct(dur, DURBINS, n, qs[3])),
-               pow(1.01, (double)hist_pct(dur, DURBINS, n, qs[4])));
-        printf("outcomes: completed %llu, failed %llu, cancelled %llu, service %llu\n",
-               (unsigned long long)outc[0], (unsigned long long)outc[1],
-               (unsigned long long)outc[2], (unsigned long long)outc[3]);
-        printf("GPU-hours: %.1f\n", gpu_hours);
+                printf(", \"<=%u\": %llu", 1u << b, (unsigned long long)sizes[b]);
+        fputs("},\n  \"duration_s\": {", stdout);
+        for (size_t i = 0; i < 5; i++) {
+            printf("%s\"%s\": ", i ? ", " : "", qn[i]);
+            cli_json_num(stdout, n ? pow(1.01, (double)hist_pct(dur, DURBINS, n, qs[i])) : NAN);
+        }
+        fputs("},\n  \"outcomes\": {", stdout);
+        for (size_t i = 0; i < 4; i++)
+            printf("%s\"%s\": %llu", i ? ", " : "", on[i], (unsigned long long)outc[i]);
+        fputs("},\n  \"gpu_hours\": ", stdout);
+        cli_json_num(stdout, gpu_hours);
+        json_skips(st.skipped, jobs_first_skip(s));
+        json_end(rc, e.msg);
+    } else {
+        printf("jobs: %llu (rows %llu; filtered: %llu CPU-only, %llu never ran)\n",
+               (unsigned long long)n, (unsigned long long)st.rows, (unsigned long long)st.cpu_only,
+               (unsigned long long)st.never_ran);
+        if (n) {
+            printf("submit span: %.0f s .. %.0f s (%.2f days)\n", sim_time_to_sec(first),
+                   sim_time_to_sec(last), sim_time_to_sec(last - first) / 86400.0);
+            print_hours(hours);
+            printf("GPU size histogram:\n");
+            if (frac)
+                printf("  <1 (fractional) %10llu\n", (unsigned long long)frac);
+            if (mig)
+                printf("  MIG slice       %10llu\n", (unsigned long long)mig);
+            for (size_t b = 0; b < 12; b++)
+                if (sizes[b])
+                    printf("  %s%-5u         %10llu\n", b ? "<=" : "  ", 1u << b,
+                           (unsigned long long)sizes[b]);
+            printf("duration (s)  p10 %.0f  p50 %.0f  p90 %.0f  p99 %.0f  max %.0f\n",
+                   pow(1.01, (double)hist_pct(dur, DURBINS, n, qs[0])),
+                   pow(1.01, (double)hist_pct(dur, DURBINS, n, qs[1])),
+                   pow(1.01, (double)hist_pct(dur, DURBINS, n, qs[2])),
+                   pow(1.01, (double)hist_pct(dur, DURBINS, n, qs[3])),
+                   pow(1.01, (double)hist_pct(dur, DURBINS, n, qs[4])));
+            printf("outcomes: completed %llu, failed %llu, cancelled %llu, service %llu\n",
+                   (unsigned long long)outc[0], (unsigned long long)outc[1],
+                   (unsigned long long)outc[2], (unsigned long long)outc[3]);
+            printf("GPU-hours: %.1f\n", gpu_hours);
+        }
+        printf("malformed rows skipped: %llu\n", (unsigned long long)st.skipped);
+        if (st.skipped)
+            printf("  first: %s\n", jobs_first_skip(s));
     }
-    printf("malformed rows skipped: %llu\n", (unsigned long long)st.skipped);
-    if (st.skipped)
-        printf("  first: %s\n", jobs_first_skip(s));
     free(dur);
     job_source_destroy(s);
     return rc < 0 ? 1 : 0;
@@ -342,29 +542,70 @@ static void put_time(FILE *f, sim_time t)
             (long long)(a % SIM_SEC));
 }
 
+/* Inputs whose records are generated (from rates or counts) or repeated: no size of their own. */
+static bool generates(const struct cli_opts *c)
+{
+    return c->loop || c->fmt == F_SERVEGEN || c->fmt == F_COUNTS;
+}
+
 static int convert(const struct cli_opts *c)
 {
     struct trace_err e;
-    FILE *out = strcmp(c->out, "-") == 0 ? stdout : fopen(c->out, "w");
-    if (!out) {
-        fprintf(stderr, "tidesim traces: %s: cannot create: %s\n", c->out, strerror(errno));
-        return 1;
+    bool to_stdout = strcmp(c->out, "-") == 0;
+    if (!to_stdout && cli_same_file(c->out, c->in)) {
+        fprintf(stderr, "tidesim traces: output %s is the input %s; name another file\n", c->out,
+                c->in);
+        return 2;
+    }
+    if (c->loop && c->end == 0) {
+        fprintf(stderr, "tidesim traces: --loop needs --end SECONDS (a looped trace has no "
+                        "end of its own)\n");
+        return 2;
+    }
+    if (generates(c) && c->end == 0 && c->max_records == 0) {
+        fprintf(stderr,
+                "tidesim traces: %s: a %s input has no end of its own (its records are %s): give "
+                "--end SECONDS, or --max-records N to accept at most N records\n",
+                c->in, c->fmt == F_SERVEGEN ? "servegen" : "counts",
+                c->fmt == F_SERVEGEN ? "drawn from its rates" : "spread from its counts");
+        return 2;
+    }
+    /* Written under OUT.tmp.<pid> in OUT's folder and renamed at the end: never a cut file. */
+    char *tmp = NULL;
+    FILE *out = stdout;
+    if (!to_stdout) {
+        size_t n = strlen(c->out) + 32;
+        tmp = malloc(n);
+        if (!tmp) {
+            fputs("tidesim traces: out of memory\n", stderr);
+            return 1;
+        }
+        snprintf(tmp, n, "%s.tmp.%ld", c->out, (long)getpid());
+        out = fopen(tmp, "wx");
+        if (!out) {
+            fprintf(stderr, "tidesim traces: %s: cannot create: %s\n", c->out, strerror(errno));
+            free(tmp);
+            return 1;
+        }
     }
     int rc;
     uint64_t n = 0, skipped = 0;
+    bool too_many = false;
     if (is_jobs(c->fmt)) {
         struct job_source *s = open_jobs(c, &e);
         if (!s) {
-            fprintf(stderr, "tidesim traces: %s\n", e.msg);
-            if (out != stdout)
-                fclose(out);
-            return 1;
+            rc = -EINVAL;
+            goto done;
         }
         fputs("id,submit_s,duration_s,gpus,gpu_fraction,mig_profile,priority,queue,params_b,"
               "outcome\n",
               out);
         struct job_spec j;
         while ((rc = job_source_next(s, &j, &e)) == 0) {
+            if (c->max_records && n == c->max_records) {
+                too_many = true;
+                break;
+            }
             fprintf(out, "%llu,", (unsigned long long)j.id);
             put_time(out, j.submit);
             fputc(',', out);
@@ -384,14 +625,16 @@ static int convert(const struct cli_opts *c)
     } else {
         struct arrival_source *s = open_arrivals(c, &e);
         if (!s) {
-            fprintf(stderr, "tidesim traces: %s\n", e.msg);
-            if (out != stdout)
-                fclose(out);
-            return 1;
+            rc = -EINVAL;
+            goto done;
         }
         fputs("time_s,in_tokens,out_tokens\n", out);
         struct arrival a;
         while ((rc = arrival_source_next(s, &a, &e)) == 0) {
+            if (c->max_records && n == c->max_records) {
+                too_many = true;
+                break;
+            }
             put_time(out, a.t);
             fprintf(out, ",%u,%u\n", a.in_tokens, a.out_tokens);
             n++;
@@ -399,98 +642,226 @@ static int convert(const struct cli_opts *c)
         skipped = arrivals_skipped(s);
         arrival_source_destroy(s);
     }
-    bool werr = ferror(out) != 0;
-    if (out != stdout && fclose(out) != 0)
-        werr = true;
+done:;
+    int werr = ferror(out) ? EIO : 0;
+    if (out == stdout ? fflush(out) != 0 : fclose(out) != 0)
+        werr = errno ? errno : EIO;
+    int status = 0;
     if (rc < 0) {
         fprintf(stderr, "tidesim traces: %s\n", e.msg);
-        return 1;
+        status = 1;
+    } else if (too_many) {
+        fprintf(stderr,
+                "tidesim traces: %s holds more than --max-records %llu records; nothing "
+                "written (raise it, or give --end)\n",
+                c->in, (unsigned long long)c->max_records);
+        status = 1;
+    } else if (werr) {
+        fprintf(stderr, "tidesim traces: cannot write %s: %s\n", c->out, strerror(werr));
+        status = 1;
+    } else if (tmp && rename(tmp, c->out) != 0) {
+        fprintf(stderr, "tidesim traces: cannot write %s: %s\n", c->out, strerror(errno));
+        status = 1;
     }
-    if (werr) {
-        fprintf(stderr, "tidesim traces: %s: write error\n", c->out);
-        return 1;
+    if (tmp && status)
+        unlink(tmp);
+    free(tmp);
+    if (status == 0)
+        fprintf(stderr, "tidesim traces: wrote %llu records to %s (%llu malformed rows skipped)\n",
+                (unsigned long long)n, to_stdout ? "standard output" : c->out,
+                (unsigned long long)skipped);
+    return status;
+}
+
+static int parse_seconds(const char *opt, const char *v, bool zero_ok, sim_time *out)
+{
+    double sec;
+    if (tfield_f64(v, &sec) < 0 || sec < 0 || (!zero_ok && sec == 0) || sec > 1e12) {
+        fprintf(stderr, "tidesim traces: --%s: expected seconds %s 0, got '%s'\n", opt,
+                zero_ok ? ">=" : ">", v);
+        return 2;
     }
-    fprintf(stderr, "tidesim traces: wrote %llu records to %s (%llu malformed rows skipped)\n",
-            (unsigned long long)n, c->out, (unsigned long long)skipped);
+    *out = sim_time_from_sec(sec);
     return 0;
 }
 
 int cli_traces(int argc, char **argv)
 {
-    if (argc < 3)
+    if (argc >= 2 && cli_is_help(argv[1])) {
+        fputs(traces_usage, stdout);
+        return 0;
+    }
+    if (argc < 2)
         return usage();
     const char *cmd = argv[1];
     bool is_convert = strcmp(cmd, "convert") == 0;
-    if (!is_convert && strcmp(cmd, "inspect") != 0)
+    if (!is_convert && strcmp(cmd, "inspect") != 0) {
+        fprintf(stderr, "tidesim traces: unknown subcommand '%s' (expected inspect or convert)\n",
+                cmd);
         return usage();
-    struct cli_opts c = {.seed = 1};
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--format") == 0 && v) {
-            c.fmt = fmt_parse(v);
+    }
+    struct cli_opts c = {.seed = 1, .unit = TFIELD_SEC};
+    enum {
+        OPT_BADROW = 256,
+        OPT_END,
+        OPT_SEED,
+        OPT_LOOP,
+        OPT_LOOP_PERIOD,
+        OPT_MAX,
+        OPT_TCOL,
+        OPT_TUNIT,
+        OPT_CCOL,
+        OPT_INTERVAL,
+        OPT_INCOL,
+        OPT_OUTCOL
+    };
+    static const struct option longopts[] = {
+        {"format", required_argument, NULL, 'f'},
+        {"output", required_argument, NULL, 'o'},
+        {"on-bad-row", required_argument, NULL, OPT_BADROW},
+        {"end", required_argument, NULL, OPT_END},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"loop", no_argument, NULL, OPT_LOOP},
+        {"loop-period", required_argument, NULL, OPT_LOOP_PERIOD},
+        {"max-records", required_argument, NULL, OPT_MAX},
+        {"time-column", required_argument, NULL, OPT_TCOL},
+        {"time-unit", required_argument, NULL, OPT_TUNIT},
+        {"count-column", required_argument, NULL, OPT_CCOL},
+        {"interval", required_argument, NULL, OPT_INTERVAL},
+        {"in-column", required_argument, NULL, OPT_INCOL},
+        {"out-column", required_argument, NULL, OPT_OUTCOL},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    const char *csvfmt = NULL; /* "csv": arrivals or jobs, by the header */
+    cli_getopt_begin();
+    int o;
+    int64_t iv;
+    /* argv + 1: "inspect"/"convert" plays the command name for getopt. */
+    while ((o = getopt_long(argc - 1, argv + 1, ":hf:o:", longopts, NULL)) != -1) {
+        switch (o) {
+        case 'h':
+            fputs(traces_usage, stdout);
+            return 0;
+        case 'f':
+            if (!strcmp(optarg, "json") || !strcmp(optarg, "text")) {
+                if (is_convert) {
+                    fprintf(stderr,
+                            "tidesim traces convert: --format %s: convert writes CSV; "
+                            "the output format is for inspect\n",
+                            optarg);
+                    return 2;
+                }
+                c.json = !strcmp(optarg, "json");
+                break;
+            }
+            c.fmt = fmt_parse(optarg);
+            csvfmt = !strcmp(optarg, "csv") ? optarg : NULL;
             if (c.fmt == F_NONE) {
-                fprintf(stderr, "tidesim traces: --format: unknown format '%s'\n", v);
-                return usage();
+                fprintf(stderr, "tidesim traces: --format: unknown format '%s' (expected %s)\n",
+                        optarg, FORMATS_TEXT);
+                return 2;
             }
-            i++;
-        } else if (strcmp(a, "-o") == 0 && v) {
-            c.out = v;
-            i++;
-        } else if (strcmp(a, "--on-bad-row") == 0 && v) {
-            if (strcmp(v, "skip") == 0)
+            break;
+        case 'o':
+            c.out = optarg;
+            break;
+        case OPT_BADROW:
+            if (strcmp(optarg, "skip") == 0)
                 c.skip = true;
-            else if (strcmp(v, "fail") != 0) {
+            else if (strcmp(optarg, "fail") != 0) {
                 fprintf(stderr, "tidesim traces: --on-bad-row: expected fail or skip, got '%s'\n",
-                        v);
+                        optarg);
                 return 2;
             }
-            i++;
-        } else if (strcmp(a, "--end") == 0 && v) {
-            double sec;
-            if (tfield_f64(v, &sec) < 0 || sec <= 0) {
-                fprintf(stderr, "tidesim traces: --end: expected seconds > 0, got '%s'\n", v);
+            break;
+        case OPT_END:
+            if (parse_seconds("end", optarg, false, &c.end))
+                return 2;
+            break;
+        case OPT_LOOP_PERIOD:
+            if (parse_seconds("loop-period", optarg, true, &c.loop_period))
+                return 2;
+            break;
+        case OPT_INTERVAL:
+            if (parse_seconds("interval", optarg, false, &c.interval))
+                return 2;
+            break;
+        case OPT_LOOP:
+            c.loop = true;
+            break;
+        case OPT_SEED:
+        case OPT_MAX:
+            if (tfield_i64(optarg, &iv) < 0 || iv < (o == OPT_MAX)) {
+                fprintf(stderr, "tidesim traces: --%s: expected a %s integer, got '%s'\n",
+                        o == OPT_MAX ? "max-records" : "seed",
+                        o == OPT_MAX ? "positive" : "non-negative", optarg);
                 return 2;
             }
-            c.end = sim_time_from_sec(sec);
-            i++;
-        } else if (strcmp(a, "--seed") == 0 && v) {
-            int64_t sd;
-            if (tfield_i64(v, &sd) < 0 || sd < 0) {
-                fprintf(stderr, "tidesim traces: --seed: expected a non-negative integer\n");
+            *(o == OPT_MAX ? &c.max_records : &c.seed) = (uint64_t)iv;
+            break;
+        case OPT_TCOL:
+            c.time_col = optarg;
+            break;
+        case OPT_CCOL:
+            c.count_col = optarg;
+            break;
+        case OPT_INCOL:
+            c.in_col = optarg;
+            break;
+        case OPT_OUTCOL:
+            c.out_col = optarg;
+            break;
+        case OPT_TUNIT:
+            if (tfield_unit_parse(optarg, &c.unit)) {
+                fprintf(stderr,
+                        "tidesim traces: --time-unit: expected s, ms, us or wall, got '%s'\n",
+                        optarg);
                 return 2;
             }
-            c.seed = (uint64_t)sd;
-            i++;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "tidesim traces: unknown option '%s'\n", a);
-            return usage();
-        } else if (!c.in) {
-            c.in = a;
-        } else {
-            return usage();
+            break;
+        default:
+            return cli_opt_error(stderr, is_convert ? "traces convert" : "traces inspect", o,
+                                 argv + 1);
         }
     }
-    if (!c.in || (is_convert && (!c.out || c.fmt == F_NONE)))
+    optind++; /* an index into argv + 1 */
+    if (optind < argc)
+        c.in = argv[optind++];
+    if (optind < argc) {
+        fprintf(stderr, "tidesim traces: unexpected argument '%s'\n", argv[optind]);
         return usage();
+    }
+    if (!c.in || (is_convert && !c.out))
+        return usage();
+    enum fmt detected = fmt_detect(c.in);
+    if (csvfmt && detected == F_JOBS)
+        c.fmt = F_JOBS; /* "csv" with the job CSV's header */
     if (c.fmt == F_NONE) {
-        c.fmt = fmt_detect(c.in);
+        c.fmt = detected;
         if (c.fmt == F_NONE) {
             struct stat st;
             if (stat(c.in, &st) != 0) {
                 fprintf(stderr, "tidesim traces: %s: cannot open: %s\n", c.in, strerror(errno));
                 return 1;
             }
-            fprintf(stderr, "tidesim traces: %s: unknown format (use --format)\n", c.in);
+            fprintf(stderr, "tidesim traces: %s: unknown format (use --format: %s)\n", c.in,
+                    FORMATS_TEXT);
             return 2;
         }
     }
-    if (is_convert)
-        return convert(&c);
+    if (c.loop && c.end == 0) {
+        fprintf(stderr, "tidesim traces: --loop needs --end (a looped trace has no end)\n");
+        return 2;
+    }
+    const char *name = "?";
     for (size_t i = 0; i < sizeof(fmt_names) / sizeof(fmt_names[0]); i++)
         if (fmt_names[i].f == c.fmt) {
-            printf("file: %s\nformat: %s\n", c.in, fmt_names[i].name);
+            name = fmt_names[i].name;
             break;
         }
-    return is_jobs(c.fmt) ? inspect_jobs(&c) : inspect_arrivals(&c);
+    if (is_convert)
+        return convert(&c);
+    if (!c.json)
+        printf("file: %s\nformat: %s\n", c.in, name);
+    return is_jobs(c.fmt) ? inspect_jobs(&c, name) : inspect_arrivals(&c, name);
 }

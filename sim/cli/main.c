@@ -2,8 +2,9 @@
  * main.c — the tidesim command line: git-style subcommands, one file each in
  * sim/cli/ (cmd_*.c). This file only dispatches.
  *
- *   tidesim run SCENARIO [-o FILE] [--seed N] [--replications R] [--quiet]
- *   tidesim validate SCENARIO
+ *   tidesim run SCENARIO [-o FILE] [--seed N] [--replications R] [--quiet] [--set K=V]...
+ *   tidesim validate SCENARIO... [--set K=V]... [--format text|json]
+ *   tidesim help [COMMAND]                   (= tidesim COMMAND --help)
  *   tidesim report|compare|check|plot ...   (sim/cli/cmd_analysis.h)
  *   tidesim mig ...                          (sim/cli/cmd_mig.h)
  *   tidesim traces ...                       (sim/cli/cmd_traces.h)
@@ -21,17 +22,21 @@ static void usage_main(FILE *f)
     fputs("usage: tidesim <command> [options]\n"
           "\n"
           "commands:\n"
-          "  run SCENARIO [-o FILE] [--seed N] [--replications R] [--quiet]   simulate, write an "
-          "HDF5 results file\n"
-          "  validate SCENARIO                             check a scenario without running it\n"
+          "  run SCENARIO [-o FILE] [--seed N] [-r R] [--set K=V]...  simulate, write an HDF5\n"
+          "                                                results file\n"
+          "  validate SCENARIO... [--set K=V]... [--format json]   check scenarios, no run\n"
           "  report FILE [--format text|markdown|json]     print a results file's report\n"
-          "  compare A.h5 B.h5 [...] [--format markdown]   compare runs (Welch 95% CIs)\n"
-          "  check FILE [--min-util X] [--min-slo Y] ...   CI gates: exit 0 pass, 1 fail\n"
+          "  compare A.h5 B.h5 [...] [--format text|markdown|json]   compare runs (95% CIs)\n"
+          "  check FILE [--min-util X] [--min-slo Y] ... [--format json]   CI gates: exit 0\n"
+          "                                                pass, 1 fail\n"
           "  plot FILE... -o DIR [--format png|svg]        charts through gnuplot\n"
           "  mig profiles GPU | mig validate GPU LAYOUT    MIG profile table, layout check\n"
-          "  traces inspect FILE | traces convert IN ...   look into a trace, convert it\n"
+          "  traces inspect FILE | traces convert IN -o OUT   look into a trace, convert it\n"
           "\n"
-          "'tidesim <command> --help' tells more. Version " TIDESIM_VERSION " (" TIDESIM_GIT ").\n",
+          "Options take their value as --opt VALUE or --opt=VALUE, before or after the\n"
+          "files; '--' ends the options. 'tidesim <command> --help' (or 'tidesim help\n"
+          "<command>') tells more; 'man tidesim-<command>' after make install.\n"
+          "Version " TIDESIM_VERSION " (" TIDESIM_GIT ").\n",
           f);
 }
 
@@ -53,11 +58,20 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
         if (!strcmp(cmd, commands[i].name))
             return commands[i].fn(argc - 1, argv + 1);
+    if (!strcmp(cmd, "help") && argc == 3) { /* tidesim help run = tidesim run --help */
+        char help[] = "--help";
+        char *hargv[3] = {argv[2], help, NULL};
+        for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+            if (!strcmp(argv[2], commands[i].name))
+                return commands[i].fn(2, hargv);
+        fprintf(stderr, "tidesim: unknown command '%s'\n", argv[2]);
+        return 2;
+    }
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         usage_main(stdout);
         return 0;
     }
-    if (!strcmp(cmd, "--version")) {
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
         puts("tidesim " TIDESIM_VERSION " (" TIDESIM_GIT ")");
         return 0;
     }
