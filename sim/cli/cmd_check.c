@@ -11,11 +11,15 @@
 #include "analysis/results.h"
 
 #include "sim/cli/args.h"
+#include "sim/conf.h"
 
 static const char check_usage[] =
     "usage: tidesim check FILE [--min-util X] [--min-slo Y] [--max-ckpt-overhead Z]\n"
     "                     [--max-p99-ms M] [--util-kind busy|allocated|useful]\n"
     "                     [--against BASE.h5 [--tolerance T]]\n"
+    "                     [--max-queue-delay D] [--min-training-gpu-h-per-day G]\n"
+    "                     [--backlog-drained-by D] [--min KEY=V] [--max KEY=V]\n"
+    "                     [--format text|junit]\n"
     "\n"
     "Quality gates for CI. Shares are fractions (0.7) or percentages (70%); a\n"
     "replicated file is judged on its means.\n"
@@ -32,6 +36,21 @@ static const char check_usage[] =
     "                         files share seeds, else Welch; Bonferroni over the\n"
     "                         metrics) beyond T fails, within T holds, across T is\n"
     "                         inconclusive. Single runs are compared by value.\n"
+    "  --max-queue-delay D    training jobs' mean queueing delay <= D (a duration:\n"
+    "                         90min, 2h, 1d)\n"
+    "  --min-training-gpu-h-per-day G\n"
+    "                         training work done per simulated day >= G GPU-hours\n"
+    "  --backlog-drained-by D every job of the initial backlog (submitted at t = 0)\n"
+    "                         finished by simulated time D (a job still queued or\n"
+    "                         running at the end fails; rejected ones are left out)\n"
+    "  --min KEY=V, --max KEY=V\n"
+    "                         any /summary figure by key (fragmentation, a cost, ...;\n"
+    "                         tidesim report --format json lists the keys), V in the\n"
+    "                         unit the file gives it: a fraction 0.2 or 20%, a\n"
+    "                         duration in s or 90min/2h, else a number. A key the\n"
+    "                         file does not hold is a usage error. Repeatable.\n"
+    "  --format text|junit    junit: JUnit XML on stdout (one testcase per gate) for\n"
+    "                         CI test reports; the exit status is the same\n"
     "\n"
     "Prints one line per failed or inconclusive gate with its value and bound, then a\n"
     "summary.\n"
@@ -44,7 +63,7 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
     const char *path = NULL, *against = NULL;
     struct check_gates g;
     check_gates_init(&g);
-    bool have_tol = false;
+    bool have_tol = false, junit = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         double *share = NULL;
@@ -94,6 +113,38 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
                 fprintf(err, "tidesim check: --util-kind needs busy, allocated or useful\n");
                 return 2;
             }
+        } else if (!strcmp(a, "--max-queue-delay") || !strcmp(a, "--backlog-drained-by")) {
+            sim_time t;
+            if (++i >= argc || conf_parse_duration(argv[i], &t)) {
+                fprintf(err, "tidesim check: %s needs a duration with a unit (90min, 2h, 1d)\n", a);
+                return 2;
+            }
+            *(a[2] == 'm' ? &g.max_queue_delay_s : &g.backlog_by_s) = sim_time_to_sec(t);
+        } else if (!strcmp(a, "--min-training-gpu-h-per-day")) {
+            if (++i >= argc || cli_parse_number(argv[i], &g.min_train_gpuh_day) ||
+                g.min_train_gpuh_day < 0) {
+                fprintf(err, "tidesim check: %s needs a non-negative number of GPU-hours\n", a);
+                return 2;
+            }
+        } else if (!strcmp(a, "--min") || !strcmp(a, "--max")) {
+            int brc = ++i < argc ? check_add_bound(&g, argv[i], a[3] == 'i' ? 1 : -1) : -EINVAL;
+            if (brc == -ENOSPC) {
+                fprintf(err, "tidesim check: at most %d --min/--max gates\n", CHECK_MAX_BOUNDS);
+                return 2;
+            }
+            if (brc) {
+                fprintf(err, "tidesim check: %s needs KEY=VALUE (e.g. %s fragmentation=20%%)\n", a,
+                        a);
+                return 2;
+            }
+        } else if (!strcmp(a, "--format")) {
+            const char *f = ++i < argc ? argv[i] : "";
+            if (!strcmp(f, "junit"))
+                junit = true;
+            else if (strcmp(f, "text")) {
+                fprintf(err, "tidesim check: --format needs text or junit\n");
+                return 2;
+            }
         } else if (!strcmp(a, "--against")) {
             if (++i >= argc) {
                 fprintf(err, "tidesim check: --against needs a results file\n");
@@ -119,12 +170,13 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
         return 2;
     }
     if (isnan(g.min_util) && isnan(g.min_slo) && isnan(g.max_ckpt_overhead) &&
-        isnan(g.max_p99_ms) && !against) {
+        isnan(g.max_p99_ms) && isnan(g.max_queue_delay_s) && isnan(g.min_train_gpuh_day) &&
+        isnan(g.backlog_by_s) && g.nbounds == 0 && !against) {
         fprintf(err, "tidesim check: no gate given (see tidesim check --help)\n");
         return 2;
     }
     struct results r, base;
-    char msg[512];
+    char msg[2048];
     if (results_open(&r, path, msg, sizeof(msg))) {
         fprintf(err, "tidesim check: %s\n", msg);
         return 2;
@@ -134,8 +186,22 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
         results_release(&r);
         return 2;
     }
-    struct check_outcome o;
-    check_run(out, &r, against ? &base : NULL, &g, &o);
+    struct check_list l;
+    int erc = check_evaluate(&r, against ? &base : NULL, &g, &l, msg, sizeof(msg));
+    if (erc) {
+        fprintf(err, "tidesim check: %s\n", msg);
+        check_list_release(&l);
+        results_release(&r);
+        if (against)
+            results_release(&base);
+        return 2;
+    }
+    if (junit)
+        check_print_junit(out, &l, &r);
+    else
+        check_print_text(out, &l);
+    struct check_outcome o = l.o;
+    check_list_release(&l);
     const char *incomplete = !r.complete ? path : against && !base.complete ? against : NULL;
     results_release(&r);
     if (against)
