@@ -228,8 +228,7 @@ static void seg_switch(struct trainer *t, struct job *j)
     if (j->phase != PHASE_NONE && now > j->seg_since && !t->segs_truncated) {
         if (t->nsegs == t->segcap) {
             size_t cap = t->segcap ? 2 * t->segcap : 256;
-            struct train_seg *p =
-                cap <= TRAIN_MAX_SEGS ? realloc(t->segs, cap * sizeof(*p)) : NULL;
+            struct train_seg *p = cap <= TRAIN_MAX_SEGS ? realloc(t->segs, cap * sizeof(*p)) : NULL;
             if (!p) {
                 t->segs_truncated = true;
                 j->seg_since = now;

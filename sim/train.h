@@ -72,7 +72,7 @@ struct job {
     double save_us, restore_us; /* wall time spent saving / restoring */
     double lost_us;             /* work lost to preemptions and faults, µs at full speed */
     sim_time queued_since;
-    double queue_us;   /* total time queued, all waits */
+    double queue_us;    /* total time queued, all waits */
     sim_time seg_since; /* start of the current phase's segment (the segment log) */
 };
 
@@ -111,7 +111,7 @@ struct trainer {
 
     bool skip_services;        /* drop JOB_LOG_SERVICE records (long-running pods) */
     uint64_t services_skipped; /* records dropped for that */
-    struct train_seg *segs; /* the segment log, in order of their ends */
+    struct train_seg *segs;    /* the segment log, in order of their ends */
     size_t nsegs, segcap;
     bool segs_truncated; /* TRAIN_MAX_SEGS reached or out of memory: later segments dropped */
     /* Policy callbacks: a job arrived; a job ended (done or failed); a job is queued again. */

@@ -2,7 +2,7 @@
 # data: time_h, jobs_queued, jobs_running
 if (!exists("scripts")) scripts = "."
 load scripts.'/common.gp'
-set title "Training queue over time\n{/*0.8 ".subtitle."}"
+set title "Training jobs queued and running over time\n".subtitle
 set xlabel "simulated time (h)"
 set ylabel "jobs"
 set yrange [0:*]

@@ -27,7 +27,7 @@ static const char plot_usage[] =
 
 int cli_plot_run(int argc, char **argv, FILE *out, FILE *err)
 {
-    struct plot_opts o = {NULL, PLOT_PNG, NULL, "gnuplot"};
+    struct plot_opts o = {NULL, PLOT_PNG, NULL, "gnuplot", NULL, NULL};
     const char **paths = calloc((size_t)argc, sizeof(*paths));
     size_t n = 0;
     if (!paths)
