@@ -87,8 +87,8 @@ static void check_chart(const char *dir, const struct chart_want *w)
 /* GPU-time states a run used: share_<state> columns with a non-zero value (free always drawn). */
 static int states_used(const char *file, const char *root)
 {
-    static const char *const cols[] = {"share_inference", "share_training",   "share_checkpoint",
-                                       "share_restore",   "share_recompute",  "share_overhead",
+    static const char *const cols[] = {"share_inference",     "share_training",  "share_checkpoint",
+                                       "share_restore",       "share_recompute", "share_overhead",
                                        "share_reconfiguring", "share_idle"};
     h5io_quiet();
     hid_t f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
