@@ -15,8 +15,8 @@
 #include "analysis/plot.h"
 #include "analysis/results.h"
 
-const char *const report_html_sections[] = {"summary",  "services", "training",   "gpu-time",
-                                            "charts",   "scenario", "provenance", NULL};
+const char *const report_html_sections[] = {"summary", "services", "training",   "gpu-time",
+                                            "charts",  "scenario", "provenance", NULL};
 
 static void esc(FILE *out, const char *s)
 {
@@ -138,13 +138,16 @@ static void cell(FILE *out, const struct results *r, const struct results_metric
 /* The headline figures a capacity report leads with; the others follow folded. */
 static bool key_figure(const char *key)
 {
-    static const char *const keys[] = {
-        "util_allocated",     "util_busy",           "util_useful",        "slo_share",
-        "slo_share_served",   "slo_share_worst_service", "p99_ms_worst_service",
-        "requests_arrived",   "requests_dropped",    "jobs_submitted",     "jobs_completed",
-        "training_gpu_hours", "queue_delay_mean_s",  "queue_delay_p95_s",  "completion_mean_s",
-        "completion_p95_s",   "checkpoint_overhead", "preemptions",        "energy_kwh",
-        "power_mean_w"};
+    static const char *const keys[] = {"util_allocated",       "util_busy",
+                                       "util_useful",          "slo_share",
+                                       "slo_share_served",     "slo_share_worst_service",
+                                       "p99_ms_worst_service", "requests_arrived",
+                                       "requests_dropped",     "jobs_submitted",
+                                       "jobs_completed",       "training_gpu_hours",
+                                       "queue_delay_mean_s",   "queue_delay_p95_s",
+                                       "completion_mean_s",    "completion_p95_s",
+                                       "checkpoint_overhead",  "preemptions",
+                                       "energy_kwh",           "power_mean_w"};
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
         if (!strcmp(keys[i], key))
             return true;
@@ -205,8 +208,13 @@ static void services(FILE *out, const struct results *r, const char *name)
 {
     static const char *const cols[] = {"arrived", "dropped", "p50_ms",    "p95_ms",
                                        "p99_ms",  "slo_ms",  "slo_share", "slo_share_served"};
-    static const char *const hdr[] = {"requests", "dropped", "p50 (ms)", "p95 (ms)", "p99 (ms)",
-                                      "SLO target (ms)", "arrivals within SLO (%)",
+    static const char *const hdr[] = {"requests",
+                                      "dropped",
+                                      "p50 (ms)",
+                                      "p95 (ms)",
+                                      "p99 (ms)",
+                                      "SLO target (ms)",
+                                      "arrivals within SLO (%)",
                                       "served within SLO (%)"};
     fputs("<h3>", out);
     esc(out, name);
@@ -368,8 +376,8 @@ static void charts(FILE *out, const char *const *paths, size_t n, const struct r
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < l.n; i++) {
             bool per_file = strchr(l.name[i], ' ') != NULL ||
-                            (n == 1 && (!strcmp(l.name[i], "util") ||
-                                        !strcmp(l.name[i], "queue") || !strcmp(l.name[i], "jobs")));
+                            (n == 1 && (!strcmp(l.name[i], "util") || !strcmp(l.name[i], "queue") ||
+                                        !strcmp(l.name[i], "jobs")));
             if (per_file != (pass == 1))
                 continue;
             fputs("<figure>", out);
@@ -434,8 +442,8 @@ int report_html(FILE *out, const char *const *paths, size_t n, const struct repo
           "<title>tidesim report: ",
           out);
     esc(out, title);
-    fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n<h1>Capacity report: ",
-            style);
+    fprintf(out,
+            "</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n<h1>Capacity report: ", style);
     esc(out, title);
     fputs("</h1>\n<p>", out);
     if (n == 1) {
@@ -470,8 +478,9 @@ int report_html(FILE *out, const char *const *paths, size_t n, const struct repo
         if (!rs[i].complete) {
             fputs("<p class=\"warn\">Incomplete run: ", out);
             esc(out, names[i]);
-            fprintf(out, " was interrupted at %.4g h of simulated time; its figures cover only "
-                         "that part.</p>\n",
+            fprintf(out,
+                    " was interrupted at %.4g h of simulated time; its figures cover only "
+                    "that part.</p>\n",
                     rs[i].sim_time_reached_s / 3600);
         }
     fputs("<nav><a href=\"#summary\">Headline metrics</a><a href=\"#services\">Services</a>"

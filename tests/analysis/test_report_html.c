@@ -12,8 +12,8 @@
 #define SMALL "tests/data/scenarios/small.yaml"
 #define TIDAL "tests/data/scenarios/small_tidal.yaml"
 
-static const char *const sections[] = {"summary",  "services", "training",   "gpu-time",
-                                       "charts",   "scenario", "provenance"};
+static const char *const sections[] = {"summary", "services", "training",  "gpu-time",
+                                       "charts",  "scenario", "provenance"};
 
 static char *slurp(const char *p)
 {
@@ -143,8 +143,7 @@ Test(report_html, self_contained_page_renders_in_chromium, .timeout = 240)
           f);
     fclose(f);
     cr_assert_eq(browse(dir, bad, dom, log), 0);
-    cr_expect_geq(console_lines(log, &text), 1, "the control page's error was not seen:\n%s",
-                  text);
+    cr_expect_geq(console_lines(log, &text), 1, "the control page's error was not seen:\n%s", text);
     free(text);
 
     cr_assert_eq(browse(dir, page, dom, log), 0, "chromium failed");
