@@ -256,5 +256,22 @@ Test(check_gates, junit_has_the_schemas_required_elements)
     junit_validate(dir, x, &out);
     cr_expect(strstr(out, "cases 1 failures 0 errors 0") != NULL, "%s", out);
     free(out);
+    /* The file marked incomplete (as an interrupted run leaves it): exit 4, an error testcase. */
+    h5io_quiet();
+    hid_t h = H5Fopen(f, H5F_ACC_RDWR, H5P_DEFAULT);
+    cr_assert_geq(h, 0);
+    hid_t m = H5Gopen2(h, "/meta", H5P_DEFAULT);
+    hid_t at = H5Aopen(m, "complete", H5P_DEFAULT);
+    cr_assert_geq(at, 0);
+    int64_t zero = 0;
+    cr_assert_geq(H5Awrite(at, H5T_NATIVE_INT64, &zero), 0);
+    H5Aclose(at);
+    H5Gclose(m);
+    H5Fclose(h);
+    cr_expect_eq(system(cmd) >> 8, 4);
+    junit_validate(dir, x, &out);
+    cr_expect(strstr(out, "cases 2 failures 0 errors 1") != NULL, "%s", out);
+    cr_expect(strstr(out, "names complete run,min-slo") != NULL, "%s", out);
+    free(out);
     atest_rmdir(dir);
 }
