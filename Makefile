@@ -162,6 +162,7 @@ demo: deps
 	    --max-ckpt-overhead 5%
 
 test: deps
+	@sh scripts/deps.sh browser || echo "tidesim: chromium not installed: the HTML report's browser test will be skipped" >&2
 	@$(MAKE) --no-print-directory check-tests
 
 ifeq ($(SANITIZE),)

@@ -1,18 +1,43 @@
 /* check.c — CI gates on a results file. */
 #include "analysis/check.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/compare.h"
+#include "analysis/h5read.h"
 #include "analysis/results.h"
 #include "analysis/stats.h"
 
 void check_gates_init(struct check_gates *g)
 {
+    memset(g, 0, sizeof(*g));
     g->min_util = g->min_slo = g->max_ckpt_overhead = g->max_p99_ms = NAN;
+    g->max_queue_delay_s = g->min_train_gpuh_day = g->backlog_by_s = NAN;
     g->util_kind = CHECK_UTIL_BUSY;
     g->tolerance = 0;
+}
+
+int check_add_bound(struct check_gates *g, const char *kv, int dir)
+{
+    const char *eq = strchr(kv, '=');
+    if (!eq || eq == kv || !eq[1])
+        return -EINVAL;
+    size_t kn = (size_t)(eq - kv);
+    if (kn >= sizeof(g->bounds[0].key) || strlen(eq + 1) >= sizeof(g->bounds[0].value))
+        return -EINVAL;
+    if (g->nbounds >= CHECK_MAX_BOUNDS)
+        return -ENOSPC;
+    struct check_bound *b = &g->bounds[g->nbounds++];
+    memcpy(b->key, kv, kn);
+    b->key[kn] = 0;
+    snprintf(b->value, sizeof(b->value), "%s", eq + 1);
+    b->dir = dir;
+    return 0;
 }
 
 static double mean_of(const struct results *r, const char *key)
@@ -51,32 +76,313 @@ static double ckpt_overhead(const struct results *r, int *recorded)
     return 0;
 }
 
-static size_t gate_min(FILE *out, const char *gate, const char *what, double v, double bound,
-                       double scale, const char *unit)
+static void note(struct check_list *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct check_list *l, const char *fmt, ...)
 {
-    if (isfinite(v) && v >= bound)
-        return 0;
-    if (isfinite(v))
-        fprintf(out, "FAIL %s: %s = %.4g%s < bound %.4g%s\n", gate, what, v * scale, unit,
-                bound * scale, unit);
-    else
-        fprintf(out, "FAIL %s: %s is not recorded in the file (bound %.4g%s)\n", gate, what,
-                bound * scale, unit);
-    return 1;
+    size_t k = strlen(l->notes);
+    if (k + 2 >= sizeof(l->notes))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(l->notes + k, sizeof(l->notes) - k - 1, fmt, ap);
+    va_end(ap);
+    k = strlen(l->notes);
+    l->notes[k] = '\n';
+    l->notes[k + 1] = 0;
 }
 
-static size_t gate_max(FILE *out, const char *gate, const char *what, double v, double bound,
-                       double scale, const char *unit)
+/* Append an item; its message is formatted. Returns 0 or -ENOMEM. */
+static int add(struct check_list *l, const char *gate, enum check_status st, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int add(struct check_list *l, const char *gate, enum check_status st, const char *fmt, ...)
 {
-    if (isfinite(v) && v <= bound)
-        return 0;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 16;
+        struct check_item *p = realloc(l->items, cap * sizeof(*p));
+        if (!p)
+            return -ENOMEM;
+        l->items = p;
+        l->cap = cap;
+    }
+    struct check_item *it = &l->items[l->n++];
+    snprintf(it->gate, sizeof(it->gate), "%s", gate);
+    it->status = st;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(it->msg, sizeof(it->msg), fmt, ap);
+    va_end(ap);
+    l->o.evaluated++;
+    l->o.failed += st == CHECK_FAIL;
+    l->o.inconclusive += st == CHECK_INCONCLUSIVE;
+    return 0;
+}
+
+/* A bound on value v: at least (dir > 0) or at most (dir < 0); NaN v = not recorded. */
+static int gate_bound(struct check_list *l, const char *gate, const char *what, double v,
+                      double bound, int dir, double scale, const char *unit)
+{
+    bool ok = isfinite(v) && (dir > 0 ? v >= bound : v <= bound);
+    const char *op = dir > 0 ? (ok ? ">=" : "<") : (ok ? "<=" : ">");
     if (isfinite(v))
-        fprintf(out, "FAIL %s: %s = %.4g%s > bound %.4g%s\n", gate, what, v * scale, unit,
-                bound * scale, unit);
+        return add(l, gate, ok ? CHECK_PASS : CHECK_FAIL, "%s %s: %s = %.4g%s %s bound %.4g%s",
+                   ok ? "PASS" : "FAIL", gate, what, v * scale, unit, op, bound * scale, unit);
+    return add(l, gate, CHECK_FAIL, "FAIL %s: %s is not recorded in the file (bound %.4g%s)", gate,
+               what, bound * scale, unit);
+}
+
+/* A duration for display: "2.5 h", "40 min", "12 s". */
+static void dur(char *buf, size_t n, double s)
+{
+    if (!isfinite(s))
+        snprintf(buf, n, "-");
+    else if (fabs(s) >= 3600)
+        snprintf(buf, n, "%.4g h", s / 3600);
+    else if (fabs(s) >= 60)
+        snprintf(buf, n, "%.4g min", s / 60);
     else
-        fprintf(out, "FAIL %s: %s is not recorded in the file (bound %.4g%s)\n", gate, what,
-                bound * scale, unit);
-    return 1;
+        snprintf(buf, n, "%.4g s", s);
+}
+
+static int gate_duration(struct check_list *l, const char *gate, const char *what, double v,
+                         double bound, int dir)
+{
+    char a[32], b[32];
+    dur(a, sizeof(a), v);
+    dur(b, sizeof(b), bound);
+    bool ok = isfinite(v) && (dir > 0 ? v >= bound : v <= bound);
+    if (!isfinite(v))
+        return add(l, gate, CHECK_FAIL, "FAIL %s: %s is not recorded in the file (bound %s)", gate,
+                   what, b);
+    return add(l, gate, ok ? CHECK_PASS : CHECK_FAIL, "%s %s: %s = %s %s bound %s",
+               ok ? "PASS" : "FAIL", gate, what, a, dir > 0 ? (ok ? ">=" : "<") : (ok ? "<=" : ">"),
+               b);
+}
+
+/*
+ * The initial backlog of replication `rep` (jobs submitted at t = 0): when its
+ * last job finished (*drained_s; +inf when one is still queued or running at
+ * the end), how many it holds and how many were rejected. 0, -ENOENT (no /jobs)
+ * or a refusal code (rd->why says why).
+ */
+static int backlog_of(struct h5_rd *rd, hid_t root, double *drained_s, size_t *njobs,
+                      size_t *rejected, size_t *unfinished)
+{
+    hid_t g = h5_rd_group(rd, root, "jobs");
+    if (g < 0)
+        return rd->rc ? rd->rc : -ENOENT;
+    double *sub = NULL, *end = NULL, *st = NULL;
+    size_t n = 0, m1 = 0, m2 = 0;
+    int rc = h5_rd_f64(rd, g, "submit_s", &sub, &n);
+    if (!rc)
+        rc = h5_rd_f64(rd, g, "end_s", &end, &m1);
+    if (!rc)
+        rc = h5_rd_f64(rd, g, "state", &st, &m2);
+    H5Gclose(g);
+    if (!rc && (m1 != n || m2 != n))
+        rc = h5_rd_fail(rd, -EIO, "/jobs: columns of unequal length");
+    *drained_s = 0;
+    *njobs = *rejected = *unfinished = 0;
+    for (size_t i = 0; !rc && i < n; i++) {
+        if (!(sub[i] <= 0))
+            continue;
+        ++*njobs;
+        if (st[i] == 3) {
+            ++*rejected;
+        } else if (st[i] == 2 && isfinite(end[i])) {
+            if (end[i] > *drained_s)
+                *drained_s = end[i];
+        } else if (st[i] == 4) {
+            ++*rejected; /* OOM-killed at placement: left the backlog without running */
+        } else {
+            ++*unfinished;
+            *drained_s = INFINITY;
+        }
+    }
+    free(sub);
+    free(end);
+    free(st);
+    return rc;
+}
+
+static int gate_backlog(struct check_list *l, const struct results *r, double bound)
+{
+    const char *gate = "backlog-drained-by";
+    struct h5_rd rd;
+    hid_t f = h5_rd_open(&rd, r->path);
+    if (f < 0)
+        return add(l, gate, CHECK_FAIL, "FAIL %s: cannot reopen %s for its jobs", gate, r->path);
+    double sum = 0, worst = 0;
+    size_t jobs = 0, rej = 0, unf = 0, nrep = 0;
+    int rc = 0;
+    for (size_t i = 0; i < r->reps && !rc; i++) {
+        char name[32];
+        results_rep_root(r, i, name, sizeof(name));
+        hid_t root = H5Gopen2(f, name, H5P_DEFAULT);
+        if (root < 0) {
+            rc = -EIO;
+            break;
+        }
+        double d;
+        size_t nj, nr, nu;
+        rc = backlog_of(&rd, root, &d, &nj, &nr, &nu);
+        H5Gclose(root);
+        if (rc)
+            break;
+        sum += d;
+        worst = d > worst ? d : worst;
+        jobs += nj;
+        rej += nr;
+        unf += nu;
+        nrep++;
+    }
+    H5Fclose(f);
+    if (rc == -ENOENT)
+        return add(l, gate, CHECK_FAIL, "FAIL %s: the file has no /jobs table", gate);
+    if (rc)
+        return add(l, gate, CHECK_FAIL, "FAIL %s: %s", gate,
+                   rd.why[0] ? rd.why : "unreadable /jobs");
+    if (jobs == 0) {
+        note(l, "note: no initial backlog (no job submitted at t = 0): drained at 0");
+    }
+    if (rej)
+        note(l, "note: %zu backlog job%s rejected or OOM-killed at placement (never ran) left out",
+             rej, rej == 1 ? "" : "s");
+    double v = nrep ? sum / (double)nrep : NAN;
+    char b[32], a[32];
+    dur(b, sizeof(b), bound);
+    if (unf)
+        return add(l, gate, CHECK_FAIL,
+                   "FAIL %s: %zu job%s of the initial backlog still queued or running at the "
+                   "end of the run (bound %s)",
+                   gate, unf, unf == 1 ? "" : "s", b);
+    dur(a, sizeof(a), v);
+    bool ok = v <= bound;
+    if (nrep > 1) {
+        char w[32];
+        dur(w, sizeof(w), worst);
+        return add(l, gate, ok ? CHECK_PASS : CHECK_FAIL,
+                   "%s %s: initial backlog drained at %s (mean of %zu replications, latest %s) %s "
+                   "bound %s",
+                   ok ? "PASS" : "FAIL", gate, a, nrep, w, ok ? "<=" : ">", b);
+    }
+    return add(l, gate, ok ? CHECK_PASS : CHECK_FAIL,
+               "%s %s: initial backlog drained at %s %s bound %s", ok ? "PASS" : "FAIL", gate, a,
+               ok ? "<=" : ">", b);
+}
+
+/* Training work done per simulated day, mean over replications (NaN when not recorded). */
+static double train_per_day(const struct results *r)
+{
+    const struct results_metric *w = results_table_find(&r->headline, "training_gpu_hours");
+    const struct results_metric *d = results_table_find(&r->headline, "duration_s");
+    if (!w || !w->s.n)
+        return NAN;
+    double sum = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < r->reps; i++) {
+        double days = d && d->s.n ? d->values[i] / 86400 : r->duration_s / 86400;
+        if (isfinite(w->values[i]) && days > 0) {
+            sum += w->values[i] / days;
+            n++;
+        }
+    }
+    return n ? sum / (double)n : NAN;
+}
+
+/* "90min", "2h", "1d", "30s", "45" (seconds) into seconds; 0 or -EINVAL. */
+static int parse_seconds(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || !isfinite(v))
+        return -EINVAL;
+    double k = 1;
+    if (!*end || !strcmp(end, "s"))
+        k = 1;
+    else if (!strcmp(end, "ms"))
+        k = 1e-3;
+    else if (!strcmp(end, "min") || !strcmp(end, "m"))
+        k = 60;
+    else if (!strcmp(end, "h"))
+        k = 3600;
+    else if (!strcmp(end, "d"))
+        k = 86400;
+    else
+        return -EINVAL;
+    *out = v * k;
+    return 0;
+}
+
+/* A generic gate's bound in the figure's stored unit. 0 or -EINVAL (err filled). */
+static int bound_value(const struct results_metric *m, const struct check_bound *b, double *out,
+                       char *err, size_t errlen)
+{
+    const char *unit = m->own_unit ? m->own_unit : (m->scale == 100 ? "1" : m->unit);
+    char *end;
+    errno = 0;
+    double v = strtod(b->value, &end);
+    bool num = !errno && end != b->value && isfinite(v);
+    if (!strcmp(unit, "1") || !strcmp(unit, "%")) {
+        if (num && !strcmp(end, "%")) {
+            *out = v / 100;
+            return 0;
+        }
+        if (num && !*end && v <= 1 && v >= -1) {
+            *out = v;
+            return 0;
+        }
+        snprintf(err, errlen,
+                 "%s=%s: %s is a fraction; write a fraction 0..1 or a percentage (%s%%)", b->key,
+                 b->value, b->key, num && !*end ? b->value : "20");
+        return -EINVAL;
+    }
+    if (!strcmp(unit, "s")) {
+        if (parse_seconds(b->value, out) == 0)
+            return 0;
+        snprintf(err, errlen, "%s=%s: %s is a duration; write seconds or 90min, 2h, 1d", b->key,
+                 b->value, b->key);
+        return -EINVAL;
+    }
+    if (num && !*end) {
+        *out = v;
+        return 0;
+    }
+    snprintf(err, errlen, "%s=%s: %s needs a number (in %s)", b->key, b->value, b->key,
+             *unit ? unit : "its unit");
+    return -EINVAL;
+}
+
+static int gate_generic(struct check_list *l, const struct results *r, const struct check_bound *b,
+                        char *err, size_t errlen)
+{
+    const struct results_metric *m = results_table_find(&r->headline, b->key);
+    if (!m || !m->s.n) {
+        int k = snprintf(err, errlen, "%s: no figure '%s' in /summary; it holds:", r->path, b->key);
+        for (size_t i = 0; i < r->headline.n && k > 0 && (size_t)k < errlen; i++)
+            if (r->headline.m[i].s.n)
+                k += snprintf(err + k, errlen - (size_t)k, " %s", r->headline.m[i].key);
+        return -EINVAL;
+    }
+    double bound;
+    int rc = bound_value(m, b, &bound, err, errlen);
+    if (rc)
+        return rc;
+    char gate[160], v[48], bv[48];
+    snprintf(gate, sizeof(gate), "%s %s", b->dir > 0 ? "min" : "max", b->key);
+    const char *su = m->own_unit ? m->own_unit : m->unit;
+    if (su && !strcmp(su, "s")) {
+        char what[200];
+        snprintf(what, sizeof(what), "%s", results_label(m));
+        return gate_duration(l, gate, what, m->s.mean, bound, b->dir);
+    }
+    results_format(v, sizeof(v), m, m->s.mean);
+    results_format(bv, sizeof(bv), m, bound);
+    bool ok = b->dir > 0 ? m->s.mean >= bound : m->s.mean <= bound;
+    const char *u = m->unit ? m->unit : "";
+    return add(l, gate, ok ? CHECK_PASS : CHECK_FAIL, "%s %s: %s = %s%s%s %s bound %s%s%s",
+               ok ? "PASS" : "FAIL", gate, results_label(m), v, *u ? " " : "", u,
+               b->dir > 0 ? (ok ? ">=" : "<") : (ok ? "<=" : ">"), bv, *u ? " " : "", u);
 }
 
 /* Headline metrics with a direction present in both files: the family of the baseline gate. */
@@ -101,66 +407,69 @@ static size_t against_family(const struct results *r, const struct results *base
  * Without an interval (a single run on either side) the values are compared
  * as they are.
  */
-static void gate_against(FILE *out, const struct results *r, const struct results *base, double tol,
-                         struct check_outcome *o)
+static int gate_against(struct check_list *l, const struct results *r, const struct results *base,
+                        double tol)
 {
     size_t fam = against_family(r, base);
     double conf = fam ? 1 - 0.05 / (double)fam : 0.95;
-    for (size_t i = 0; i < base->headline.n; i++) {
+    int rc = 0;
+    for (size_t i = 0; i < base->headline.n && !rc; i++) {
         const struct results_metric *b = &base->headline.m[i];
         const struct results_metric *m = results_table_find(&r->headline, b->key);
         if (b->better == 0 || !m || !m->s.n || !b->s.n)
             continue;
-        o->evaluated++;
         struct stats_diff d;
         compare_diff(base, b, r, m, conf, &d);
         double bv = b->s.mean, scale = bv != 0 ? fabs(bv) : 1;
         double w = (b->better > 0 ? -d.diff : d.diff) / scale; /* relative worsening */
         double h = d.has_ci ? d.ci95 / scale : 0;
-        char a[48], c[48];
+        char a[48], c[48], gate[160];
         results_format(a, sizeof(a), m, m->s.mean);
         results_format(c, sizeof(c), b, bv);
+        snprintf(gate, sizeof(gate), "against %s", b->key);
         char iv[96];
         if (d.has_ci)
             snprintf(iv, sizeof(iv), "interval %.2f..%.2f %%, %s", (w - h) * 100, (w + h) * 100,
                      d.paired ? "paired by seed" : "Welch, unpaired");
         else
             snprintf(iv, sizeof(iv), "single run: compared by value");
-        if (w - h > tol) {
-            fprintf(out,
-                    "FAIL against: %s = %s %s vs baseline %s %s: worse by %.2f %% (%s) > "
-                    "tolerance %.2f %%\n",
-                    b->key, a, m->unit, c, b->unit, w * 100, iv, tol * 100);
-            o->failed++;
-        } else if (w + h > tol) {
-            fprintf(out,
-                    "INCONCLUSIVE against: %s = %s %s vs baseline %s %s: worse by %.2f %% (%s) "
-                    "straddles tolerance %.2f %%\n",
-                    b->key, a, m->unit, c, b->unit, w * 100, iv, tol * 100);
-            o->inconclusive++;
-        }
+        if (w - h > tol)
+            rc = add(l, gate, CHECK_FAIL,
+                     "FAIL against: %s = %s %s vs baseline %s %s: worse by %.2f %% (%s) > "
+                     "tolerance %.2f %%",
+                     b->key, a, m->unit, c, b->unit, w * 100, iv, tol * 100);
+        else if (w + h > tol)
+            rc = add(l, gate, CHECK_INCONCLUSIVE,
+                     "INCONCLUSIVE against: %s = %s %s vs baseline %s %s: worse by %.2f %% (%s) "
+                     "straddles tolerance %.2f %%",
+                     b->key, a, m->unit, c, b->unit, w * 100, iv, tol * 100);
+        else
+            rc = add(l, gate, CHECK_PASS,
+                     "PASS against: %s = %s %s vs baseline %s %s: worse by %.2f %% (%s) within "
+                     "tolerance %.2f %%",
+                     b->key, a, m->unit, c, b->unit, w * 100, iv, tol * 100);
     }
+    return rc;
 }
 
-size_t check_run(FILE *out, const struct results *r, const struct results *base,
-                 const struct check_gates *g, struct check_outcome *res)
+int check_evaluate(const struct results *r, const struct results *base, const struct check_gates *g,
+                   struct check_list *l, char *err, size_t errlen)
 {
-    size_t failed = 0, n = 0;
-    struct check_outcome o = {0, 0, 0};
+    memset(l, 0, sizeof(*l));
+    int rc = 0;
     if (!r->complete)
-        fprintf(out, "note: %s is an incomplete run (interrupted)\n", r->path);
+        note(l, "note: %s is an incomplete run (interrupted)", r->path);
     if (!isnan(g->min_util)) {
         const char *key = g->util_kind == CHECK_UTIL_ALLOCATED ? "util_allocated"
                           : g->util_kind == CHECK_UTIL_USEFUL  ? "util_useful"
                                                                : "util_busy";
         double v = mean_of(r, key);
         if (g->util_kind == CHECK_UTIL_USEFUL && !isfinite(v)) {
-            fprintf(out, "note: util_useful is not recorded; using util_busy\n");
+            note(l, "note: util_useful is not recorded; using util_busy");
             key = "util_busy";
             v = mean_of(r, key);
         }
-        failed += gate_min(out, "min-util", key, v, g->min_util, 1, "");
-        n++;
+        rc = rc ? rc : gate_bound(l, "min-util", key, v, g->min_util, 1, 1, "");
     }
     if (!isnan(g->min_slo)) {
         const char *key = "slo_share_worst_service";
@@ -169,36 +478,166 @@ size_t check_run(FILE *out, const struct results *r, const struct results *base,
             key = "slo_share";
             v = mean_of(r, key);
         }
-        failed += gate_min(out, "min-slo", key, v, g->min_slo, 1, "");
-        n++;
+        rc = rc ? rc : gate_bound(l, "min-slo", key, v, g->min_slo, 1, 1, "");
     }
     if (!isnan(g->max_ckpt_overhead)) {
         int recorded;
         double v = ckpt_overhead(r, &recorded);
         if (!recorded)
-            fprintf(out, "note: no checkpoint data in the file; checkpoint overhead taken as 0\n");
-        failed += gate_max(out, "max-ckpt-overhead", "checkpoint_overhead", v, g->max_ckpt_overhead,
-                           1, "");
-        n++;
+            note(l, "note: no checkpoint data in the file; checkpoint overhead taken as 0");
+        rc = rc ? rc
+                : gate_bound(l, "max-ckpt-overhead", "checkpoint_overhead", v, g->max_ckpt_overhead,
+                             -1, 1, "");
     }
-    if (!isnan(g->max_p99_ms)) {
-        failed += gate_max(out, "max-p99-ms", "p99_ms_worst_service",
-                           mean_of(r, "p99_ms_worst_service"), g->max_p99_ms, 1, " ms");
-        n++;
-    }
-    if (base)
-        gate_against(out, r, base, g->tolerance, &o);
-    o.evaluated += n;
-    o.failed += failed;
-    if (o.failed)
-        fprintf(out, "check: %zu of %zu gates failed", o.failed, o.evaluated);
-    else if (o.inconclusive)
-        fprintf(out, "check: no gate failed, %zu of %zu inconclusive", o.inconclusive, o.evaluated);
+    if (!isnan(g->max_p99_ms))
+        rc = rc ? rc
+                : gate_bound(l, "max-p99-ms", "p99_ms_worst_service",
+                             mean_of(r, "p99_ms_worst_service"), g->max_p99_ms, -1, 1, " ms");
+    if (!isnan(g->max_queue_delay_s))
+        rc = rc ? rc
+                : gate_duration(l, "max-queue-delay", "queue_delay_mean_s",
+                                mean_of(r, "queue_delay_mean_s"), g->max_queue_delay_s, -1);
+    if (!isnan(g->min_train_gpuh_day))
+        rc = rc ? rc
+                : gate_bound(l, "min-training-gpu-h-per-day", "training_gpu_hours per day",
+                             train_per_day(r), g->min_train_gpuh_day, 1, 1, " GPU-h/day");
+    if (!isnan(g->backlog_by_s))
+        rc = rc ? rc : gate_backlog(l, r, g->backlog_by_s);
+    for (size_t i = 0; i < g->nbounds && !rc; i++)
+        rc = gate_generic(l, r, &g->bounds[i], err, errlen);
+    if (base && !rc)
+        rc = gate_against(l, r, base, g->tolerance);
+    if (rc == -ENOMEM)
+        snprintf(err, errlen, "out of memory");
+    return rc;
+}
+
+void check_list_release(struct check_list *l)
+{
+    free(l->items);
+    memset(l, 0, sizeof(*l));
+}
+
+void check_print_text(FILE *out, const struct check_list *l)
+{
+    fputs(l->notes, out);
+    for (size_t i = 0; i < l->n; i++)
+        if (l->items[i].status != CHECK_PASS)
+            fprintf(out, "%s\n", l->items[i].msg);
+    const struct check_outcome *o = &l->o;
+    if (o->failed)
+        fprintf(out, "check: %zu of %zu gates failed", o->failed, o->evaluated);
+    else if (o->inconclusive)
+        fprintf(out, "check: no gate failed, %zu of %zu inconclusive", o->inconclusive,
+                o->evaluated);
     else
-        fprintf(out, "check: all %zu gates hold", o.evaluated);
-    if (o.failed && o.inconclusive)
-        fprintf(out, ", %zu inconclusive", o.inconclusive);
+        fprintf(out, "check: all %zu gates hold", o->evaluated);
+    if (o->failed && o->inconclusive)
+        fprintf(out, ", %zu inconclusive", o->inconclusive);
     fputs("\n", out);
+}
+
+/* XML text or attribute value: &<>"' escaped, control characters (not allowed in XML 1.0) as '?'.
+ */
+static void xml(FILE *out, const char *s)
+{
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '&')
+            fputs("&amp;", out);
+        else if (c == '<')
+            fputs("&lt;", out);
+        else if (c == '>')
+            fputs("&gt;", out);
+        else if (c == '"')
+            fputs("&quot;", out);
+        else if (c == '\'')
+            fputs("&apos;", out);
+        else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+            fputc('?', out);
+        else
+            fputc(c, out);
+    }
+}
+
+void check_print_junit(FILE *out, const struct check_list *l, const struct results *r)
+{
+    const struct check_outcome *o = &l->o;
+    size_t errors = !r->complete;
+    size_t skipped = o->inconclusive;
+    char classname[300];
+    snprintf(classname, sizeof(classname), "tidesim.check.%s",
+             r->scenario_name ? r->scenario_name : "results");
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
+    fprintf(out,
+            "<testsuites name=\"tidesim check\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+            "skipped=\"%zu\">\n",
+            o->evaluated + errors, o->failed, errors, skipped);
+    fputs("  <testsuite name=\"", out);
+    xml(out, r->path);
+    fprintf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\">\n",
+            o->evaluated + errors, o->failed, errors, skipped);
+    fputs("    <properties>\n", out);
+    const char *const keys[] = {"scenario", "policy", "tidesim_version", "git_commit"};
+    const char *const vals[] = {r->scenario_name, r->policy, r->version, r->git_commit};
+    for (size_t i = 0; i < 4; i++) {
+        fprintf(out, "      <property name=\"%s\" value=\"", keys[i]);
+        xml(out, vals[i] ? vals[i] : "-");
+        fputs("\"/>\n", out);
+    }
+    fprintf(out, "      <property name=\"replications\" value=\"%zu\"/>\n", r->reps);
+    fputs("    </properties>\n", out);
+    if (errors) {
+        fputs("    <testcase name=\"complete run\" classname=\"", out);
+        xml(out, classname);
+        fputs("\">\n      <error message=\"", out);
+        xml(out, r->path);
+        fputs(" is an incomplete (interrupted) run: its figures cover only part of the "
+              "scenario\" type=\"incomplete\"/>\n    </testcase>\n",
+              out);
+    }
+    for (size_t i = 0; i < l->n; i++) {
+        const struct check_item *it = &l->items[i];
+        fputs("    <testcase name=\"", out);
+        xml(out, it->gate);
+        fputs("\" classname=\"", out);
+        xml(out, classname);
+        fputs("\">\n", out);
+        if (it->status == CHECK_FAIL) {
+            fputs("      <failure message=\"", out);
+            xml(out, it->msg);
+            fputs("\" type=\"gate\">", out);
+            xml(out, it->msg);
+            fputs("</failure>\n", out);
+        } else if (it->status == CHECK_INCONCLUSIVE) {
+            fputs("      <skipped message=\"", out);
+            xml(out, it->msg);
+            fputs("\"/>\n", out);
+        }
+        fputs("      <system-out>", out);
+        xml(out, it->msg);
+        fputs("</system-out>\n    </testcase>\n", out);
+    }
+    if (l->notes[0]) {
+        fputs("    <system-out>", out);
+        xml(out, l->notes);
+        fputs("</system-out>\n", out);
+    }
+    fputs("  </testsuite>\n</testsuites>\n", out);
+}
+
+size_t check_run(FILE *out, const struct results *r, const struct results *base,
+                 const struct check_gates *g, struct check_outcome *res)
+{
+    struct check_list l;
+    char err[2048] = "";
+    int rc = check_evaluate(r, base, g, &l, err, sizeof(err));
+    if (rc)
+        fprintf(out, "error: %s\n", err);
+    else
+        check_print_text(out, &l);
+    struct check_outcome o = l.o;
+    check_list_release(&l);
     if (res)
         *res = o;
     return o.failed;

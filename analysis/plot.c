@@ -14,6 +14,7 @@
 #include "analysis/h5io.h"
 #include "analysis/h5read.h"
 #include "analysis/results.h"
+#include "analysis/stats.h"
 
 /* Bytes of a path handed to gnuplot (folder + file name). */
 #define PLOT_PATH_MAX 1024
@@ -168,13 +169,18 @@ static int too_long(struct chart_ctx *c, const char *what)
     return -ENAMETOOLONG;
 }
 
-static int draw(struct chart_ctx *c, const char *chart, const char *data, const char *extra)
+/* Draw chart `chart` (script chart.gp) of data at w x h pixels. */
+static int draw_sized(struct chart_ctx *c, const char *chart, const char *data, const char *extra,
+                      int w, int h)
 {
     const char *ext = c->o->format == PLOT_SVG ? "svg" : "png";
-    const char *term =
-        c->o->format == PLOT_SVG
-            ? "svg size 1000,600 dynamic enhanced font 'sans,11' background '#ffffff'"
-            : "pngcairo size 1000,600 enhanced font 'sans,10'";
+    char term[160];
+    /* noenhanced: a '_' or '^' in a service or policy name is text, never a subscript. */
+    if (c->o->format == PLOT_SVG)
+        snprintf(term, sizeof(term),
+                 "svg size %d,%d dynamic noenhanced font 'sans,11' background '#ffffff'", w, h);
+    else
+        snprintf(term, sizeof(term), "pngcairo size %d,%d noenhanced font 'sans,10'", w, h);
     char out[PLOT_PATH_MAX], script[PLOT_PATH_MAX], qd[2 * PLOT_PATH_MAX], qo[2 * PLOT_PATH_MAX],
         qs[1100], qp[2 * PLOT_PATH_MAX], vars[16384];
     int k = c->stem[0] ? snprintf(out, sizeof(out), "%s/%s_%s.%s", c->dir, c->stem, chart, ext)
@@ -205,7 +211,14 @@ static int draw(struct chart_ctx *c, const char *chart, const char *data, const 
         return -EIO;
     }
     c->made++;
+    if (c->o->on_chart)
+        c->o->on_chart(c->o->ctx, chart, c->stem, out);
     return 0;
+}
+
+static int draw(struct chart_ctx *c, const char *chart, const char *data, const char *extra)
+{
+    return draw_sized(c, chart, data, extra, 1000, 600);
 }
 
 static FILE *dat_open(struct chart_ctx *c, char *path, size_t n, const char *name)
@@ -238,30 +251,47 @@ static int refused(struct chart_ctx *c)
     return c->rd.rc;
 }
 
-/* GPUs by use, averaged by time of day at the sample interval, as cumulative shares (%). */
-static int chart_util(struct chart_ctx *c, hid_t root, double gpus)
+/*
+ * GPU-time by use over the time of day at the sample interval, stacked (% of
+ * the cluster's GPU-time, from /timeseries share_<state>): the use states, then
+ * "idle (allocated)" — a tenant holds the card, its SMs are idle — and "free"
+ * (no tenant), the names of docs/results.md; busy (SMs active) as a line.
+ */
+static int chart_util(struct chart_ctx *c, hid_t root)
 {
-    static const char *const uses[] = {"gpus_inference", "gpus_training",  "gpus_checkpoint",
-                                       "gpus_restore",   "gpus_recompute", "gpus_reconfiguring"};
-    static const char *const names[] = {"inference", "training",  "checkpoint",
-                                        "restore",   "recompute", "reconfiguring"};
+    static const char *const cols[] = {"share_inference",     "share_training",  "share_checkpoint",
+                                       "share_restore",       "share_recompute", "share_overhead",
+                                       "share_reconfiguring", "share_idle",      "share_free"};
+    static const char *const names[] = {"inference",     "training",         "checkpoint",
+                                        "restore",       "recompute",        "start-up",
+                                        "MIG re-layout", "idle (allocated)", "free"};
+    static const char *const colors[] = {"#4477aa", "#66ccee", "#ee6677", "#aa3377", "#ccbb44",
+                                         "#228833", "#bb5566", "#999999", "#e8e8e8"};
+    enum { NCOL = 9 };
     hid_t g = h5_rd_group(&c->rd, root, "timeseries");
     if (g < 0)
         return c->rd.rc ? refused(c) : 0;
     size_t n = 0, m, mb = 0;
     double *t = read_col(c, g, "time_s", &n), *busy = read_col(c, g, "util_busy", &mb);
-    double *col[6] = {0};
-    char labels[256] = "";
+    double *col[NCOL] = {0};
+    char labels[256] = "", cl[256] = "";
     size_t ncol = 0;
-    for (size_t k = 0; k < 6; k++) {
-        col[ncol] = read_col(c, g, uses[k], &m);
+    for (size_t k = 0; k < NCOL; k++) {
+        col[ncol] = read_col(c, g, cols[k], &m);
         if (col[ncol] && m == n) {
-            snprintf(labels + strlen(labels), sizeof(labels) - strlen(labels), "%s ", names[k]);
-            ncol++;
-        } else {
-            free(col[ncol]);
-            col[ncol] = NULL;
+            /* A state the run never used (all zeros) is left out of the legend. */
+            double any = 0;
+            for (size_t i = 0; i < n; i++)
+                any += fabs(col[ncol][i]);
+            if (any > 0 || k == NCOL - 1) {
+                snprintf(labels + strlen(labels), sizeof(labels) - strlen(labels), "%s|", names[k]);
+                snprintf(cl + strlen(cl), sizeof(cl) - strlen(cl), "%s ", colors[k]);
+                ncol++;
+                continue;
+            }
         }
+        free(col[ncol]);
+        col[ncol] = NULL;
     }
     H5Gclose(g);
     int rc = 0;
@@ -269,9 +299,8 @@ static int chart_util(struct chart_ctx *c, hid_t root, double gpus)
         rc = refused(c);
         goto out;
     }
-    if (!t || n == 0 || ncol == 0 || !(gpus > 0))
+    if (!t || n == 0 || ncol == 0)
         goto out;
-    snprintf(labels + strlen(labels), sizeof(labels) - strlen(labels), "idle");
     double dt = n > 1 ? t[1] - t[0] : t[0];
     if (!isfinite(dt) || !(dt > 0))
         dt = 1;
@@ -291,7 +320,7 @@ static int chart_util(struct chart_ctx *c, hid_t root, double gpus)
         double *a = acc + b * (ncol + 2);
         a[0] += 1;
         for (size_t k = 0; k < ncol; k++)
-            a[1 + k] += col[k][i] / gpus * 100;
+            a[1 + k] += col[k][i] * 100;
         a[1 + ncol] += busy && mb == n ? busy[i] * 100 : NAN;
     }
     char path[PLOT_PATH_MAX];
@@ -301,7 +330,7 @@ static int chart_util(struct chart_ctx *c, hid_t root, double gpus)
         rc = -EIO;
         goto out;
     }
-    fprintf(f, "# hour_of_day cumulative%% (%s) busy%%\n", labels);
+    fprintf(f, "# hour_of_day cumulative%% of GPU-time (%s) busy%%\n", labels);
     for (size_t b = 0; b < nb; b++) {
         double *a = acc + b * (ncol + 2);
         if (a[0] == 0)
@@ -312,17 +341,24 @@ static int chart_util(struct chart_ctx *c, hid_t root, double gpus)
             cum += a[1 + k] / a[0];
             fprintf(f, " %.4f", cum);
         }
-        fprintf(f, " 100 %.4f\n", a[1 + ncol] / a[0]);
+        fprintf(f, " %.4f\n", a[1 + ncol] / a[0]);
     }
     fclose(f);
     free(acc);
-    char extra[400];
-    snprintf(extra, sizeof(extra), "ncum=%zu; labels='%s'; step_h=%g", ncol + 1, labels, bw / 3600);
+    char extra[900];
+    int x = snprintf(extra, sizeof(extra), "ncum=%zu; colors='%s'; step_h=%g", ncol, cl, bw / 3600);
+    /* One variable per label (lab1, lab2, ...): labels hold blanks, words() would split them. */
+    const char *lp = labels;
+    for (size_t k = 0; k < ncol && x > 0 && (size_t)x < sizeof(extra); k++) {
+        size_t len = strcspn(lp, "|");
+        x += snprintf(extra + x, sizeof(extra) - (size_t)x, "; lab%zu='%.*s'", k + 1, (int)len, lp);
+        lp += len + (lp[len] == '|');
+    }
     rc = draw(c, "util", path, extra);
 out:
     free(t);
     free(busy);
-    for (size_t k = 0; k < 6; k++)
+    for (size_t k = 0; k < NCOL; k++)
         free(col[k]);
     return rc;
 }
@@ -340,101 +376,6 @@ static herr_t list_svc(hid_t g, const char *name, const H5L_info_t *info, void *
     if (l->n < 16)
         snprintf(l->names[l->n++], sizeof(l->names[0]), "%s", name);
     return 0;
-}
-
-/* One service's p99 series (drawn |= 1) and latency CDF (drawn |= 2) as .dat files. */
-static int export_service(struct chart_ctx *c, hid_t s, size_t i, const char *label, size_t *drawn)
-{
-    char name[64], path[PLOT_PATH_MAX];
-    double slo = NAN;
-    h5_rd_attr_double(&c->rd, s, "slo_ms", &slo);
-    size_t n = 0, m = 0;
-    hid_t ts = h5_rd_group(&c->rd, s, "timeseries");
-    double *t = ts >= 0 ? read_col(c, ts, "time_s", &n) : NULL;
-    double *p = ts >= 0 ? read_col(c, ts, "p99_ms", &m) : NULL;
-    if (ts >= 0)
-        H5Gclose(ts);
-    snprintf(name, sizeof(name), "p99_%zu", i);
-    FILE *f = !c->rd.rc && t && p && m == n ? dat_open(c, path, sizeof(path), name) : NULL;
-    if (f) {
-        fprintf(f, "# time_h p99_ms slo_ms  (service %s)\n", label);
-        for (size_t k = 0; k < n; k++)
-            fprintf(f, "%.4f %.6g %.6g\n", t[k] / 3600, p[k], slo);
-        fclose(f);
-        *drawn |= 1;
-    }
-    free(t);
-    free(p);
-    hid_t h = c->rd.rc ? H5I_INVALID_HID : h5_rd_group(&c->rd, s, "histogram");
-    double *cnt = h >= 0 ? read_col(c, h, "count", &n) : NULL;
-    double *hi = h >= 0 ? read_col(c, h, "hi_us", &m) : NULL;
-    if (h >= 0)
-        H5Gclose(h);
-    snprintf(name, sizeof(name), "cdf_%zu", i);
-    f = !c->rd.rc && cnt && hi && m == n ? dat_open(c, path, sizeof(path), name) : NULL;
-    if (f) {
-        double tot = 0, cum = 0;
-        for (size_t k = 0; k < n; k++)
-            tot += cnt[k];
-        fprintf(f, "# latency_ms cumulative_fraction  (service %s)\n", label);
-        for (size_t k = 0; k < n && tot > 0; k++) {
-            if (cnt[k] == 0)
-                continue;
-            cum += cnt[k];
-            fprintf(f, "%.6g %.8f\n", hi[k] / 1e3, cum / tot);
-        }
-        fclose(f);
-        *drawn |= 2;
-    }
-    free(cnt);
-    free(hi);
-    return c->rd.rc ? refused(c) : 0;
-}
-
-/* Per service: p99 over time (with SLO) and the latency CDF. */
-static int chart_services(struct chart_ctx *c, hid_t root)
-{
-    hid_t g = h5_rd_group(&c->rd, root, "services");
-    if (g < 0)
-        return c->rd.rc ? refused(c) : 0;
-    struct svc_list l = {.n = 0};
-    hsize_t idx = 0;
-    if (H5Literate(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, list_svc, &l) < 0) {
-        idx = 0;
-        l.n = 0;
-        H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, list_svc, &l);
-    }
-    char list[2200] = "", prefix[PLOT_PATH_MAX], path[PLOT_PATH_MAX + 8];
-    int k = snprintf(prefix, sizeof(prefix), "%s/%s%s", c->datadir, c->stem, c->stem[0] ? "_" : "");
-    int rc = k < 0 || (size_t)k + 8 >= sizeof(prefix) ? too_long(c, c->datadir) : 0;
-    size_t drawn = 0;
-    for (size_t i = 0; i < l.n && !rc; i++) {
-        hid_t s = h5_rd_group(&c->rd, g, l.names[i]);
-        if (s < 0) {
-            rc = c->rd.rc ? refused(c) : 0;
-            continue;
-        }
-        char label[128];
-        gp_clean(label, sizeof(label), l.names[i], true);
-        rc = export_service(c, s, i, label, &drawn);
-        H5Gclose(s);
-        snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? " " : "", label);
-    }
-    H5Gclose(g);
-    char extra[4600], ql[4400];
-    if (!rc && gq(ql, sizeof(ql), list))
-        rc = too_long(c, "services");
-    if (!rc)
-        snprintf(extra, sizeof(extra), "services='%s'", ql);
-    if (!rc && (drawn & 1)) {
-        snprintf(path, sizeof(path), "%sp99_", prefix);
-        rc = draw(c, "p99", path, extra);
-    }
-    if (!rc && (drawn & 2)) {
-        snprintf(path, sizeof(path), "%scdf_", prefix);
-        rc = draw(c, "cdf", path, extra);
-    }
-    return rc;
 }
 
 static int chart_queue(struct chart_ctx *c, hid_t root)
@@ -466,41 +407,96 @@ static int chart_queue(struct chart_ctx *c, hid_t root)
     return rc;
 }
 
+/*
+ * Job timeline: per job (submission order) a thin grey line from submission
+ * to its end (or the run's end) — the time it waited — and on it the segments
+ * of /job_segments coloured by phase (running, checkpoint, checkpoint in a
+ * preemption's grace period, restore), with a cross where it was preempted
+ * (a segment that is followed by a wait, not by the job's end). Files without
+ * /job_segments draw one running span from start to end.
+ */
 static int chart_jobs(struct chart_ctx *c, hid_t root, double end_s)
 {
     hid_t g = h5_rd_group(&c->rd, root, "jobs");
     if (g < 0)
         return c->rd.rc ? refused(c) : 0;
-    size_t n = 0, m[4] = {0};
+    size_t n = 0, m[3] = {0};
     double *sub = read_col(c, g, "submit_s", &n), *st = read_col(c, g, "start_s", &m[0]),
-           *en = read_col(c, g, "end_s", &m[1]), *state = read_col(c, g, "state", &m[2]),
-           *gp = read_col(c, g, "gpus", &m[3]);
+           *en = read_col(c, g, "end_s", &m[1]), *state = read_col(c, g, "state", &m[2]);
     H5Gclose(g);
+    size_t ns = 0, k1 = 0, k2 = 0, k3 = 0;
+    double *sj = NULL, *s0 = NULL, *s1 = NULL, *sk = NULL;
+    hid_t sg = c->rd.rc ? H5I_INVALID_HID : h5_rd_group(&c->rd, root, "job_segments");
+    if (sg >= 0) {
+        sj = read_col(c, sg, "job", &ns);
+        s0 = read_col(c, sg, "start_s", &k1);
+        s1 = read_col(c, sg, "end_s", &k2);
+        sk = read_col(c, sg, "kind", &k3);
+        H5Gclose(sg);
+    }
     int rc = c->rd.rc ? refused(c) : 0;
+    bool segs = sj && s0 && s1 && sk && k1 == ns && k2 == ns && k3 == ns;
     char path[PLOT_PATH_MAX];
-    if (!rc && sub && st && en && state && gp && m[0] == n && m[1] == n && m[2] == n && m[3] == n &&
-        n) {
+    if (!rc && sub && st && en && state && m[0] == n && m[1] == n && m[2] == n && n) {
         FILE *f = dat_open(c, path, sizeof(path), "jobs");
         if (!f) {
             rc = -EIO;
         } else {
-            fprintf(f, "# job submit_h start_h end_h state gpus  (start/end NaN: not yet; end "
-                       "drawn at the run's end)\n");
+            fprintf(f, "# block 0: job submit_h until_h (waiting line: submission to end)\n");
             for (size_t k = 0; k < n; k++) {
-                double s = isfinite(st[k]) ? st[k] : end_s;
-                double e = isfinite(en[k]) ? en[k] : (isfinite(st[k]) ? end_s : NAN);
-                fprintf(f, "%zu %.5f %.5f %.5f %g %g\n", k, sub[k] / 3600, s / 3600, e / 3600,
-                        state[k], gp[k]);
+                double e = isfinite(en[k]) ? en[k] : end_s;
+                if (isfinite(sub[k]))
+                    fprintf(f, "%zu %.5f %.5f\n", k, sub[k] / 3600, e / 3600);
             }
+            fprintf(f, "\n\n# block 1: job start_h end_h kind (1 restore 2 run 3 checkpoint 4 "
+                       "checkpoint in a preemption's grace)\n");
+            /* One clipped row per phase (left of the axis) so that no series is empty. */
+            for (int kind = 1; kind <= 4; kind++)
+                fprintf(f, "0 -10 -10 %d\n", kind);
+            size_t npre = 0;
+            if (segs) {
+                for (size_t i = 0; i < ns; i++)
+                    fprintf(f, "%.0f %.5f %.5f %.0f\n", sj[i], s0[i] / 3600, s1[i] / 3600, sk[i]);
+            } else {
+                for (size_t k = 0; k < n; k++)
+                    if (isfinite(st[k]))
+                        fprintf(f, "%zu %.5f %.5f 2\n", k, st[k] / 3600,
+                                (isfinite(en[k]) ? en[k] : end_s) / 3600);
+            }
+            fprintf(f, "\n\n# block 2: job preempted_h (a segment followed by a wait)\n");
+            if (segs) {
+                /* Segments are in order of their ends; a job's next one starts later or never. */
+                for (size_t i = 0; i < ns; i++) {
+                    size_t j = (size_t)sj[i];
+                    if (j >= n)
+                        continue;
+                    bool ends_job = isfinite(en[j]) && fabs(en[j] - s1[i]) < 1e-6;
+                    bool at_end = fabs(s1[i] - end_s) < 1e-6;
+                    bool followed = false;
+                    for (size_t q = i + 1; q < ns && !followed; q++)
+                        followed = (size_t)sj[q] == j && fabs(s0[q] - s1[i]) < 1e-6;
+                    if (!ends_job && !at_end && !followed && state[j] != 4) {
+                        fprintf(f, "%zu %.5f\n", j, s1[i] / 3600);
+                        npre++;
+                    }
+                }
+            }
+            fprintf(f, "0 -10\n"); /* clipped: the series is never empty */
             fclose(f);
-            rc = draw(c, "jobs", path, NULL);
+            char extra[160];
+            snprintf(extra, sizeof(extra), "njobs=%zu; npre=%zu; lw=%.2f; endh=%g", n, npre,
+                     n > 100 ? fmax(0.6, 400.0 / (double)n) : 4.0, end_s / 3600);
+            rc = draw(c, "jobs", path, extra);
         }
     }
     free(sub);
     free(st);
     free(en);
     free(state);
-    free(gp);
+    free(sj);
+    free(s0);
+    free(s1);
+    free(sk);
     return rc;
 }
 
@@ -510,11 +506,10 @@ static int plot_file(struct chart_ctx *c, const char *path)
     int rc = results_open(&r, path, c->err, c->errlen);
     if (rc)
         return rc;
-    char cpath[256], cname[128], cpol[64];
-    gp_clean(cpath, sizeof(cpath), path, false);
+    char cname[128], cpol[64];
     gp_clean(cname, sizeof(cname), r.scenario_name ? r.scenario_name : "-", false);
     gp_clean(cpol, sizeof(cpol), r.policy ? r.policy : "-", false);
-    snprintf(c->subtitle, sizeof(c->subtitle), "%s: scenario %s, policy %s%s", cpath, cname, cpol,
+    snprintf(c->subtitle, sizeof(c->subtitle), "scenario %s, policy %s%s", cname, cpol,
              r.replicated ? ", replication 0" : "");
     c->file = path;
     hid_t f = h5_rd_open(&c->rd, path);
@@ -528,9 +523,7 @@ static int plot_file(struct chart_ctx *c, const char *path)
     }
     double end_s = isfinite(r.sim_time_reached_s) ? r.sim_time_reached_s : r.duration_s;
     if (!rc)
-        rc = chart_util(c, root, r.gpus);
-    if (!rc)
-        rc = chart_services(c, root);
+        rc = chart_util(c, root);
     if (!rc)
         rc = chart_queue(c, root);
     if (!rc)
@@ -552,41 +545,521 @@ static void dat_field(char *buf, size_t n, const char *s)
             *p = '_';
 }
 
-static int plot_compare(struct chart_ctx *c, const char *const *paths, size_t n)
+/* The runs of a multi-file chart: open results and a label each (policy; + file stem if shared). */
+struct run_set {
+    struct results *r;
+    char (*label)[96]; /* words for gnuplot: blanks as '_' */
+    size_t n;
+};
+
+static void runs_release(struct run_set *s)
 {
-    static const char *const keys[] = {"util_allocated", "util_busy", "slo_share"};
+    for (size_t i = 0; s->r && i < s->n; i++)
+        results_release(&s->r[i]);
+    free(s->r);
+    free(s->label);
+    memset(s, 0, sizeof(*s));
+}
+
+static int runs_open(struct chart_ctx *c, struct run_set *s, const char *const *paths, size_t n)
+{
+    memset(s, 0, sizeof(*s));
+    s->r = calloc(n ? n : 1, sizeof(*s->r));
+    s->label = calloc(n ? n : 1, sizeof(*s->label));
+    if (!s->r || !s->label) {
+        runs_release(s);
+        snprintf(c->err, c->errlen, "out of memory");
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int rc = results_open(&s->r[i], paths[i], c->err, c->errlen);
+        if (rc) {
+            runs_release(s);
+            return rc;
+        }
+        s->n++;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *pol = s->r[i].policy ? s->r[i].policy : "-";
+        bool shared = false;
+        for (size_t k = 0; k < n; k++)
+            shared |= k != i && s->r[k].policy && !strcmp(s->r[k].policy, pol);
+        char stem[256], txt[300];
+        stem_of(paths[i], stem, sizeof(stem));
+        if (shared)
+            snprintf(txt, sizeof(txt), "%s (%s)", pol, stem);
+        else
+            snprintf(txt, sizeof(txt), "%s", pol);
+        gp_clean(s->label[i], sizeof(s->label[i]), txt, true);
+        for (char *p = s->label[i]; *p; p++)
+            if (*p == '\'' || *p == '"')
+                *p = '_';
+    }
+    return 0;
+}
+
+/* "3 runs: tidal, dedicated, kueue" (or the one run's scenario and policy) as the subtitle. */
+static void runs_subtitle(struct chart_ctx *c, const struct run_set *s, const char *what)
+{
+    if (s->n == 1) {
+        char cname[128], cpol[64];
+        gp_clean(cname, sizeof(cname), s->r[0].scenario_name ? s->r[0].scenario_name : "-", false);
+        gp_clean(cpol, sizeof(cpol), s->r[0].policy ? s->r[0].policy : "-", false);
+        snprintf(c->subtitle, sizeof(c->subtitle), "scenario %s, policy %s%s%s", cname, cpol,
+                 what ? "; " : "", what ? what : "");
+        return;
+    }
+    int k = snprintf(c->subtitle, sizeof(c->subtitle), "%zu runs:", s->n);
+    for (size_t i = 0; i < s->n && k > 0 && (size_t)k < sizeof(c->subtitle); i++)
+        k += snprintf(c->subtitle + k, sizeof(c->subtitle) - (size_t)k, "%s %s", i ? "," : "",
+                      s->label[i]);
+    if (what && k > 0 && (size_t)k < sizeof(c->subtitle))
+        snprintf(c->subtitle + k, sizeof(c->subtitle) - (size_t)k, "; %s", what);
+}
+
+/* What the whiskers of a run set's bars are. */
+static const char *whisker_note(const struct run_set *s)
+{
+    size_t rep = 0;
+    for (size_t i = 0; i < s->n; i++)
+        rep += s->r[i].replicated;
+    return rep == s->n ? "whiskers: 95% CI over replications"
+           : rep == 0  ? "single runs: no confidence intervals"
+                       : "whiskers: 95% CI over replications (none for single runs)";
+}
+
+/* Open replication rep's root of an open file; H5I_INVALID_HID on failure (c->rd says). */
+static hid_t rep_root(struct chart_ctx *c, hid_t f, const struct results *r, size_t rep)
+{
+    if (!r->replicated)
+        return H5Gopen2(f, "/", H5P_DEFAULT);
+    char name[32];
+    snprintf(name, sizeof(name), "rep%04zu", rep);
+    return h5_rd_group(&c->rd, f, name);
+}
+
+/*
+ * A /timeseries column averaged over the replications, interval by interval
+ * (replications share the interval grid): *t and *v malloc'd, *n rows.
+ */
+static int mean_series(struct chart_ctx *c, const struct results *r, const char *sub,
+                       const char *col, double **t, double **v, size_t *n)
+{
+    *t = *v = NULL;
+    *n = 0;
+    hid_t f = h5_rd_open(&c->rd, r->path);
+    if (f < 0)
+        return refused(c);
+    int rc = 0;
+    size_t used = 0;
+    for (size_t i = 0; i < r->reps && !rc; i++) {
+        hid_t root = rep_root(c, f, r, i);
+        hid_t g = root >= 0 ? h5_rd_group(&c->rd, root, sub) : H5I_INVALID_HID;
+        hid_t ts = g >= 0 && strcmp(sub, "timeseries") ? h5_rd_group(&c->rd, g, "timeseries") : g;
+        size_t m = 0, mt = 0;
+        double *x = ts >= 0 ? read_col(c, ts, col, &m) : NULL;
+        double *tt = ts >= 0 && !*t ? read_col(c, ts, "time_s", &mt) : NULL;
+        if (ts >= 0 && ts != g)
+            H5Gclose(ts);
+        if (g >= 0)
+            H5Gclose(g);
+        if (root >= 0)
+            H5Gclose(root);
+        if (c->rd.rc) {
+            rc = refused(c);
+        } else if (x && !*t && tt && mt == m) {
+            *t = tt;
+            *v = x;
+            *n = m;
+            used = 1;
+            x = tt = NULL;
+        } else if (x && *v && m == *n) {
+            for (size_t k = 0; k < m; k++)
+                (*v)[k] += x[k];
+            used++;
+        }
+        free(x);
+        free(tt);
+    }
+    H5Fclose(f);
+    for (size_t k = 0; *v && k < *n; k++)
+        (*v)[k] /= (double)used;
+    if (rc) {
+        free(*t);
+        free(*v);
+        *t = *v = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+/*
+ * Utilisation over time, every run on one chart: GPU-time busy (solid) and
+ * allocated (dashed) per interval, averaged over a file's replications.
+ */
+static int chart_busy(struct chart_ctx *c, const struct run_set *s)
+{
+    char path[PLOT_PATH_MAX], list[2048] = "";
+    FILE *f = dat_open(c, path, sizeof(path), "busy");
+    if (!f)
+        return -EIO;
+    int rc = 0;
+    size_t drawn = 0;
+    double maxh = 0;
+    for (size_t i = 0; i < s->n && !rc; i++) {
+        double *t, *b, *t2, *a;
+        size_t n, n2;
+        rc = mean_series(c, &s->r[i], "timeseries", "util_busy", &t, &b, &n);
+        if (!rc)
+            rc = mean_series(c, &s->r[i], "timeseries", "util_allocated", &t2, &a, &n2);
+        else
+            t2 = a = NULL;
+        if (!rc && t && n) {
+            fprintf(f, "# run %zu (%s): time_h busy%% allocated%%\n", i, s->label[i]);
+            for (size_t k = 0; k < n; k++) {
+                fprintf(f, "%.4f %.4f %.4f\n", t[k] / 3600, b[k] * 100,
+                        a && n2 == n ? a[k] * 100 : NAN);
+                maxh = fmax(maxh, t[k] / 3600);
+            }
+            fprintf(f, "\n\n");
+            snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", drawn ? " " : "",
+                     s->label[i]);
+            drawn++;
+        }
+        free(t);
+        free(b);
+        free(t2);
+        free(a);
+    }
+    fclose(f);
+    if (rc || drawn != s->n || drawn == 0)
+        return rc;
+    runs_subtitle(c, s, "mean of each file's replications");
+    char extra[2300];
+    snprintf(extra, sizeof(extra), "runs='%s'; maxh=%g", list, maxh);
+    return draw(c, "busy", path, extra);
+}
+
+/*
+ * Every run's services on one chart: p99 per interval (log scale; replication
+ * 0) with each service's SLO target, and the latency tail from the run's
+ * histogram (share of requests slower than x, log-log). Series: run x service.
+ */
+static int chart_latency(struct chart_ctx *c, const struct run_set *s)
+{
+    char list[4096] = "", slos[2048] = "", pp[PLOT_PATH_MAX], cp[PLOT_PATH_MAX];
+    FILE *fp = dat_open(c, pp, sizeof(pp), "p99");
+    FILE *fc = fp ? dat_open(c, cp, sizeof(cp), "cdf") : NULL;
+    if (!fp || !fc) {
+        if (fp)
+            fclose(fp);
+        return -EIO;
+    }
+    size_t series = 0, nslo = 0;
+    double slo_seen[64];
+    int rc = 0;
+    double maxh = 0;
+    for (size_t i = 0; i < s->n && !rc; i++) {
+        c->file = s->r[i].path;
+        hid_t f = h5_rd_open(&c->rd, s->r[i].path);
+        if (f < 0) {
+            rc = refused(c);
+            break;
+        }
+        hid_t root = rep_root(c, f, &s->r[i], 0);
+        hid_t g = root >= 0 ? h5_rd_group(&c->rd, root, "services") : H5I_INVALID_HID;
+        struct svc_list l = {.n = 0};
+        if (g >= 0) {
+            hsize_t idx = 0;
+            if (H5Literate(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, list_svc, &l) < 0) {
+                idx = 0;
+                l.n = 0;
+                H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, list_svc, &l);
+            }
+        }
+        for (size_t k = 0; k < l.n && !rc; k++) {
+            hid_t sv = h5_rd_group(&c->rd, g, l.names[k]);
+            if (sv < 0) {
+                rc = c->rd.rc ? refused(c) : 0;
+                continue;
+            }
+            double slo = NAN;
+            h5_rd_attr_double(&c->rd, sv, "slo_ms", &slo);
+            hid_t ts = h5_rd_group(&c->rd, sv, "timeseries");
+            size_t n = 0, m = 0, nc = 0, nh = 0;
+            double *t = ts >= 0 ? read_col(c, ts, "time_s", &n) : NULL;
+            double *p = ts >= 0 ? read_col(c, ts, "p99_ms", &m) : NULL;
+            if (ts >= 0)
+                H5Gclose(ts);
+            hid_t h = c->rd.rc ? H5I_INVALID_HID : h5_rd_group(&c->rd, sv, "histogram");
+            double *cnt = h >= 0 ? read_col(c, h, "count", &nc) : NULL;
+            double *hi = h >= 0 ? read_col(c, h, "hi_us", &nh) : NULL;
+            if (h >= 0)
+                H5Gclose(h);
+            H5Gclose(sv);
+            if (c->rd.rc) {
+                rc = refused(c);
+            } else if (t && p && m == n && cnt && hi && nc == nh) {
+                char svc[128], name[260];
+                gp_clean(svc, sizeof(svc), l.names[k], true);
+                for (char *q = svc; *q; q++)
+                    if (*q == '\'' || *q == '"')
+                        *q = '_';
+                if (s->n > 1)
+                    snprintf(name, sizeof(name), "%s·%s", s->label[i], svc);
+                else
+                    snprintf(name, sizeof(name), "%s", svc);
+                fprintf(fp, "# series %zu (%s): time_h p99_ms (NaN: no request served)\n", series,
+                        name);
+                for (size_t q = 0; q < n; q++) {
+                    fprintf(fp, "%.4f %.6g\n", t[q] / 3600, p[q] > 0 ? p[q] : NAN);
+                    maxh = fmax(maxh, t[q] / 3600);
+                }
+                fprintf(fp, "\n\n");
+                double tot = 0, cum = 0;
+                for (size_t q = 0; q < nc; q++)
+                    tot += cnt[q];
+                fprintf(fc, "# series %zu (%s): latency_ms share_slower (1 - CDF)\n", series, name);
+                for (size_t q = 0; q < nc && tot > 0; q++) {
+                    if (cnt[q] == 0)
+                        continue;
+                    cum += cnt[q];
+                    double tail = 1 - cum / tot;
+                    fprintf(fc, "%.6g %.8g\n", hi[q] / 1e3, tail > 0 ? tail : NAN);
+                }
+                if (tot <= 0)
+                    fprintf(fc, "NaN NaN\n");
+                fprintf(fc, "\n\n");
+                size_t len = strlen(list);
+                snprintf(list + len, sizeof(list) - len, "%s%s", series ? " " : "", name);
+                /* One dashed SLO line per distinct target: equal targets would overlap. */
+                bool seen = false;
+                for (size_t q = 0; q < nslo && !seen; q++)
+                    seen = slo_seen[q] == slo;
+                if (!seen && isfinite(slo) && nslo < 64)
+                    slo_seen[nslo++] = slo;
+                len = strlen(slos);
+                snprintf(slos + len, sizeof(slos) - len, "%s%g", series ? " " : "",
+                         !seen && isfinite(slo) ? slo : -1);
+                series++;
+            }
+            free(t);
+            free(p);
+            free(cnt);
+            free(hi);
+        }
+        if (g >= 0)
+            H5Gclose(g);
+        if (root >= 0)
+            H5Gclose(root);
+        H5Fclose(f);
+    }
+    fclose(fp);
+    fclose(fc);
+    if (rc || series == 0)
+        return rc;
+    runs_subtitle(c, s, s->n == 1 && s->r[0].replicated ? "replication 0" : NULL);
+    char extra[6400];
+    snprintf(extra, sizeof(extra), "series='%s'; slos='%s'; maxh=%g", list, slos, maxh);
+    rc = draw(c, "p99", pp, extra);
+    if (!rc) {
+        runs_subtitle(c, s, "whole run, from the latency histogram");
+        rc = draw(c, "cdf", cp, extra);
+    }
+    return rc;
+}
+
+/*
+ * Per-day bars: each run's GPU-time busy per simulated day (mean of the
+ * day's intervals), the mean over replications with its 95 % interval as a
+ * whisker (none for a single run).
+ */
+static int chart_daily(struct chart_ctx *c, const struct run_set *s)
+{
+    enum { MAXDAYS = 62 };
+    double(*v)[MAXDAYS][64] = calloc(s->n, sizeof(*v)); /* run, day, replication */
+    size_t *ndays = calloc(s->n, sizeof(*ndays));
+    if (!v || !ndays) {
+        free(v);
+        free(ndays);
+        return -ENOMEM;
+    }
+    int rc = 0;
+    size_t days = 0;
+    for (size_t i = 0; i < s->n && !rc; i++) {
+        const struct results *r = &s->r[i];
+        c->file = r->path;
+        hid_t f = h5_rd_open(&c->rd, r->path);
+        if (f < 0) {
+            rc = refused(c);
+            break;
+        }
+        for (size_t rep = 0; rep < r->reps && rep < 64 && !rc; rep++) {
+            hid_t root = rep_root(c, f, r, rep);
+            hid_t g = root >= 0 ? h5_rd_group(&c->rd, root, "timeseries") : H5I_INVALID_HID;
+            size_t n = 0, m = 0;
+            double *t = g >= 0 ? read_col(c, g, "time_s", &n) : NULL;
+            double *b = g >= 0 ? read_col(c, g, "util_busy", &m) : NULL;
+            if (g >= 0)
+                H5Gclose(g);
+            if (root >= 0)
+                H5Gclose(root);
+            if (c->rd.rc)
+                rc = refused(c);
+            double sum[MAXDAYS] = {0}, cnt[MAXDAYS] = {0};
+            double dt = n > 1 ? t[1] - t[0] : (n ? t[0] : 1);
+            for (size_t k = 0; !rc && t && b && m == n && k < n; k++) {
+                double st = t[k] - dt * 0.5;
+                if (!isfinite(st) || st < 0 || !isfinite(b[k]))
+                    continue;
+                size_t d = (size_t)(st / 86400);
+                if (d < MAXDAYS) {
+                    sum[d] += b[k];
+                    cnt[d] += 1;
+                }
+            }
+            for (size_t d = 0; d < MAXDAYS; d++) {
+                v[i][d][rep] = cnt[d] > 0 ? sum[d] / cnt[d] * 100 : NAN;
+                if (cnt[d] > 0 && d + 1 > ndays[i])
+                    ndays[i] = d + 1;
+            }
+            free(t);
+            free(b);
+        }
+        H5Fclose(f);
+        days = ndays[i] > days ? ndays[i] : days;
+    }
+    char path[PLOT_PATH_MAX], list[2048] = "";
+    FILE *f = rc ? NULL : dat_open(c, path, sizeof(path), "daily");
+    if (!rc && !f)
+        rc = -EIO;
+    if (f) {
+        fprintf(f, "# day then per run: busy%% ci95  (ci 0 for a single run)\n");
+        for (size_t d = 0; d < days; d++) {
+            fprintf(f, "\"day %zu\"", d + 1);
+            for (size_t i = 0; i < s->n; i++) {
+                struct stats_summary sm;
+                size_t reps = s->r[i].reps < 64 ? s->r[i].reps : 64;
+                stats_summarize(v[i][d], reps, &sm);
+                fprintf(f, " %.6g %.6g", sm.mean, sm.n >= 2 && isfinite(sm.ci95) ? sm.ci95 : 0);
+            }
+            fputc('\n', f);
+        }
+        fclose(f);
+        for (size_t i = 0; i < s->n; i++)
+            snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? " " : "",
+                     s->label[i]);
+    }
+    free(v);
+    free(ndays);
+    if (rc || days == 0)
+        return rc;
+    runs_subtitle(c, s, whisker_note(s));
+    char extra[2300];
+    snprintf(extra, sizeof(extra), "runs='%s'", list);
+    return draw(c, "daily", path, extra);
+}
+
+/* A /summary figure of every replication: mean and 95 % half-width (0 when n < 2). */
+static void fig(const struct results *r, const char *key, double scale, double per_day,
+                double *mean, double *ci)
+{
+    const struct results_metric *m = results_table_find(&r->headline, key);
+    *mean = NAN;
+    *ci = 0;
+    if (!m || !m->s.n)
+        return;
+    double *x = calloc(r->reps ? r->reps : 1, sizeof(*x));
+    if (!x)
+        return;
+    for (size_t i = 0; i < r->reps; i++)
+        x[i] = m->values[i] * scale / (per_day > 0 ? per_day : 1);
+    struct stats_summary s;
+    stats_summarize(x, r->reps, &s);
+    free(x);
+    *mean = s.mean;
+    *ci = s.n >= 2 && isfinite(s.ci95) ? s.ci95 : 0;
+}
+
+/* A cost figure of the file, if it has one: a /summary key naming cost, or a currency unit. */
+static const struct results_metric *cost_metric(const struct results *r)
+{
+    for (size_t i = 0; i < r->headline.n; i++) {
+        const struct results_metric *m = &r->headline.m[i];
+        const char *u = m->unit ? m->unit : "";
+        if (m->s.n &&
+            (strstr(m->key, "cost") || strstr(u, "$") || strstr(u, "USD") || strstr(u, "EUR")))
+            return m;
+    }
+    return NULL;
+}
+
+/*
+ * Policy comparison as small multiples, one panel per question with its own
+ * axis and unit: utilisation (allocated, busy, useful), SLO (arrivals within
+ * SLO, worst service), p99 of the worst service, training work per day,
+ * checkpoint overhead, and cost (a cost figure of the file; energy when the
+ * file has none). Bars are means, whiskers 95 % intervals over replications.
+ */
+static int plot_compare(struct chart_ctx *c, const struct run_set *s)
+{
     char path[PLOT_PATH_MAX];
     c->stem[0] = 0;
     FILE *f = dat_open(c, path, sizeof(path), "compare");
     if (!f)
         return -EIO;
+    const struct results_metric *cost = s->n ? cost_metric(&s->r[0]) : NULL;
+    char costkey[128] = "energy_kwh", costlabel[200] = "energy (kWh)";
+    if (cost) {
+        snprintf(costkey, sizeof(costkey), "%s", cost->key);
+        char lab[160];
+        gp_clean(lab, sizeof(lab), results_label(cost), false);
+        for (char *p = lab; *p; p++)
+            if (*p == '\'' || *p == '"')
+                *p = '_';
+        snprintf(costlabel, sizeof(costlabel), "%s (%s)", lab, cost->unit ? cost->unit : "");
+    }
     fprintf(f,
-            "# label alloc%% ci alloc busy%% ci busy within_slo%% ci  (ci 0 for a single run)\n");
-    int rc = 0;
-    for (size_t i = 0; i < n && !rc; i++) {
-        struct results r;
-        rc = results_open(&r, paths[i], c->err, c->errlen);
-        if (rc)
-            break;
-        char stem[256], pol[64];
-        stem_of(paths[i], stem, sizeof(stem));
-        dat_field(pol, sizeof(pol), r.policy ? r.policy : "-");
-        fprintf(f, "\"%s\\n%s%s\"", stem, pol, r.replicated ? "" : " (1 run)");
-        for (size_t k = 0; k < 3; k++) {
-            const struct results_metric *m = results_table_find(&r.headline, keys[k]);
-            double mean = m && m->s.n ? m->s.mean * 100 : NAN;
-            double ci = m && m->s.n >= 2 ? m->s.ci95 * 100 : 0;
-            fprintf(f, " %.6g %.6g", mean, ci);
+            "# label | alloc%% ci | busy%% ci | useful%% ci | within_slo%% ci | worst svc "
+            "within_slo%% ci | p99 worst ms ci | training GPU-h/day ci | ckpt overhead%% ci | "
+            "%s ci\n",
+            costkey);
+    double top[5] = {0, 0, 0, 0, 0};
+    for (size_t i = 0; i < s->n; i++) {
+        const struct results *r = &s->r[i];
+        char lab[100];
+        dat_field(lab, sizeof(lab), s->label[i]);
+        fprintf(f, "\"%s\"", lab);
+        double m, ci;
+        const char *keys[] = {"util_allocated",
+                              "util_busy",
+                              "util_useful",
+                              "slo_share",
+                              "slo_share_worst_service",
+                              "p99_ms_worst_service",
+                              "training_gpu_hours",
+                              "checkpoint_overhead",
+                              costkey};
+        const double scale[] = {100, 100, 100, 100, 100, 1, 1, 100, 1};
+        for (size_t k = 0; k < 9; k++) {
+            double days = k == 6 && r->duration_s > 0 ? r->duration_s / 86400 : 0;
+            fig(r, keys[k], scale[k], days, &m, &ci);
+            fprintf(f, " %.6g %.6g", m, ci);
+            /* Panel tops: SLO misses (100 - within), p99, training, overhead, cost. */
+            double v = (k == 3 || k == 4 ? 100 - m : m) + ci;
+            int panel = k == 3 || k == 4 ? 0 : k >= 5 ? (int)k - 4 : -1;
+            if (panel >= 0 && isfinite(v) && v > top[panel])
+                top[panel] = v;
         }
         fputc('\n', f);
-        results_release(&r);
     }
     fclose(f);
-    if (rc)
-        return rc;
-    snprintf(c->subtitle, sizeof(c->subtitle), "%zu result file%s; whiskers: 95%% CI of the mean",
-             n, n == 1 ? "" : "s");
-    return draw(c, "compare", path, NULL);
+    runs_subtitle(c, s, whisker_note(s));
+    char extra[400];
+    snprintf(extra, sizeof(extra),
+             "costlabel='%s'; nruns=%zu; top1=%g; top2=%g; top3=%g; top4=%g; top5=%g", costlabel,
+             s->n, top[0], top[1], top[2], top[3], top[4]);
+    return draw_sized(c, "compare", path, extra, 1200, 760);
 }
 
 /* The absolute form of an existing folder into buf, checked plain; 0 or -EINVAL (err set). */
@@ -661,8 +1134,19 @@ int plot_all(const struct plot_opts *o, const char *const *paths, size_t n, size
             c->stem[0] = 0;
         rc = plot_file(c, paths[i]);
     }
+    struct run_set runs = {0};
+    c->stem[0] = 0;
     if (!rc)
-        rc = plot_compare(c, paths, n);
+        rc = runs_open(c, &runs, paths, n);
+    if (!rc)
+        rc = chart_busy(c, &runs);
+    if (!rc)
+        rc = chart_latency(c, &runs);
+    if (!rc)
+        rc = chart_daily(c, &runs);
+    if (!rc)
+        rc = plot_compare(c, &runs);
+    runs_release(&runs);
     *made = c->made;
     free(c);
     return rc;

@@ -5,14 +5,21 @@
  * reads the gnuplot variables `data` (a .dat file or a prefix), `out` (image), `term` (terminal
  * line) and `subtitle`.
  *
- * Charts of one file (replication 0 of a replicated file):
- *   util     GPUs by use over the time of day (stacked shares of the cluster, %)
- *   p99      p99 latency per interval and service with the SLO target (ms)
- *   cdf      latency CDF per service from the run's histogram (ms)
+ * Charts of each file (replication 0 of a replicated file):
+ *   util     GPU-time by use over the time of day, stacked (% of the cluster's
+ *            GPU-time: use states, "idle (allocated)", "free"), busy as a line
  *   queue    training jobs queued and running over time
- *   jobs     job timeline: queueing and running spans per job (h)
- * Chart of all files: compare, bars of utilisation and SLO share with 95 %
- * interval whiskers (none for single runs).
+ *   jobs     job timeline: waits, and running, checkpoint, preemption-grace and
+ *            restore segments (/job_segments) with a cross at each preemption
+ * Charts of all files together (one series per run, or run x service):
+ *   busy     GPU-time busy and allocated over time (mean of replications, %)
+ *   p99      p99 latency per interval and service, log axis, SLO targets (ms)
+ *   cdf      latency tail: share of requests slower than x, log-log (ms)
+ *   daily    per-day bars of GPU-time busy with 95 % CI whiskers
+ *   compare  small multiples: utilisation kinds, SLO, p99, training GPU-h per
+ *            day, checkpoint overhead, cost (or energy), with CI whiskers
+ * Titles name the chart and a subtitle the scenario, policy or runs, never a
+ * file path; every name is drawn as text (gnuplot noenhanced: '_' is no subscript).
  */
 #ifndef TIDESIM_PLOT_H
 #define TIDESIM_PLOT_H
@@ -27,6 +34,10 @@ struct plot_opts {
     enum plot_format format;
     const char *scripts; /* folder of the .gp scripts */
     const char *gnuplot; /* gnuplot executable (path or name on PATH) */
+    /* Called after each image is written (may be NULL): chart name, file stem ("" for one
+     * file or an all-files chart), absolute image path. */
+    void (*on_chart)(void *ctx, const char *chart, const char *stem, const char *image);
+    void *ctx;
 };
 
 /*

@@ -22,14 +22,15 @@ _tidesim() {
         opts="--set --format --help"
         files=yaml ;;
     report)
-        opts="--format --help"
+        opts="--format --output --help"
         files=h5 ;;
     compare)
         opts="--format --help"
         files=h5 ;;
     check)
         opts="--min-util --min-slo --max-ckpt-overhead --max-p99-ms --util-kind --against
-              --tolerance --format --help"
+              --tolerance --max-queue-delay --backlog-drained-by --min-training-gpu-h-per-day
+              --min --max --format --help"
         files=h5 ;;
     plot)
         opts="--output --format --help"
@@ -56,9 +57,10 @@ _tidesim() {
     case $prev in
     --format | -f)
         case $cmd in
-        report) COMPREPLY=($(compgen -W "text markdown json" -- "$cur")) ;;
+        report) COMPREPLY=($(compgen -W "text markdown json html" -- "$cur")) ;;
         compare) COMPREPLY=($(compgen -W "text markdown json" -- "$cur")) ;;
-        check | validate) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
+        check) COMPREPLY=($(compgen -W "text json junit" -- "$cur")) ;;
+        validate) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
         plot) COMPREPLY=($(compgen -W "png svg" -- "$cur")) ;;
         traces) COMPREPLY=($(compgen -W "azure servegen csv counts openb pai helios text json" -- "$cur")) ;;
         esac
@@ -83,6 +85,7 @@ _tidesim() {
     --seed | --replications | -r | --precision | --max-replications | --end | --loop-period | \
         --max-records | --interval | \
         --min-util | --min-slo | --max-ckpt-overhead | --max-p99-ms | --tolerance | \
+        --max-queue-delay | --backlog-drained-by | --min-training-gpu-h-per-day | --min | --max | \
         --time-column | --count-column | --in-column | --out-column)
         return ;;
     esac

@@ -4,6 +4,10 @@
 #   scripts/deps.sh        what building, testing and the demo need
 #   scripts/deps.sh fuzz   that, plus clang and its runtimes (libFuzzer, ASan,
 #                          UBSan: libclang-rt-14-dev on Debian 12) for `make fuzz`
+#   scripts/deps.sh browser  Chromium only: the one test that opens the HTML
+#                          report in a headless browser (make test runs this
+#                          step and goes on without it if it fails: that test
+#                          then says it was skipped)
 # `make test SANITIZE=...` needs nothing more: gcc's ASan and UBSan runtimes
 # (libasan8, libubsan1) come with build-essential.
 set -eu
@@ -12,8 +16,9 @@ PKGS="build-essential pkg-config libgsl-dev libhdf5-dev libcsv-dev libyaml-dev l
 case "${1:-}" in
 "") ;;
 fuzz) PKGS="$PKGS clang libclang-rt-14-dev" ;;
+browser) PKGS="chromium" ;;
 *)
-    echo "usage: scripts/deps.sh [fuzz]" >&2
+    echo "usage: scripts/deps.sh [fuzz|browser]" >&2
     exit 2
     ;;
 esac

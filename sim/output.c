@@ -355,6 +355,56 @@ static double quantile_sorted(const double *v, size_t n, double q)
 }
 
 /* /jobs columns and the training part of /summary. */
+/*
+ * /job_segments: every span a job held its cards, by phase (the segment log of
+ * sim/train.h), for the job timeline; segments still open at the end of the
+ * run end at its end. Gaps between a job's segments are waits in the queue.
+ */
+static int write_segments(struct sim_output *o, const struct sim *s)
+{
+    const struct trainer *tr = &s->tr;
+    size_t open = 0;
+    for (uint32_t i = 0; i < tr->njobs; i++)
+        open += tr->jobs[i].phase != PHASE_NONE && s->end > tr->jobs[i].seg_since;
+    size_t n = tr->nsegs + open, m = n ? n : 1;
+    double *col = malloc(m * sizeof(*col) * 4);
+    if (!col)
+        return -ENOMEM;
+    double *job = col, *t0 = col + m, *t1 = col + 2 * m, *kind = col + 3 * m;
+    size_t k = 0;
+    for (size_t i = 0; i < tr->nsegs; i++, k++) {
+        job[k] = tr->segs[i].job;
+        t0[k] = sim_time_to_sec(tr->segs[i].t0);
+        t1[k] = sim_time_to_sec(tr->segs[i].t1);
+        kind[k] = tr->segs[i].kind;
+    }
+    for (uint32_t i = 0; i < tr->njobs; i++) {
+        const struct job *j = &tr->jobs[i];
+        if (j->phase == PHASE_NONE || !(s->end > j->seg_since))
+            continue;
+        job[k] = i;
+        t0[k] = sim_time_to_sec(j->seg_since);
+        t1[k] = sim_time_to_sec(s->end);
+        kind[k] = j->phase;
+        k++;
+    }
+    hid_t g = h5_group_create(o->f.id, "job_segments");
+    int rc = g < 0 ? h5io_fail() : 0;
+    if (g >= 0) {
+        static const char legend[] = "1=restore 2=run 3=checkpoint 4=checkpoint in a preemption's "
+                                     "grace period";
+        rc = keep(rc, h5_write_f64(g, "job", job, n, "1"));
+        rc = keep(rc, h5_write_f64(g, "start_s", t0, n, "s"));
+        rc = keep(rc, h5_write_f64(g, "end_s", t1, n, "s"));
+        rc = keep(rc, h5_write_f64(g, "kind", kind, n, legend));
+        rc = keep(rc, h5_attr_str(g, "kind_legend", legend));
+        rc = keep(rc, h5_attr_int(g, "truncated", tr->segs_truncated ? 1 : 0));
+        rc = keep(rc, close_group(g));
+    }
+    free(col);
+    return rc;
+}
+
 static int write_jobs(struct sim_output *o, const struct sim *s, hid_t summary)
 {
     const struct trainer *tr = &s->tr;
@@ -770,6 +820,7 @@ int sim_output_finish(struct sim_output *o, const struct sim *s, bool complete, 
         rc = keep(rc, h5_attr_double(sum, "p99_ms_worst_service", s->nsvcs ? p99_max : NAN));
         rc = keep(rc, h5_attr_double(sum, "headroom_min_worst_service", head_min));
         rc = keep(rc, write_jobs(o, s, sum));
+        rc = keep(rc, write_segments(o, s));
         rc = keep(rc, annotate(sum, 0));
         H5Gclose(sum);
     }

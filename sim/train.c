@@ -222,8 +222,31 @@ static void plan_run(struct trainer *t, struct job *j)
     schedule(t, j, at);
 }
 
+/* Close the job's current segment (if it has one) and start the next one now. */
+static void seg_switch(struct trainer *t, struct job *j)
+{
+    sim_time now = t->eng->now;
+    if (j->phase != PHASE_NONE && now > j->seg_since && !t->segs_truncated) {
+        if (t->nsegs == t->segcap) {
+            size_t cap = t->segcap ? 2 * t->segcap : 256;
+            struct train_seg *p = cap <= TRAIN_MAX_SEGS ? realloc(t->segs, cap * sizeof(*p)) : NULL;
+            if (!p) {
+                t->segs_truncated = true;
+                j->seg_since = now;
+                return;
+            }
+            t->segs = p;
+            t->segcap = cap;
+        }
+        t->segs[t->nsegs++] =
+            (struct train_seg){(uint32_t)(j - t->jobs), (uint8_t)j->phase, j->seg_since, now};
+    }
+    j->seg_since = now;
+}
+
 static void enter_run(struct trainer *t, struct job *j)
 {
+    seg_switch(t, j);
     j->phase = PHASE_RUN;
     j->since = t->eng->now;
     j->next_save = j->interval_s > 0 ? after(t->eng->now, j->interval_s * 1e6) : SIM_TIME_MAX;
@@ -234,6 +257,7 @@ static void enter_run(struct trainer *t, struct job *j)
 static void enter_phase(struct trainer *t, struct job *j, enum job_phase ph, enum use_state st,
                         double seconds)
 {
+    seg_switch(t, j);
     j->phase = ph;
     j->since = t->eng->now;
     j->phase_end = after(t->eng->now, seconds * 1e6);
@@ -250,6 +274,7 @@ static void release(struct trainer *t, struct job *j)
     for (uint32_t i = 0; i < j->spec.gpus; i++)
         cluster_remove(t->cl, j->tids[i], t->eng->now);
     j->updating = false;
+    seg_switch(t, j);
     j->phase = PHASE_NONE;
     j->rate = 0;
     t->running--;
@@ -354,6 +379,9 @@ void trainer_release(struct trainer *t)
     free(t->jobs);
     t->jobs = NULL;
     t->njobs = 0;
+    free(t->segs);
+    t->segs = NULL;
+    t->nsegs = t->segcap = 0;
 }
 
 int trainer_begin(struct trainer *t)

@@ -74,8 +74,23 @@ struct job {
     double save_us, restore_us; /* wall time spent saving / restoring */
     double lost_us;             /* work lost to preemptions and faults, µs at full speed */
     sim_time queued_since;
-    double queue_us; /* total time queued, all waits */
+    double queue_us;    /* total time queued, all waits */
+    sim_time seg_since; /* start of the current phase's segment (the segment log) */
 };
+
+/*
+ * One span of a job on its cards, for the job timeline chart (/job_segments):
+ * running, saving a checkpoint, saving in a preemption's grace period, or
+ * restoring. Gaps between a job's segments are waits in the queue.
+ */
+struct train_seg {
+    uint32_t job;
+    uint8_t kind; /* enum job_phase: PHASE_RUN, PHASE_SAVE, PHASE_STOP, PHASE_RESTORE */
+    sim_time t0, t1;
+};
+
+/* Segments kept at most (a run with more records the first ones and says so). */
+#define TRAIN_MAX_SEGS ((size_t)1 << 22)
 
 typedef void (*trainer_cb)(void *ctx, uint32_t job);
 
@@ -98,6 +113,9 @@ struct trainer {
 
     bool skip_services;        /* drop JOB_LOG_SERVICE records (long-running pods) */
     uint64_t services_skipped; /* records dropped for that */
+    struct train_seg *segs;    /* the segment log, in order of their ends */
+    size_t nsegs, segcap;
+    bool segs_truncated; /* TRAIN_MAX_SEGS reached or out of memory: later segments dropped */
     /* Policy callbacks: a job arrived; a job ended (done or failed); a job is queued again. */
     trainer_cb on_submit, on_finish, on_requeue;
     void *cb_ctx;

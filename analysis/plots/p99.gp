@@ -1,14 +1,18 @@
-# p99.gp — p99 latency per interval and service, with each service's SLO target.
-# data: prefix; file data.i.'.dat' (i = 0.. in the order of `services`) holds
-# time_h, p99_ms, slo_ms. Extra variable: services (names, space separated).
+# p99.gp — p99 latency per interval of every run's services on one chart (log
+# axis: the tail shows), with each service's SLO target dashed.
+# data: one block per series (time_h p99_ms). Extra: series (names), slos
+# (SLO ms per series, -1: none or the same as an earlier series'), maxh.
 if (!exists("scripts")) scripts = "."
 load scripts.'/common.gp'
-set title "p99 latency over time, with the SLO target\n{/*0.8 ".subtitle."}"
+set title "p99 latency over time, with the SLO targets\n".subtitle
 set xlabel "simulated time (h)"
-set ylabel "p99 latency (ms)"
-set yrange [0:*]
-n = words(services)
-plot for [i=1:n] data.(i-1).'.dat' using 1:2 with linespoints lw 2 pt 7 ps 0.6 \
-         lc i title word(services, i).' p99', \
-     for [i=1:n] data.(i-1).'.dat' using 1:3 with lines dt 2 lw 2 lc i \
-         title word(services, i).' SLO'
+set ylabel "p99 latency (ms, log scale)"
+set logscale y
+set xrange [0:maxh]
+if (maxh > 48) set xtics 12; else set xtics 6
+n = words(series)
+slo(i) = real(word(slos, i))
+plot for [i=1:n] data index (i-1) using 1:2 with lines lw 2 lc rgb col(i) \
+         title word(series, i).' p99', \
+     for [i=1:n] (slo(i) > 0 ? slo(i) : NaN) with lines dt 2 lw 1.5 lc rgb "#000000" \
+         title (slo(i) > 0 ? sprintf("SLO target %g ms", slo(i)) : "")

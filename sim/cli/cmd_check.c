@@ -11,11 +11,15 @@
 #include "analysis/results.h"
 
 #include "sim/cli/args.h"
+#include "sim/conf.h"
 
 static const char check_usage[] =
     "usage: tidesim check FILE [--min-util X] [--min-slo Y] [--max-ckpt-overhead Z]\n"
     "                     [--max-p99-ms M] [--util-kind busy|allocated|useful]\n"
-    "                     [--against BASE.h5 [--tolerance T]] [--format text|json]\n"
+    "                     [--against BASE.h5 [--tolerance T]]\n"
+    "                     [--max-queue-delay D] [--min-training-gpu-h-per-day G]\n"
+    "                     [--backlog-drained-by D] [--min KEY=V] [--max KEY=V]\n"
+    "                     [--format text|json|junit]\n"
     "\n"
     "Quality gates for CI. Shares are fractions (0.7) or percentages (70%); a\n"
     "replicated file is judged on its means.\n"
@@ -32,22 +36,57 @@ static const char check_usage[] =
     "                         files share seeds, else Welch; Bonferroni over the\n"
     "                         metrics) beyond T fails, within T holds, across T is\n"
     "                         inconclusive. Single runs are compared by value.\n"
+    "  --max-queue-delay D    training jobs' mean queueing delay <= D (a duration:\n"
+    "                         90min, 2h, 1d)\n"
+    "  --min-training-gpu-h-per-day G\n"
+    "                         training work done per simulated day >= G GPU-hours\n"
+    "  --backlog-drained-by D every job of the initial backlog (submitted at t = 0)\n"
+    "                         finished by simulated time D (a job still queued or\n"
+    "                         running at the end fails; rejected ones are left out)\n"
+    "  --min KEY=V, --max KEY=V\n"
+    "                         any /summary figure by key (fragmentation, a cost, ...;\n"
+    "                         tidesim report --format json lists the keys), V in the\n"
+    "                         unit the file gives it: a fraction 0.2 or 20%, a\n"
+    "                         duration in s or 90min/2h, else a number. A key the\n"
+    "                         file does not hold is a usage error. Repeatable.\n"
+    "  --format text|json|junit\n"
+    "                         json: one JSON object (file, against, complete, status\n"
+    "                         pass|fail|inconclusive|incomplete, exit, the counts\n"
+    "                         evaluated, failed and inconclusive, gates and findings\n"
+    "                         [{result, gate, message}], notes, summary); junit: JUnit\n"
+    "                         XML (one testcase per gate) for CI test reports; the\n"
+    "                         exit status is the same\n"
     "\n"
     "Prints one line per failed or inconclusive gate with its value and bound, then a\n"
-    "summary. --format json prints one JSON object instead: file, against, complete,\n"
-    "status (pass|fail|inconclusive|incomplete), exit, the counts evaluated, failed and\n"
-    "inconclusive, findings [{result, gate, message}], notes and summary.\n"
+    "summary.\n"
     "exit status: 0 all gates hold, 1 a gate failed, 2 usage error or unreadable file,\n"
     "3 no gate failed but one is inconclusive, 4 the file (or BASE) is an incomplete\n"
     "(interrupted) run\n";
 
-/*
- * The lines check_run() wrote, as JSON: each "FAIL <gate>: ..." and
- * "INCONCLUSIVE <gate>: ..." line a finding, "note: ..." lines notes, the last
- * line the summary.
- */
+static void json_items(FILE *out, const struct check_list *l, bool all)
+{
+    static const char *const res[] = {"pass", "fail", "inconclusive"};
+    size_t k = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        const struct check_item *it = &l->items[i];
+        if (!all && it->status == CHECK_PASS)
+            continue;
+        fprintf(out, "%s\n    {\"result\": \"%s\", \"gate\": ", k++ ? "," : "", res[it->status]);
+        cli_json_str(out, it->gate);
+        fputs(", \"message\": ", out);
+        /* The line without its "FAIL <gate>: " / "INCONCLUSIVE <gate>: " head. */
+        const char *m = it->msg, *sp = strchr(m, ' ');
+        size_t gl = strlen(it->gate);
+        if (sp && !strncmp(sp + 1, it->gate, gl) && !strncmp(sp + 1 + gl, ": ", 2))
+            m = sp + 3 + gl;
+        cli_json_str(out, m);
+        fputs("}", out);
+    }
+}
+
+/* The verdict as one JSON object, from the evaluated gates (summary: the text's last line). */
 static void check_json(FILE *out, const char *path, const char *against, bool complete,
-                       const struct check_outcome *o, int status, char *text)
+                       const struct check_list *l, int status)
 {
     static const char *const names[] = {"pass", "fail", "usage", "inconclusive", "incomplete"};
     fputs("{\n  \"file\": ", out);
@@ -57,52 +96,50 @@ static void check_json(FILE *out, const char *path, const char *against, bool co
     fprintf(out,
             ",\n  \"complete\": %s,\n  \"status\": \"%s\",\n  \"exit\": %d,\n"
             "  \"evaluated\": %zu,\n  \"failed\": %zu,\n  \"inconclusive\": %zu,\n"
-            "  \"findings\": [",
-            complete ? "true" : "false", names[status], status, o->evaluated, o->failed,
-            o->inconclusive);
-    const char *summary = NULL;
-    size_t nf = 0, nn = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        if (pass == 1)
-            fputs("\n  ],\n  \"notes\": [", out);
-        for (char *line = text, *next; line && *line; line = next) {
-            next = strchr(line, '\n');
-            size_t len = next ? (size_t)(next - line) : strlen(line);
-            if (next)
-                next++;
-            char buf[1024];
-            snprintf(buf, sizeof(buf), "%.*s", (int)(len < sizeof(buf) ? len : sizeof(buf) - 1),
-                     line);
-            const char *kind = !strncmp(buf, "FAIL ", 5)            ? "fail"
-                               : !strncmp(buf, "INCONCLUSIVE ", 13) ? "inconclusive"
-                                                                    : NULL;
-            if (pass == 0 && kind) {
-                char *gate = strchr(buf, ' ') + 1, *colon = strchr(gate, ':');
-                if (colon)
-                    *colon = '\0';
-                fprintf(out, "%s\n    {\"result\": \"%s\", \"gate\": ", nf++ ? "," : "", kind);
-                cli_json_str(out, gate);
-                fputs(", \"message\": ", out);
-                cli_json_str(out, colon ? colon + (colon[1] == ' ' ? 2 : 1) : "");
-                fputs("}", out);
-            } else if (pass == 1 && !strncmp(buf, "note: ", 6)) {
-                fputs(nn++ ? ",\n    " : "\n    ", out);
-                cli_json_str(out, buf + 6);
-            } else if (pass == 1 && !strncmp(buf, "check: ", 7)) {
-                summary = line;
-            }
+            "  \"gates\": [",
+            complete ? "true" : "false", names[status], status, l->o.evaluated, l->o.failed,
+            l->o.inconclusive);
+    json_items(out, l, true);
+    fputs("\n  ],\n  \"findings\": [", out);
+    json_items(out, l, false);
+    fputs("\n  ],\n  \"notes\": [", out);
+    size_t nn = 0;
+    for (const char *p = l->notes; *p;) {
+        size_t len = strcspn(p, "\n");
+        char buf[1024];
+        snprintf(buf, sizeof(buf), "%.*s", (int)(len < sizeof(buf) ? len : sizeof(buf) - 1), p);
+        const char *note = strncmp(buf, "note: ", 6) ? buf : buf + 6;
+        if (*note) {
+            fputs(nn++ ? ",\n    " : "\n    ", out);
+            cli_json_str(out, note);
         }
+        p += len + (p[len] == '\n');
     }
     fputs("\n  ],\n  \"summary\": ", out);
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *m = open_memstream(&text, &tlen);
+    const char *summary = NULL;
+    if (m) {
+        check_print_text(m, l);
+        fclose(m);
+        for (char *line = text; line && *line;) {
+            if (!strncmp(line, "check: ", 7))
+                summary = line + 7;
+            char *nl = strchr(line, '\n');
+            line = nl ? nl + 1 : NULL;
+        }
+    }
     if (summary) {
-        size_t len = strcspn(summary + 7, "\n");
         char buf[512];
+        size_t len = strcspn(summary, "\n");
         snprintf(buf, sizeof(buf), "%.*s", (int)(len < sizeof(buf) ? len : sizeof(buf) - 1),
-                 summary + 7);
+                 summary);
         cli_json_str(out, buf);
     } else {
         fputs("null", out);
     }
+    free(text);
     fputs("\n}\n", out);
 }
 
@@ -111,7 +148,7 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
     const char *path = NULL, *against = NULL;
     struct check_gates g;
     check_gates_init(&g);
-    bool have_tol = false, json = false;
+    bool have_tol = false, junit = false, json = false;
     enum {
         OPT_MIN_UTIL = 256,
         OPT_MIN_SLO,
@@ -120,7 +157,12 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
         OPT_MAX_P99,
         OPT_UTIL_KIND,
         OPT_AGAINST,
-        OPT_FORMAT
+        OPT_FORMAT,
+        OPT_MAX_QDELAY,
+        OPT_BACKLOG_BY,
+        OPT_MIN_TRAIN,
+        OPT_MIN,
+        OPT_MAX
     };
     static const struct option longopts[] = {
         {"min-util", required_argument, NULL, OPT_MIN_UTIL},
@@ -131,6 +173,11 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
         {"util-kind", required_argument, NULL, OPT_UTIL_KIND},
         {"against", required_argument, NULL, OPT_AGAINST},
         {"format", required_argument, NULL, OPT_FORMAT},
+        {"max-queue-delay", required_argument, NULL, OPT_MAX_QDELAY},
+        {"backlog-drained-by", required_argument, NULL, OPT_BACKLOG_BY},
+        {"min-training-gpu-h-per-day", required_argument, NULL, OPT_MIN_TRAIN},
+        {"min", required_argument, NULL, OPT_MIN},
+        {"max", required_argument, NULL, OPT_MAX},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     cli_getopt_begin();
@@ -177,12 +224,44 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
             against = optarg;
             break;
         case OPT_FORMAT:
-            if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
-                fprintf(err, "tidesim check: --format needs text or json\n");
+            if (strcmp(optarg, "text") && strcmp(optarg, "json") && strcmp(optarg, "junit")) {
+                fprintf(err, "tidesim check: --format needs text, json or junit\n");
                 return 2;
             }
             json = !strcmp(optarg, "json");
+            junit = !strcmp(optarg, "junit");
             break;
+        case OPT_MAX_QDELAY:
+        case OPT_BACKLOG_BY: {
+            sim_time t;
+            if (conf_parse_duration(optarg, &t)) {
+                fprintf(err, "tidesim check: --%s needs a duration with a unit (90min, 2h, 1d)\n",
+                        a);
+                return 2;
+            }
+            *(c == OPT_MAX_QDELAY ? &g.max_queue_delay_s : &g.backlog_by_s) = sim_time_to_sec(t);
+            break;
+        }
+        case OPT_MIN_TRAIN:
+            if (cli_parse_number(optarg, &g.min_train_gpuh_day) || g.min_train_gpuh_day < 0) {
+                fprintf(err, "tidesim check: --%s needs a non-negative number of GPU-hours\n", a);
+                return 2;
+            }
+            break;
+        case OPT_MIN:
+        case OPT_MAX: {
+            int brc = check_add_bound(&g, optarg, c == OPT_MIN ? 1 : -1);
+            if (brc == -ENOSPC) {
+                fprintf(err, "tidesim check: at most %d --min/--max gates\n", CHECK_MAX_BOUNDS);
+                return 2;
+            }
+            if (brc) {
+                fprintf(err, "tidesim check: --%s needs KEY=VALUE (e.g. --%s fragmentation=20%%)\n",
+                        a, a);
+                return 2;
+            }
+            break;
+        }
         default:
             return cli_opt_error(err, "check", c, argv);
         }
@@ -220,12 +299,13 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
         return 2;
     }
     if (isnan(g.min_util) && isnan(g.min_slo) && isnan(g.max_ckpt_overhead) &&
-        isnan(g.max_p99_ms) && !against) {
+        isnan(g.max_p99_ms) && isnan(g.max_queue_delay_s) && isnan(g.min_train_gpuh_day) &&
+        isnan(g.backlog_by_s) && g.nbounds == 0 && !against) {
         fprintf(err, "tidesim check: no gate given (see tidesim check --help)\n");
         return 2;
     }
     struct results r, base;
-    char msg[512];
+    char msg[2048];
     if (results_open(&r, path, msg, sizeof(msg))) {
         fprintf(err, "tidesim check: %s\n", msg);
         return 2;
@@ -235,29 +315,29 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
         results_release(&r);
         return 2;
     }
-    struct check_outcome o;
-    char *text = NULL;
-    size_t text_len = 0;
-    FILE *sink = json ? open_memstream(&text, &text_len) : out;
-    if (!sink) {
-        fprintf(err, "tidesim check: out of memory\n");
+    struct check_list l;
+    int erc = check_evaluate(&r, against ? &base : NULL, &g, &l, msg, sizeof(msg));
+    if (erc) {
+        fprintf(err, "tidesim check: %s\n", msg);
+        check_list_release(&l);
         results_release(&r);
         if (against)
             results_release(&base);
         return 2;
     }
-    check_run(sink, &r, against ? &base : NULL, &g, &o);
     const char *incomplete = !r.complete ? path : against && !base.complete ? against : NULL;
     bool complete = r.complete && (!against || base.complete);
+    int status = incomplete ? 4 : l.o.failed ? 1 : l.o.inconclusive ? 3 : 0;
+    if (junit)
+        check_print_junit(out, &l, &r);
+    else if (json)
+        check_json(out, path, against, complete, &l, status);
+    else
+        check_print_text(out, &l);
+    check_list_release(&l);
     results_release(&r);
     if (against)
         results_release(&base);
-    int status = incomplete ? 4 : o.failed ? 1 : o.inconclusive ? 3 : 0;
-    if (json) {
-        fclose(sink);
-        check_json(out, path, against, complete, &o, status, text);
-        free(text);
-    }
     if (incomplete)
         fprintf(err,
                 "tidesim check: %s is an incomplete run: its figures cover only part of the "

@@ -18,10 +18,14 @@ static const char plot_usage[] =
     "  -f, --format F     png (default) or svg\n"
     "\n"
     "Draws, through gnuplot, for each file (replication 0 of a replicated file):\n"
-    "util (GPUs by use over the time of day), p99 (p99 latency over time with the SLO),\n"
-    "cdf (latency CDF per service), queue (training queue over time) and jobs (job\n"
-    "timeline); and for all files: compare (utilisation and SLO bars with 95% CI\n"
-    "whiskers). With several files the per-file charts are named <file>_<chart>.\n"
+    "util (GPU-time by use over the time of day: use states, idle (allocated), free),\n"
+    "queue (training jobs queued and running) and jobs (job timeline: waits, running,\n"
+    "checkpoint, preemption-grace and restore segments, a cross per preemption); and\n"
+    "for all files on one chart: busy (utilisation over time, busy and allocated),\n"
+    "p99 (per interval, log axis, SLO targets), cdf (share of requests slower than x,\n"
+    "log-log), daily (busy per day with 95% CI whiskers) and compare (small multiples:\n"
+    "utilisation, SLO misses, p99, training GPU-h per day, checkpoint overhead, cost\n"
+    "or energy). With several files the per-file charts are named <file>_<chart>.\n"
     "The data go to DIR/data/*.dat; the scripts are analysis/plots/*.gp (found via\n"
     "$TIDESIM_PLOTS, next to the binary, or ./analysis/plots) — copy and restyle them.\n"
     "gnuplot comes from $TIDESIM_GNUPLOT or PATH (Debian package gnuplot-nox).\n"
@@ -30,7 +34,7 @@ static const char plot_usage[] =
 
 int cli_plot_run(int argc, char **argv, FILE *out, FILE *err)
 {
-    struct plot_opts o = {NULL, PLOT_PNG, NULL, "gnuplot"};
+    struct plot_opts o = {NULL, PLOT_PNG, NULL, "gnuplot", NULL, NULL};
     const char **paths = calloc((size_t)argc, sizeof(*paths));
     size_t n = 0;
     if (!paths)

@@ -1,0 +1,16 @@
+# busy.gp — utilisation over time, every run on one chart: GPU-time busy
+# (solid) and allocated (dashed) per interval, mean of each file's replications.
+# data: one block per run (time_h busy% allocated%). Extra: runs (labels), maxh.
+if (!exists("scripts")) scripts = "."
+load scripts.'/common.gp'
+set title "GPU utilisation over time, busy and allocated\n".subtitle
+set xlabel "simulated time (h)"
+set ylabel "share of the cluster's GPU-time (%)"
+set yrange [0:105]
+set xrange [0:maxh]
+if (maxh > 48) set xtics 12; else set xtics 6
+n = words(runs)
+plot for [i=1:n] data index (i-1) using 1:2 with lines lw 2 lc rgb col(i) \
+         title word(runs, i).' busy', \
+     for [i=1:n] data index (i-1) using 1:3 with lines lw 1.5 dt 2 lc rgb col(i) \
+         title word(runs, i).' allocated'
