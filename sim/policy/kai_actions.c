@@ -513,8 +513,7 @@ static bool consolidate_for(struct sim *s, struct kp *k, uint32_t j)
     for (uint32_t i = best_nm; i-- > 0;) {
         uint32_t m = best_movers[i], mg = s->tr.jobs[m].spec.gpus;
         for (uint32_t x = 0; x < mg; x++)
-            k->hold[best_dest[at + x]] =
-                (struct kai_hold){KAI_HOLD_TRAIN, m, 0, s->eng.now};
+            k->hold[best_dest[at + x]] = (struct kai_hold){KAI_HOLD_TRAIN, m, 0, s->eng.now};
         at += mg;
     }
     for (uint32_t g = best_n * per; g < (best_n + 1) * per && held < gpus; g++)
@@ -638,23 +637,83 @@ static uint32_t pick_victim(struct sim *s, struct kp *k, int32_t p, int32_t v, d
     return best;
 }
 
-/* The most over-served leaf (other than p) with reclaimable units; its room in *room. */
-static int32_t victim_queue(struct kp *k, int32_t p, double *room)
+/* Allocation of queue q: its own (leaf) or its leaves' (parent). */
+static double subtree_alloc(const struct kp *k, int32_t q)
+{
+    if (k->leaf[q])
+        return k->alloc[q];
+    double a = 0;
+    for (uint32_t i = (uint32_t)q + 1; i < k->nq; i++)
+        if (k->q[i].parent == q)
+            a += subtree_alloc(k, (int32_t)i);
+    return a;
+}
+
+/*
+ * Whether reclaimer leaf p (asking r units) may take a job of leaf v
+ * (proportion plugin, reclaimable/strategies.go), compared at the levelled
+ * queues (the two ancestors just below their lowest common ancestor):
+ * MaintainFairShare — the victim's queue is above its fair share; or
+ * GuaranteeDeservedQuota — the reclaimer stays within its deserved quota and
+ * the victim's queue is above its own. Checked before the job is taken (so
+ * the last victim may take its queue below the bound, as in KAI).
+ */
+static bool fits_reclaim_strategy(const struct kp *k, int32_t p, int32_t v, double r)
+{
+    int32_t pp[64], vp[64];
+    uint32_t lp = qpath(k, p, pp), lv = qpath(k, v, vp), i = 0;
+    while (i + 1 < lp && i + 1 < lv && pp[i] == vp[i])
+        i++;
+    int32_t rq = pp[i], vq = vp[i];
+    const struct kai_queue *R = &k->q[rq], *V = &k->q[vq];
+    double va = subtree_alloc(k, vq);
+    if (va > V->fair_share + EPS)
+        return true;
+    bool starved = R->quota < 0 || subtree_alloc(k, rq) + r <= R->quota + EPS;
+    return starved && V->quota >= 0 && va > V->quota + EPS;
+}
+
+/*
+ * The leaf to take a victim from for reclaimer leaf p (asking r units): KAI's
+ * victim order is the reverse queue order, so the most over-served leaf
+ * (allocated / fair share) among those the strategies allow. -1 if none.
+ */
+static int32_t victim_queue(struct kp *k, int32_t p, double r, uint64_t tried)
 {
     int32_t v = -1;
     double best_r = 0;
     for (uint32_t i = 0; i < k->nq; i++) {
-        if (!k->leaf[i] || (int32_t)i == p)
+        if (!k->leaf[i] || (int32_t)i == p || (i < 64 && (tried >> i & 1)) ||
+            !(k->alloc[i] - k->nonpre[i] > EPS) || !fits_reclaim_strategy(k, p, (int32_t)i, r))
             continue;
-        double r = kai_reclaimable(&k->q[i], k->alloc[i], k->nonpre[i]);
         double ratio = k->alloc[i] / (k->q[i].fair_share > EPS ? k->q[i].fair_share : EPS);
-        if (r > EPS && (v < 0 || ratio > best_r)) {
+        if (v < 0 || ratio > best_r) {
             v = (int32_t)i;
             best_r = ratio;
-            *room = r;
         }
     }
     return v;
+}
+
+/* A victim for reclaimer leaf p asking r units: its leaf in *vq; UINT32_MAX if none. */
+static uint32_t find_victim(struct sim *s, struct kp *k, int32_t p, double r, int32_t *vq)
+{
+    uint64_t tried = 0;
+    for (uint32_t n = 0; n < k->nq; n++) {
+        int32_t v = victim_queue(k, p, r, tried);
+        if (v < 0)
+            return UINT32_MAX;
+        uint32_t j = pick_victim(s, k, p, v, HUGE_VAL); /* KAI evicts whole jobs */
+        if (j != UINT32_MAX) {
+            *vq = v;
+            return j;
+        }
+        if (v < 64)
+            tried |= (uint64_t)1 << v;
+        else
+            return UINT32_MAX;
+    }
+    return UINT32_MAX;
 }
 
 static void evict(struct sim *s, struct kp *k, int32_t v, uint32_t j)
@@ -702,12 +761,10 @@ static void reclaim_inference(struct sim *s, struct kp *k)
             /* Within its fair share and (non-preemptible) within quota. */
             double need = kai_reclaim_need(&k->q[iq], k->alloc[iq] + covered_u);
             if (u > need + EPS || !kai_admissible(&k->q[iq], k->alloc[iq] + covered_u,
-                                                  k->nonpre[iq] + covered_u, u,
-                                                  KAI_PRIO_INFERENCE))
+                                                  k->nonpre[iq] + covered_u, u, KAI_PRIO_INFERENCE))
                 goto out;
-            double room = 0;
-            int32_t v = victim_queue(k, iq, &room);
-            uint32_t j = v < 0 ? UINT32_MAX : pick_victim(s, k, iq, v, room);
+            int32_t v = -1;
+            uint32_t j = find_victim(s, k, iq, u, &v);
             if (j == UINT32_MAX)
                 goto out;
             const struct job *job = &s->tr.jobs[j];
@@ -752,9 +809,8 @@ static void reclaim_training(struct sim *s, struct kp *k, uint32_t q)
             have = hu;
         double want = hu - have;
         while (want > EPS) {
-            double room = 0;
-            int32_t v = victim_queue(k, (int32_t)q, &room);
-            uint32_t j = v < 0 ? UINT32_MAX : pick_victim(s, k, (int32_t)q, v, room);
+            int32_t v = -1;
+            uint32_t j = find_victim(s, k, (int32_t)q, hu, &v);
             if (j == UINT32_MAX)
                 break;
             const struct job *job = &s->tr.jobs[j];

@@ -54,8 +54,8 @@ struct kai_pol_cfg {
     double inf_fraction; /* GPU units of one replica */
     double k;            /* kValue */
     sim_time window, half_life;
-    sim_time default_reclaim_min_runtime; /* minruntime plugin, KAI default 0 */
-    enum kai_resolve resolve;             /* reclaimResolveMethod, KAI default lca */
+    sim_time default_reclaim_min_runtime;  /* minruntime plugin, KAI default 0 */
+    enum kai_resolve resolve;              /* reclaimResolveMethod, KAI default lca */
     uint32_t max_consolidation_preemptees; /* KAI default 16; 0 disables consolidation */
     sim_time hold_timeout;                 /* a hold nobody used is dropped after this */
 };
@@ -71,9 +71,9 @@ enum { KAI_HOLD_NONE, KAI_HOLD_INFER, KAI_HOLD_TRAIN };
 
 struct kai_hold {
     uint8_t kind;
-    uint32_t owner;  /* service (INFER) or job (TRAIN) */
-    uint32_t count;  /* INFER: replicas still to place on this card */
-    sim_time since;  /* when it was made */
+    uint32_t owner; /* service (INFER) or job (TRAIN) */
+    uint32_t count; /* INFER: replicas still to place on this card */
+    sim_time since; /* when it was made */
 };
 
 struct kp {
@@ -98,7 +98,8 @@ struct kp {
     bool scaling;
     uint32_t *want; /* per service: replicas the HPA asked for that are not placed */
     bool busy, again;
-    uint64_t reclaims, moves, held_starts; /* evictions by reclaim / consolidation; starts on a hold */
+    uint64_t reclaims, moves,
+        held_starts; /* evictions by reclaim / consolidation; starts on a hold */
 };
 
 /* GPU units of job j's request (its fraction under timeslice/MPS when < 1). */
