@@ -406,7 +406,8 @@ static int kai_init(struct sim *s, void **state)
         if (rc)
             return rc;
     }
-    /* Initial replicas: the service's count, else the HPA minimum (at least 1 without HPA). */
+    /* Initial replicas: the service's count, else what the HPA wants for the load at t = 0 (at
+     * least its minimum; 1 without HPA). */
     uint32_t *initial = calloc(s->nsvcs ? s->nsvcs : 1, sizeof(*initial));
     if (!initial)
         return -ENOMEM;
@@ -418,6 +419,17 @@ static int kai_init(struct sim *s, void **state)
                                                        : s->sc->policy.as.min_replicas;
         if (n == 0 && !s->sc->policy.autoscale)
             n = 1;
+        if (sc->replicas == 0 && s->sc->policy.autoscale && !sc->from_trace) {
+            /* The run starts in steady state: as many replicas as the HPA would ask for the
+             * load at t = 0 (rate / (capacity × target)), within its bounds. */
+            double cap = pol_replica_capacity(sc) * s->sc->policy.as.target_util;
+            double want = cap > 0 ? ceil(rate_profile_at(&sc->arrivals, s->eng.now) / cap) : 0;
+            uint32_t hi = sc->max_replicas ? sc->max_replicas : s->sc->policy.as.max_replicas;
+            if (want > hi)
+                want = hi;
+            if (want > n)
+                n = (uint32_t)want;
+        }
         for (uint32_t r = 0; r < n; r++) {
             uint32_t g = kai_pick(s, k, i);
             if (g == NO_GPU || sim_place_replica(s, i, g) != 0)
