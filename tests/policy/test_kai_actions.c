@@ -296,8 +296,8 @@ Test(kai_actions, conservation_with_reclaim_and_consolidation)
     polsubmit_check_conservation(&s, true);
     struct kp *k = s.pol_state;
     cr_log_info("reclaims %lu, moves %lu, held starts %lu, preemptions %lu",
-                (unsigned long)k->reclaims, (unsigned long)k->moves,
-                (unsigned long)k->held_starts, (unsigned long)s.tr.preemptions);
+                (unsigned long)k->reclaims, (unsigned long)k->moves, (unsigned long)k->held_starts,
+                (unsigned long)s.tr.preemptions);
     cr_expect_gt(k->reclaims, 0);
     cr_expect_gt(k->moves, 0);
     cr_expect_eq(s.tr.preemptions, k->reclaims + k->moves);
@@ -305,4 +305,24 @@ Test(kai_actions, conservation_with_reclaim_and_consolidation)
     for (uint32_t j = 0; j < s.tr.njobs; j++)
         cr_expect_float_eq(s.tr.jobs[j].lost_us, 0, 1e-6);
     simtest_free(&sc, &s);
+}
+
+Test(kai_actions, parse_errors_name_the_new_keys)
+{
+    static const struct {
+        const char *policy, *want;
+    } cases[] = {
+        {"  reclaim_resolve_method: nearest\n", "reclaim_resolve_method"},
+        {"  default_reclaim_min_runtime: -5m\n", "default_reclaim_min_runtime"},
+        {"  max_consolidation_preemptees: 65\n", "max_consolidation_preemptees"},
+        {"  hold_timeout: 0s\n", "hold_timeout"},
+        {"  queues: [ { name: a, reclaim_min_runtime: soon } ]\n", "reclaim_min_runtime"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char yaml[1024];
+        snprintf(yaml, sizeof(yaml),
+                 "name: bad\nduration: 1h\ncluster: { nodes: 1 }\npolicy:\n  name: kai\n%s",
+                 cases[i].policy);
+        simtest_expect_rejected(yaml, cases[i].want, i);
+    }
 }
