@@ -424,8 +424,8 @@ static int kai_init(struct sim *s, void **state)
              * load at t = 0 (rate / (capacity × target)), within its bounds; a fractional
              * replica counts at its fraction of a card (its speed when its card-mates are
              * busy: the HPA's busy metric scales it down within one window if too many). */
-            double cap = pol_replica_capacity(sc) * s->sc->policy.as.target_util *
-                         kai_inf_units(s, k);
+            double cap =
+                pol_replica_capacity(sc) * s->sc->policy.as.target_util * kai_inf_units(s, k);
             double want = cap > 0 ? ceil(rate_profile_at(&sc->arrivals, s->eng.now) / cap) : 0;
             uint32_t hi = sc->max_replicas ? sc->max_replicas : s->sc->policy.as.max_replicas;
             if (want > hi)

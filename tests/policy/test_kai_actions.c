@@ -326,3 +326,38 @@ Test(kai_actions, parse_errors_name_the_new_keys)
         simtest_expect_rejected(yaml, cases[i].want, i);
     }
 }
+
+/*
+ * Initial replicas with an HPA: what it asks for the load at t = 0. One replica
+ * serves 8 / (40 ms + 8 × 10 ms) = 66.7 req/s on a whole card, 46.7 at the
+ * 0.7 target: 1,000 req/s needs ceil(21.4) = 22 whole-card replicas, or
+ * ceil(42.9) = 43 half-card ones (a half-card replica counts at half a card).
+ */
+static uint32_t initial_replicas(const char *cluster, const char *fraction)
+{
+    char yaml[2048];
+    snprintf(yaml, sizeof(yaml),
+             "name: kai-init\nduration: 1h\nsample_interval: 60s\ncluster: %s\n"
+             "services:\n  - name: q\n    latency: { a_ms: 40, b_ms: 10 }\n"
+             "    batching: { max_batch: 8, max_wait: 20ms }\n    memory_gb: 8\n"
+             "    replicas: { min: 2, max: 96 }\n"
+             "    arrivals: { synthetic: { shape: constant, rate_rps: 1000 } }\n"
+             "policy: { name: kai, inference_gpus: 32, gpu_fraction: { inference: %s },\n"
+             "          autoscale: { target: 0.7 } }\n",
+             cluster, fraction);
+    struct scenario sc;
+    struct sim s;
+    simtest_build(&sc, &s, yaml, 1);
+    uint32_t n = service_replicas(&s.svcs[0]);
+    simtest_free(&sc, &s);
+    return n;
+}
+
+Test(kai_actions, initial_replicas_sized_from_the_load_at_start)
+{
+    cr_expect_eq(initial_replicas("{ nodes: 4, gpus_per_node: 8 }", "1"), 22);
+    cr_expect_eq(initial_replicas("{ nodes: 4, gpus_per_node: 8, sharing: timeslice, "
+                                  "timeSlicing: { replicas: 2 } }",
+                                  "0.5"),
+                 43);
+}
