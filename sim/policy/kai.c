@@ -1,35 +1,31 @@
 /*
- * kai.c — the `kai` policy: KAI Scheduler queues, fair share, reclaim and
- * fractional GPUs (decisions by sim/policy/kai_fairshare.h).
+ * kai.c — the `kai` policy: KAI Scheduler queues, fair share, its actions
+ * (sim/policy/kai_actions.c: allocate, consolidation, reclaim) and fractional
+ * GPUs (decisions by sim/policy/kai_fairshare.h).
  *
  * Queues form a tree (policy.queues, parents first); leaves hold workloads.
  * A training job goes to the leaf named by its spec.queue (trace logs carry
  * it), else to the training leaves by smooth weighted round-robin
  * (`assign_weights`, default equal). Inference replicas (HPA, policy.autoscale)
- * go to `inference_queue`. Units: a job asks spec.gpus cards, or its
- * gpu_fraction when < 1; a replica asks `gpu_fraction.inference` of a card.
- * Fractions need `sharing: timeslice` or `mps` (enough replicas per card);
- * under `exclusive` every request takes whole cards. Fractions are bin-packed
- * (most-allocated card with room and a free slot); KAI does not isolate
- * memory, so the cluster's OOM rule applies to what is packed.
+ * go to `inference_queue`: every replica the HPA asks for and no card takes
+ * stays pending, as a pending pod does, until a cycle places it. Units: a job
+ * asks spec.gpus cards, or its gpu_fraction when < 1; a replica asks
+ * `gpu_fraction.inference` of a card. Fractions need `sharing: timeslice` or
+ * `mps` (enough replicas per card); under `exclusive` every request takes
+ * whole cards. Fractions are bin-packed (most-allocated card with room and a
+ * free slot); KAI does not isolate memory, so the cluster's OOM rule applies.
  *
  * Each scheduling cycle (submit, finish, requeue, tick):
  *   1. usage history: every leaf's allocation since the last cycle is added
  *      to its decayed usage window (kai_usage_*), normalised to capacity;
  *   2. fair share (kai_fair_share) from quotas, weights, limits, priorities,
  *      requests (allocated + pending) and history (kValue);
- *   3. allocate: repeatedly the leaf with pending work and the lowest
- *      allocated / fair share takes its oldest pending job if its cap allows
- *      (kai_admissible) and cards have room; work-conserving: a queue may go
- *      over its fair share while cards are free;
- *   4. reclaim: a leaf whose head job would still be within its fair share
- *      preempts (graceful checkpoint) preemptible training jobs (priority
- *      train 50 < 100) of leaves above their fair share and quota
- *      (kai_reclaimable), most over-served leaf first, newest job first.
+ *   3. holds whose workload no longer waits are dropped;
+ *   4. allocate, consolidation, reclaim (kai_sched.h).
  * Inference (priority 125) is non-preemptible and placed only within quota.
  *
  * Allocations are read from the cluster's tenants at each cycle, so they are
- * always what is on the cards; jobs being preempted (saving) hold their cards
+ * always what is on the cards; jobs being evicted (saving) hold their cards
  * but no longer count for reclaim decisions.
  */
 #include <errno.h>
@@ -37,61 +33,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/policy/kai_fairshare.h"
-#include "sim/policy/common.h"
-#include "sim/sim.h"
+#include "sim/policy/kai_sched.h"
 
 #define EPS    1e-9
-#define NO_GPU UINT32_MAX
-
-struct kai_qdef {
-    const char *name; /* points into the scenario document */
-    int32_t parent;
-    double quota, weight, limit; /* quota < -1.5: default (set at init) */
-    int32_t priority;
-};
-
-struct kai_pol_cfg {
-    struct kai_qdef *q;
-    uint32_t nq;
-    int32_t inf_queue; /* leaf for replicas, -1 none */
-    int32_t *train;    /* leaves for jobs without a known spec.queue */
-    double *weights;   /* their assignment weights */
-    uint32_t ntrain;
-    double inf_fraction; /* GPU units of one replica */
-    double k;            /* kValue */
-    sim_time window, half_life;
-};
-
-enum { JS_NONE, JS_PENDING, JS_RUNNING, JS_EVICTING };
-
-struct kp {
-    const struct kai_pol_cfg *cfg;
-    uint32_t nq;
-    struct kai_queue *q;
-    struct kai_usage *use;
-    double *alloc, *nonpre, *held, *pend, *wrr;
-    struct jobq *pq; /* pending jobs per leaf, submission order */
-    bool *leaf;
-    uint8_t *job_st;
-    int32_t *job_q;
-    uint32_t njob;
-    double *card_used;
-    uint32_t *gang;
-    double capacity;
-    sim_time last_t;
-    struct pol_scaler ps;
-    bool scaling;
-    double inf_wanted; /* replica units the HPA could not place this cycle */
-    bool busy, again;
-    uint64_t reclaims;
-};
+#define NO_GPU KAI_NO_GPU
 
 /* ---- configuration ---- */
 
-static const char *const kai_keys[] = {"queues",         "inference_queue", "training_queues",
-                                       "assign_weights", "gpu_fraction",    "k_value",
-                                       "usage_window",   "half_life",       NULL};
+static const char *const kai_keys[] = {"queues",
+                                       "inference_queue",
+                                       "training_queues",
+                                       "assign_weights",
+                                       "gpu_fraction",
+                                       "k_value",
+                                       "usage_window",
+                                       "half_life",
+                                       "default_reclaim_min_runtime",
+                                       "reclaim_resolve_method",
+                                       "max_consolidation_preemptees",
+                                       "hold_timeout",
+                                       NULL};
 
 static void kai_free_cfg(void *p)
 {
@@ -123,8 +84,9 @@ static bool is_leaf(const struct kai_pol_cfg *c, int32_t i)
 static int parse_queues(const struct conf_doc *d, const struct conf_node *qs, struct kai_pol_cfg *c,
                         struct conf_err *err)
 {
-    static const char *const keys[] = {"name",  "parent",   "quota", "over_quota_weight",
-                                       "limit", "priority", NULL};
+    static const char *const keys[] = {
+        "name", "parent", "quota", "over_quota_weight", "limit", "priority", "reclaim_min_runtime",
+        NULL};
     if (qs->kind != CONF_SEQ || qs->n == 0)
         return conf_errf(err, d, qs, "queues", "expected a list of queues");
     c->q = calloc(qs->n, sizeof(*c->q));
@@ -138,6 +100,8 @@ static int parse_queues(const struct conf_doc *d, const struct conf_node *qs, st
         q->weight = 1;
         q->limit = KAI_UNLIMITED;
         q->quota = 0;
+        q->reclaim_min_runtime = -1;
+        sim_time mr = -1;
         int rc;
         if ((rc = conf_check_keys(d, n, "queues[]", keys, err)) ||
             (rc = conf_string(d, n, "name", true, &q->name, err)) ||
@@ -145,8 +109,10 @@ static int parse_queues(const struct conf_doc *d, const struct conf_node *qs, st
             (rc = conf_double(d, n, "quota", false, -1, 1e9, &q->quota, err)) ||
             (rc = conf_double(d, n, "over_quota_weight", false, 0, 1e9, &q->weight, err)) ||
             (rc = conf_double(d, n, "limit", false, -1, 1e9, &q->limit, err)) ||
-            (rc = conf_int(d, n, "priority", false, -1000000, 1000000, &prio, err)))
+            (rc = conf_int(d, n, "priority", false, -1000000, 1000000, &prio, err)) ||
+            (rc = conf_duration(d, n, "reclaim_min_runtime", false, 0, &mr, err)))
             return rc;
+        q->reclaim_min_runtime = mr;
         q->priority = (int32_t)prio;
         c->nq = (uint32_t)i;
         if (qindex(c, q->name) >= 0)
@@ -189,6 +155,10 @@ static int kai_parse(struct scenario *sc, const struct conf_node *p, struct conf
     c->k = 1;                         /* KAI docs: kValue default 1 (time-based fair share) */
     c->window = 168 * 3600 * SIM_SEC; /* KAI default usage window, 1 week */
     c->half_life = 24 * 3600 * SIM_SEC;
+    c->default_reclaim_min_runtime = 0;   /* minruntime plugin default "0s" */
+    c->resolve = KAI_RESOLVE_LCA;         /* reclaimResolveMethod default */
+    c->max_consolidation_preemptees = 16; /* KAI --max-consolidation-preemptees default */
+    c->hold_timeout = 10 * 60 * SIM_SEC;  /* ours: a hold nobody takes within 10 min is dropped */
     if (sc->sharing == SHARE_MIG)
         return conf_errf(err, d, p, "name",
                          "kai bin-packs fractions on shared cards: use sharing timeslice or mps "
@@ -201,8 +171,8 @@ static int kai_parse(struct scenario *sc, const struct conf_node *p, struct conf
         c->q = calloc(2, sizeof(*c->q));
         if (!c->q)
             return -ENOMEM;
-        c->q[0] = (struct kai_qdef){"inference", -1, -2, 1, KAI_UNLIMITED, 1};
-        c->q[1] = (struct kai_qdef){"training", -1, -2, 1, KAI_UNLIMITED, 0};
+        c->q[0] = (struct kai_qdef){"inference", -1, -2, 1, KAI_UNLIMITED, 1, -1};
+        c->q[1] = (struct kai_qdef){"training", -1, -2, 1, KAI_UNLIMITED, 0, -1};
         c->nq = 2;
     }
     const struct conf_node *f = p ? conf_get(p, "gpu_fraction") : NULL;
@@ -215,6 +185,17 @@ static int kai_parse(struct scenario *sc, const struct conf_node *p, struct conf
         return rc;
     c->window = win;
     c->half_life = hl;
+    static const char *const methods[] = {"lca", "queue", NULL};
+    int method = 0;
+    int64_t maxp = c->max_consolidation_preemptees;
+    if (p && ((rc = conf_duration(d, p, "default_reclaim_min_runtime", false, 0,
+                                  &c->default_reclaim_min_runtime, err)) ||
+              (rc = conf_enum(d, p, "reclaim_resolve_method", false, methods, &method, err)) ||
+              (rc = conf_int(d, p, "max_consolidation_preemptees", false, 0, 64, &maxp, err)) ||
+              (rc = conf_duration(d, p, "hold_timeout", false, SIM_SEC, &c->hold_timeout, err))))
+        return rc;
+    c->resolve = method == 1 ? KAI_RESOLVE_QUEUE : KAI_RESOLVE_LCA;
+    c->max_consolidation_preemptees = (uint32_t)maxp;
     const char *iq = NULL;
     c->inf_queue = -1;
     if (p && (rc = conf_string(d, p, "inference_queue", false, &iq, err)))
@@ -286,64 +267,22 @@ static int grow_jobs(struct kp *k, uint32_t j)
     if (!q)
         return -ENOMEM;
     k->job_q = q;
-    memset(k->job_st + k->njob, JS_NONE, n - k->njob);
+    uint8_t *why = realloc(k->job_why, n);
+    if (!why)
+        return -ENOMEM;
+    k->job_why = why;
+    sim_time *t0 = realloc(k->job_t0, n * sizeof(*t0));
+    if (!t0)
+        return -ENOMEM;
+    k->job_t0 = t0;
+    memset(k->job_st + k->njob, KAI_JS_NONE, n - k->njob);
+    memset(k->job_why + k->njob, 0, n - k->njob);
+    for (uint32_t i = k->njob; i < n; i++)
+        t0[i] = 0;
     k->njob = n;
     return 0;
 }
 
-static bool fractional(const struct sim *s)
-{
-    return s->cl.mode == SHARE_TIMESLICE || s->cl.mode == SHARE_MPS;
-}
-
-static double job_units(const struct sim *s, const struct job *j)
-{
-    if (fractional(s) && j->spec.gpus == 1 && j->spec.gpu_fraction > 0 && j->spec.gpu_fraction < 1)
-        return j->spec.gpu_fraction;
-    return j->spec.gpus;
-}
-
-static double inf_units(const struct sim *s, const struct kp *k)
-{
-    return fractional(s) ? k->cfg->inf_fraction : 1.0;
-}
-
-/* Per card and per leaf allocation, read from the tenants. */
-static void measure(struct sim *s, struct kp *k)
-{
-    memset(k->card_used, 0, s->cl.ngpus * sizeof(*k->card_used));
-    for (uint32_t i = 0; i < k->nq; i++)
-        k->alloc[i] = k->nonpre[i] = k->held[i] = 0;
-    for (uint32_t t = 0; t < s->cl.ntenants; t++) {
-        const struct tenant *tn = &s->cl.tenants[t];
-        if (!tn->used)
-            continue;
-        double u;
-        int32_t q;
-        bool evicting = false;
-        if (tn->kind == TENANT_INFER) {
-            u = inf_units(s, k);
-            q = k->cfg->inf_queue;
-        } else {
-            const struct job *j = &s->tr.jobs[tn->owner];
-            u = job_units(s, j) / j->spec.gpus;
-            bool known = tn->owner < k->njob && k->job_st[tn->owner] != JS_NONE;
-            q = known ? k->job_q[tn->owner] : -1;
-            evicting = known && k->job_st[tn->owner] == JS_EVICTING;
-        }
-        k->card_used[tn->gpu] += u;
-        if (q < 0)
-            continue;
-        k->held[q] += u;
-        if (evicting)
-            continue;
-        k->alloc[q] += u;
-        if (tn->kind == TENANT_INFER)
-            k->nonpre[q] += u;
-    }
-}
-
-/* Usage history, requests, fair shares. */
 static void update_shares(struct sim *s, struct kp *k)
 {
     sim_time now = s->eng.now;
@@ -363,161 +302,6 @@ static void update_shares(struct sim *s, struct kp *k)
     kai_fair_share(k->q, k->nq, k->capacity, k->cfg->k);
 }
 
-static void pending_units(struct sim *s, struct kp *k)
-{
-    for (uint32_t i = 0; i < k->nq; i++) {
-        k->pend[i] = 0;
-        for (uint32_t n = 0; n < k->pq[i].n; n++)
-            k->pend[i] += job_units(s, &s->tr.jobs[k->pq[i].v[n]]);
-    }
-    if (k->cfg->inf_queue >= 0)
-        k->pend[k->cfg->inf_queue] += k->inf_wanted;
-}
-
-/* Best card for a fractional tenant (most allocated with room), or NO_GPU. */
-static uint32_t pack_card(struct sim *s, struct kp *k, double u, const struct tenant_req *r)
-{
-    uint32_t best = NO_GPU;
-    for (uint32_t g = 0; g < s->cl.ngpus; g++) {
-        if (k->card_used[g] + u > 1 + EPS || cluster_can_place(&s->cl, g, r) != 0)
-            continue;
-        if (best == NO_GPU || k->card_used[g] > k->card_used[best])
-            best = g;
-    }
-    return best;
-}
-
-static bool place_job(struct sim *s, struct kp *k, uint32_t j)
-{
-    const struct job *job = &s->tr.jobs[j];
-    double u = job_units(s, job);
-    int rc;
-    if (u < 1) {
-        struct tenant_req r = {.kind = TENANT_TRAIN,
-                               .owner = j,
-                               .mem_gib = s->tr.cfg.mem_gib_per_gpu,
-                               .sm_cap = s->tr.cfg.sm_cap};
-        uint32_t g = pack_card(s, k, u, &r);
-        if (g == NO_GPU)
-            return false;
-        k->job_st[j] = JS_RUNNING;
-        rc = trainer_start(&s->tr, j, &g);
-    } else {
-        if (cluster_find_gang(&s->cl, job->spec.gpus, k->gang))
-            return false;
-        k->job_st[j] = JS_RUNNING;
-        rc = trainer_start(&s->tr, j, k->gang);
-    }
-    if (rc < 0) {
-        k->job_st[j] = JS_PENDING;
-        return false;
-    }
-    return true; /* rc 1: OOM-killed, on_finish forgot it */
-}
-
-/* Step 3: the most under-served leaf with pending work places its head job. */
-static void allocate(struct sim *s, struct kp *k)
-{
-    bool *blocked = calloc(k->nq, sizeof(*blocked));
-    if (!blocked)
-        return;
-    for (;;) {
-        int32_t best = -1;
-        double best_r = 0;
-        for (uint32_t i = 0; i < k->nq; i++) {
-            if (!k->leaf[i] || blocked[i] || k->pq[i].n == 0)
-                continue;
-            double fs = k->q[i].fair_share;
-            double r = fs > EPS ? k->alloc[i] / fs : HUGE_VAL;
-            if (best < 0 || r < best_r) {
-                best = (int32_t)i;
-                best_r = r;
-            }
-        }
-        if (best < 0)
-            break;
-        uint32_t j = k->pq[best].v[0];
-        double u = job_units(s, &s->tr.jobs[j]);
-        if (!kai_admissible(&k->q[best], k->alloc[best], k->nonpre[best], u, KAI_PRIO_TRAIN) ||
-            !place_job(s, k, j)) {
-            blocked[best] = true;
-            continue;
-        }
-        jobq_remove_at(&k->pq[best], 0);
-        measure(s, k);
-    }
-    free(blocked);
-}
-
-/* Newest running, non-evicting job of leaf v of at most `room` units, or UINT32_MAX. */
-static uint32_t pick_victim(struct sim *s, struct kp *k, int32_t v, double room)
-{
-    uint32_t best = UINT32_MAX;
-    for (uint32_t j = 0; j < s->tr.njobs && j < k->njob; j++) {
-        const struct job *job = &s->tr.jobs[j];
-        if (k->job_q[j] != v || k->job_st[j] != JS_RUNNING || job->state != JOB_RUNNING ||
-            job_units(s, job) > room + EPS)
-            continue;
-        /* Not a job (re)started at this very instant: evicting it at once would
-         * livelock allocate and reclaim at one simulated time. */
-        if (job->phase == PHASE_RESTORE && job->since == s->eng.now)
-            continue;
-        if (best == UINT32_MAX || job->start >= s->tr.jobs[best].start)
-            best = j;
-    }
-    return best;
-}
-
-/* Step 4: leaves below their fair share take over-quota cards back. */
-static void reclaim(struct sim *s, struct kp *k)
-{
-    for (uint32_t q = 0; q < k->nq; q++) {
-        if (!k->leaf[q] || !(k->pend[q] > EPS))
-            continue;
-        double head = (int32_t)q == k->cfg->inf_queue && k->inf_wanted > EPS
-                          ? inf_units(s, k)
-                          : (k->pq[q].n ? job_units(s, &s->tr.jobs[k->pq[q].v[0]]) : 0);
-        double need = kai_reclaim_need(&k->q[q], k->alloc[q]);
-        if (!(head > EPS) || head > need + EPS)
-            continue; /* it would go above its fair share */
-        if (need > k->pend[q])
-            need = k->pend[q];
-        /* Free room already covers part of it (whole free cards for whole-card requests). */
-        for (uint32_t g = 0; g < s->cl.ngpus; g++) {
-            double room = 1 - k->card_used[g];
-            if (head >= 1 - EPS)
-                room = k->card_used[g] < EPS && s->cl.cards[g].nten == 0 ? 1 : 0;
-            need -= room > 0 ? room : 0;
-        }
-        while (need > EPS) {
-            int32_t v = -1;
-            double best_r = 0, room = 0;
-            for (uint32_t i = 0; i < k->nq; i++) {
-                if (!k->leaf[i] || i == q)
-                    continue;
-                double r = kai_reclaimable(&k->q[i], k->alloc[i], k->nonpre[i]);
-                double ratio = k->alloc[i] / (k->q[i].fair_share > EPS ? k->q[i].fair_share : EPS);
-                if (r > EPS && (v < 0 || ratio > best_r)) {
-                    v = (int32_t)i;
-                    best_r = ratio;
-                    room = r;
-                }
-            }
-            if (v < 0)
-                break;
-            uint32_t j = pick_victim(s, k, v, room);
-            if (j == UINT32_MAX)
-                break;
-            double u = job_units(s, &s->tr.jobs[j]);
-            k->job_st[j] = JS_EVICTING;
-            k->alloc[v] -= u;
-            need -= u;
-            k->reclaims++;
-            trainer_preempt(&s->tr, j, true);
-        }
-    }
-}
-
 static void cycle(struct sim *s, struct kp *k)
 {
     if (k->busy) {
@@ -528,13 +312,14 @@ static void cycle(struct sim *s, struct kp *k)
     unsigned passes = 0;
     do {
         k->again = false;
-        measure(s, k);
-        pending_units(s, k);
+        kai_measure(s, k);
+        kai_pending_units(s, k);
         update_shares(s, k);
         k->last_t = s->eng.now;
-        allocate(s, k);
-        measure(s, k);
-        reclaim(s, k);
+        kai_holds_expire(s, k);
+        kai_act_allocate(s, k);
+        kai_act_consolidate(s, k);
+        kai_act_reclaim(s, k);
     } while (k->again && ++passes < 8); /* the next tick finishes what is left */
     k->busy = false;
 }
@@ -544,7 +329,7 @@ static void enqueue(struct sim *s, struct kp *k, uint32_t j)
     struct jobq *q = &k->pq[k->job_q[j]];
     if (jobq_push(q, j)) {
         trainer_reject(&s->tr, j);
-        k->job_st[j] = JS_NONE;
+        k->job_st[j] = KAI_JS_NONE;
         return;
     }
     /* Keep submission order (a requeued job goes back to its place). */
@@ -552,28 +337,24 @@ static void enqueue(struct sim *s, struct kp *k, uint32_t j)
         q->v[i] = q->v[i - 1];
         q->v[i - 1] = j;
     }
-    k->job_st[j] = JS_PENDING;
+    k->job_st[j] = KAI_JS_PENDING;
 }
 
 /* ---- autoscaler hook ---- */
 
+/* The HPA's card for a new replica: within quota, on a card held for it or with room. */
 static uint32_t kai_pick(struct sim *s, void *ctx, uint32_t svc)
 {
     struct kp *k = ctx;
     int32_t iq = k->cfg->inf_queue;
-    double u = inf_units(s, k);
-    measure(s, k);
-    const struct service_cfg *c = s->svcs[svc].cfg;
-    struct tenant_req r = {.kind = TENANT_INFER,
-                           .owner = svc,
-                           .mem_gib = c->mem_gib,
-                           .sm_cap = c->sm_cap,
-                           .mig_profile = c->mig_profile};
+    double u = kai_inf_units(s, k);
+    kai_measure(s, k);
     if (iq < 0 || !kai_admissible(&k->q[iq], k->alloc[iq], k->nonpre[iq], u, KAI_PRIO_INFERENCE))
         return NO_GPU;
-    uint32_t g = pack_card(s, k, u, &r);
-    if (g == NO_GPU)
-        k->inf_wanted += u;
+    uint32_t g = kai_pick_replica(s, k, svc);
+    struct kai_hold *h = g == NO_GPU ? NULL : &k->hold[g];
+    if (h && h->kind == KAI_HOLD_INFER && h->owner == svc && --h->count == 0)
+        h->kind = KAI_HOLD_NONE; /* the replica asked for takes its place on the hold */
     return g;
 }
 
@@ -602,8 +383,12 @@ static int kai_init(struct sim *s, void **state)
     k->leaf = calloc(c->nq, sizeof(bool));
     k->card_used = calloc(s->cl.ngpus, sizeof(double));
     k->gang = calloc(s->cl.ngpus, sizeof(uint32_t));
+    k->gang2 = calloc(2 * (size_t)s->cl.ngpus, sizeof(uint32_t));
+    k->mark = calloc(s->cl.ngpus, sizeof(bool));
+    k->hold = calloc(s->cl.ngpus, sizeof(*k->hold));
+    k->want = calloc(s->nsvcs ? s->nsvcs : 1, sizeof(uint32_t));
     if (!k->q || !k->use || !k->alloc || !k->nonpre || !k->held || !k->pend || !k->wrr || !k->pq ||
-        !k->leaf || !k->card_used || !k->gang)
+        !k->leaf || !k->card_used || !k->gang || !k->gang2 || !k->mark || !k->hold || !k->want)
         return -ENOMEM;
     double inf = s->sc->policy.inference_gpus;
     for (uint32_t i = 0; i < c->nq; i++) {
@@ -621,8 +406,9 @@ static int kai_init(struct sim *s, void **state)
         if (rc)
             return rc;
     }
-    /* Initial replicas: the service's count, else the HPA's at the first interval's load (the
-     * HPA minimum, at least 1, without HPA). */
+    /* Initial replicas: the service's count, else what the HPA wants for the first interval's
+     * load (pol_initial_replicas), at least the count its fraction of a card needs for the load
+     * at t = 0; 1 without HPA. */
     uint32_t *initial = calloc(s->nsvcs ? s->nsvcs : 1, sizeof(*initial));
     if (!initial)
         return -ENOMEM;
@@ -636,6 +422,20 @@ static int kai_init(struct sim *s, void **state)
                                                        : s->sc->policy.as.min_replicas;
         if (n == 0 && !s->sc->policy.autoscale)
             n = 1;
+        if (sc->replicas == 0 && s->sc->policy.autoscale && !sc->from_trace) {
+            /* The run starts in steady state: as many replicas as the HPA would ask for the
+             * load at t = 0 (rate / (capacity × target)), within its bounds; a fractional
+             * replica counts at its fraction of a card (its speed when its card-mates are
+             * busy: the HPA's busy metric scales it down within one window if too many). */
+            double cap =
+                pol_replica_capacity(sc) * s->sc->policy.as.target_util * kai_inf_units(s, k);
+            double want = cap > 0 ? ceil(rate_profile_at(&sc->arrivals, s->eng.now) / cap) : 0;
+            uint32_t hi = sc->max_replicas ? sc->max_replicas : s->sc->policy.as.max_replicas;
+            if (want > hi)
+                want = hi;
+            if (want > n)
+                n = (uint32_t)want;
+        }
         for (uint32_t r = 0; r < n; r++) {
             uint32_t g = kai_pick(s, k, i);
             if (g == NO_GPU || sim_place_replica(s, i, g) != 0)
@@ -643,7 +443,6 @@ static int kai_init(struct sim *s, void **state)
             initial[i]++;
         }
     }
-    k->inf_wanted = 0;
     int rc = 0;
     if (s->sc->policy.autoscale) {
         rc = pol_scaler_init(&k->ps, s, initial);
@@ -681,7 +480,8 @@ static void kai_on_submit(struct sim *s, void *state, uint32_t j)
     struct kp *k = state;
     const struct job *job = &s->tr.jobs[j];
     int32_t q = grow_jobs(k, j) ? -1 : job_leaf(k, job);
-    if (q < 0 || job->spec.gpus > s->cl.ngpus || (kai_cap(&k->q[q]) < job_units(s, job) - EPS)) {
+    if (q < 0 || job->spec.gpus > s->cl.ngpus ||
+        (kai_cap(&k->q[q]) < kai_job_units(s, job) - EPS)) {
         trainer_reject(&s->tr, j);
         return;
     }
@@ -693,10 +493,10 @@ static void kai_on_submit(struct sim *s, void *state, uint32_t j)
 static void kai_on_finish(struct sim *s, void *state, uint32_t j)
 {
     struct kp *k = state;
-    if (j < k->njob && k->job_st[j] != JS_NONE) {
-        if (k->job_st[j] == JS_PENDING)
+    if (j < k->njob && k->job_st[j] != KAI_JS_NONE) {
+        if (k->job_st[j] == KAI_JS_PENDING)
             jobq_remove(&k->pq[k->job_q[j]], j);
-        k->job_st[j] = JS_NONE;
+        k->job_st[j] = KAI_JS_NONE;
     }
     cycle(s, k);
 }
@@ -704,7 +504,7 @@ static void kai_on_finish(struct sim *s, void *state, uint32_t j)
 static void kai_on_requeue(struct sim *s, void *state, uint32_t j)
 {
     struct kp *k = state;
-    if (j < k->njob && k->job_st[j] != JS_NONE && k->job_st[j] != JS_PENDING)
+    if (j < k->njob && k->job_st[j] != KAI_JS_NONE && k->job_st[j] != KAI_JS_PENDING)
         enqueue(s, k, j);
     cycle(s, k);
 }
@@ -712,9 +512,14 @@ static void kai_on_requeue(struct sim *s, void *state, uint32_t j)
 static void kai_on_tick(struct sim *s, void *state)
 {
     struct kp *k = state;
-    k->inf_wanted = 0;
-    if (k->scaling)
+    if (k->scaling) {
         pol_scaler_tick(&k->ps, s, NULL, kai_pick, NULL, k);
+        /* Replicas asked for and not placed stay pending (as pods do) until a cycle places them. */
+        for (uint32_t i = 0; i < s->nsvcs && i < k->ps.n; i++) {
+            uint32_t asked = autoscale_current(&k->ps.as[i]), have = service_replicas(&s->svcs[i]);
+            k->want[i] = asked > have ? asked - have : 0;
+        }
+    }
     cycle(s, k);
 }
 
@@ -739,6 +544,12 @@ static void kai_destroy(void *state)
     free(k->job_q);
     free(k->card_used);
     free(k->gang);
+    free(k->gang2);
+    free(k->mark);
+    free(k->hold);
+    free(k->want);
+    free(k->job_why);
+    free(k->job_t0);
     free(k);
 }
 

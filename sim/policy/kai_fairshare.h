@@ -40,9 +40,11 @@
  * when no sibling has history (Σ hist = 0) nothing changes. The exact KAI
  * formula is not documented in models.md §7.2; this one is our choice.
  *
- * Reclaim: only over-quota use held by preemptible workloads (priority <
- * KAI_NONPREEMPTIBLE, i.e. < 100) may be reclaimed, and only the part above
- * the queue's fair share; a queue below its fair share may claim the gap.
+ * Reclaim bounds: kai_reclaimable is the over-quota use held by preemptible
+ * workloads (priority < KAI_NONPREEMPTIBLE, i.e. < 100) above the queue's
+ * fair share; a queue below its fair share may claim the gap. The policy's
+ * reclaim action (sim/policy/kai_actions.c) applies KAI's per-victim
+ * strategies on top (MaintainFairShare, GuaranteeDeservedQuota).
  *
  * Pure functions over caller-owned arrays: no allocation, no I/O, no globals.
  */
