@@ -40,6 +40,9 @@ static const struct metric_def headline_defs[] = {
     {"completion_p95_s", "completion time, p95", "s", 1, RESULTS_LOWER},
     {"checkpoint_overhead", "checkpoint overhead", "%", 100, RESULTS_LOWER},
     {"energy_kwh", "energy", "kWh", 1, RESULTS_LOWER},
+    {"cost_total", "cost of the cluster", "", 1, RESULTS_LOWER},
+    {"cost_per_million_within_slo", "cost per million requests within SLO", "", 1, RESULTS_LOWER},
+    {"cost_per_training_gpu_hour", "cost per training GPU-hour done", "", 1, RESULTS_LOWER},
     {"power_mean_w", "mean power", "W", 1, RESULTS_LOWER},
 };
 

@@ -405,7 +405,7 @@ static int write_segments(struct sim_output *o, const struct sim *s)
     return rc;
 }
 
-static int write_jobs(struct sim_output *o, const struct sim *s, hid_t summary)
+static int write_jobs(struct sim_output *o, const struct sim *s, hid_t summary, double *gpu_h_out)
 {
     const struct trainer *tr = &s->tr;
     size_t n = tr->njobs, m = n ? n : 1;
@@ -504,6 +504,7 @@ static int write_jobs(struct sim_output *o, const struct sim *s, hid_t summary)
     rc = keep(rc, h5_attr_int(summary, "preemptions", (int64_t)tr->preemptions));
     rc = keep(rc, h5_attr_int(summary, "restarts", (int64_t)tr->restarts));
     rc = keep(rc, h5_attr_double(summary, "training_gpu_hours", gpu_h));
+    *gpu_h_out = gpu_h;
     rc = keep(rc, h5_attr_double(summary, "training_gpu_hours_failed_in_log", gpu_h_failed));
     rc = keep(rc, h5_attr_int(summary, "jobs_failed_in_log", n_failed));
     rc = keep(rc, h5_attr_int(summary, "jobs_cancelled_in_log", n_cancelled));
@@ -621,7 +622,9 @@ static int attr_fixed_str(hid_t obj, const char *name, const char *v)
     return rc ? h5io_fail() : 0;
 }
 
-static int annotate(hid_t grp, int service)
+/* Every attribute of grp in the schema gets "<key>.unit" and "<key>.label"; a unit that
+ * starts with "currency" names the scenario's currency instead (cost figures). */
+static int annotate_in(hid_t grp, int service, const char *currency)
 {
     struct name_list l = {NULL, 0, 0, 0};
     hsize_t idx = 0;
@@ -636,9 +639,13 @@ static int annotate(hid_t grp, int service)
         const struct output_field *f = output_field_find(names[i], service);
         if (!f)
             continue;
-        char key[160];
+        char key[160], unit[96];
         snprintf(key, sizeof(key), "%s.unit", names[i]);
-        rc = keep(rc, attr_fixed_str(grp, key, f->unit));
+        if (currency && !strncmp(f->unit, "currency", 8))
+            snprintf(unit, sizeof(unit), "%s%s", currency, f->unit + 8);
+        else
+            snprintf(unit, sizeof(unit), "%s", f->unit);
+        rc = keep(rc, attr_fixed_str(grp, key, unit));
         snprintf(key, sizeof(key), "%s.label", names[i]);
         rc = keep(rc, attr_fixed_str(grp, key, f->label));
     }
@@ -646,6 +653,11 @@ static int annotate(hid_t grp, int service)
         free(names[i]);
     free(names);
     return rc;
+}
+
+static int annotate(hid_t grp, int service)
+{
+    return annotate_in(grp, service, NULL);
 }
 
 /*
@@ -819,9 +831,31 @@ int sim_output_finish(struct sim_output *o, const struct sim *s, bool complete, 
         rc = keep(rc, h5_attr_double(sum, "slo_share_worst_service", s->nsvcs ? slo_min : NAN));
         rc = keep(rc, h5_attr_double(sum, "p99_ms_worst_service", s->nsvcs ? p99_max : NAN));
         rc = keep(rc, h5_attr_double(sum, "headroom_min_worst_service", head_min));
-        rc = keep(rc, write_jobs(o, s, sum));
+        double train_h = 0;
+        rc = keep(rc, write_jobs(o, s, sum, &train_h));
+        if (sc->cost.on) {
+            /*
+             * The cluster is paid whether used or not: every GPU for the measured window,
+             * plus energy at power_kwh. Split between inference and training by their
+             * GPU-time (inference batches vs training work, checkpoints, restores,
+             * recomputation and overhead); idle and free time are shared in that ratio.
+             */
+            double c_gpu = gh * sc->cost.gpu_hour, c_pow = kwh * sc->cost.power_kwh;
+            double total = c_gpu + c_pow, inf = st[USE_INFER];
+            double trn = st[USE_USEFUL] + st[USE_CKPT] + st[USE_RESTORE] + st[USE_RECOMPUTE] +
+                         st[USE_OVERHEAD];
+            double f_inf = inf + trn > 0 ? inf / (inf + trn) : 0;
+            rc = keep(rc, h5_attr_double(sum, "cost_total", total));
+            rc = keep(rc, h5_attr_double(sum, "cost_gpu", c_gpu));
+            rc = keep(rc, h5_attr_double(sum, "cost_energy", c_pow));
+            rc = keep(rc, h5_attr_double(sum, "cost_per_million_within_slo",
+                                         within ? total * f_inf / ((double)within / 1e6) : NAN));
+            rc = keep(rc, h5_attr_double(sum, "cost_per_training_gpu_hour",
+                                         train_h > 0 ? total * (1 - f_inf) / train_h : NAN));
+            rc = keep(rc, attr_fixed_str(sum, "cost_currency", sc->cost.currency));
+        }
         rc = keep(rc, write_segments(o, s));
-        rc = keep(rc, annotate(sum, 0));
+        rc = keep(rc, annotate_in(sum, 0, sc->cost.currency));
         H5Gclose(sum);
     }
     rc = keep(rc, write_gpus(o, s));

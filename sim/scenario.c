@@ -866,11 +866,45 @@ static int load_sharing(struct scenario *sc, const struct conf_node *c, struct c
     return 0;
 }
 
+/*
+ * cost: { pricing: on_demand|reserved, gpu_hour_on_demand: P, gpu_hour_reserved: P,
+ *         power_kwh: P, currency: USD }. The on-demand default is a public list price
+ * (docs/scenario.md); a reserved price has no default and must be given to be used.
+ */
+static int load_cost(struct scenario *sc, const struct conf_node *root, struct conf_err *err)
+{
+    static const char *const keys[] = {"pricing",   "gpu_hour_on_demand", "gpu_hour_reserved",
+                                       "power_kwh", "currency",           NULL};
+    static const char *const pricings[] = {"on_demand", "reserved", NULL};
+    const struct conf_doc *d = &sc->doc;
+    const struct conf_node *c = conf_get(root, "cost");
+    /* AWS EC2 p4d.24xlarge (8 x A100-SXM4-40GB), us-east-1 on-demand: $32.77 an hour as
+     * listed in 2024, i.e. $4.10 per GPU-hour. */
+    double od = 4.10, rs = -1;
+    int pricing = 0, rc;
+    sc->cost =
+        (struct cost_cfg){.on = c != NULL, .gpu_hour = od, .power_kwh = 0, .currency = "USD"};
+    if (!c)
+        return 0;
+    if ((rc = conf_check_keys(d, c, "cost", keys, err)) ||
+        (rc = conf_enum(d, c, "pricing", false, pricings, &pricing, err)) ||
+        (rc = conf_double(d, c, "gpu_hour_on_demand", false, 0, 1e6, &od, err)) ||
+        (rc = conf_double(d, c, "gpu_hour_reserved", false, 0, 1e6, &rs, err)) ||
+        (rc = conf_double(d, c, "power_kwh", false, 0, 1e3, &sc->cost.power_kwh, err)) ||
+        (rc = conf_string(d, c, "currency", false, &sc->cost.currency, err)))
+        return rc;
+    if (pricing == 1 && rs < 0)
+        return conf_errf(err, d, conf_get(c, "pricing"), "pricing",
+                         "'reserved' needs gpu_hour_reserved (there is no default reserved price)");
+    sc->cost.gpu_hour = pricing == 1 ? rs : od;
+    return 0;
+}
+
 static int load_root(struct scenario *sc, struct conf_err *err)
 {
     static const char *const keys[] = {"name",     "seed",    "duration", "sample_interval",
                                        "timezone", "cluster", "services", "training",
-                                       "policy",   "output",  NULL};
+                                       "policy",   "output",  "cost",     NULL};
     static const char *const ckeys[] = {"gpu",         "nodes", "gpus_per_node", "sharing", "mig",
                                         "timeSlicing", "mps",   "faults",        "spec",    NULL};
     static const char *const skeys[] = {"tdp_w", "idle_w", "memory_gb", "sms", NULL};
@@ -956,6 +990,8 @@ static int load_root(struct scenario *sc, struct conf_err *err)
         return conf_errf(err, d, conf_get(o, "warmup"), "warmup",
                          "expected a warm-up shorter than the duration");
 
+    if ((rc = load_cost(sc, root, err)))
+        return rc;
     if ((rc = load_services(sc, root, err)) || (rc = load_training(sc, root, err)) ||
         (rc = load_policy(sc, root, err)))
         return rc;

@@ -127,6 +127,14 @@ struct scenario {
     struct training_cfg training;
     struct policy_cfg policy;
 
+    /* cost: the cluster's price (docs/scenario.md "cost"); on = a cost block was given. */
+    struct cost_cfg {
+        bool on;
+        double gpu_hour;  /* price per GPU-hour of the pricing chosen */
+        double power_kwh; /* price per kWh of energy (0: included in gpu_hour, as in a cloud) */
+        const char *currency;
+    } cost;
+
     bool per_gpu_timeseries; /* write /gpus/..._by_interval matrices */
     sim_time warmup;         /* output.warmup: headline figures exclude [0, warmup) (0 = none) */
 
