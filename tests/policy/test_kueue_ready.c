@@ -36,7 +36,9 @@ static void ready_run(const char *policy, double *start /* J0..J3 */, uint32_t *
     cr_assert_eq(s.tr.jobs[j2].state, JOB_QUEUED);
     cr_assert_eq(engine_run(&s.eng, 10 * SIM_SEC), 0);
     uint32_t j3 = polsubmit_job(&s, 3600, 1, NULL);
-    cr_assert_eq(engine_run(&s.eng, 2 * SIM_HOUR), 0);
+    cr_assert_eq(sim_run(&s, NULL), 0, "%s", s.err);
+    /* GPU-seconds conserved through evictions and requeues (every member at full speed). */
+    polsubmit_check_conservation(&s, true);
     uint32_t ids[4] = {j0, j1, j2, j3};
     for (int i = 0; i < 4; i++)
         start[i] = sim_time_to_sec(s.tr.jobs[ids[i]].start);
