@@ -13,7 +13,11 @@ gen() { # policy sharing-block policy-block
 }
 
 gen dedicated "" "  name: dedicated
-  inference_gpus: 80"
+  inference_gpus: 80
+  # BestEffortFIFO, Kueue's default queueingStrategy: a job that does not fit
+  # now does not block the smaller ones behind it. StrictFIFO (no backfill)
+  # left ~7 % of the cluster idle behind a blocked 8-GPU head (issue 12).
+  queueing: BestEffortFIFO"
 # tidal: the day window covers the hours whose mean load needs more than the
 # night pool (56 cards): chat's ServeGen hour 22:00-23:00 still averages 87 % of
 # its peak (1,491 of 1,709 req/s), so the day ends at 23:00, not 22:00.
@@ -26,7 +30,27 @@ gen adaptive "" "  name: adaptive
 gen kueue "" "  name: kueue
   inference_gpus: 72
   autoscale: { target: 0.7, scale_up_delay: 60s, scale_down_window: 300s }
-  priorities: { inference: 1000, training: 100 }"
+  priorities: { inference: 1000, training: 100 }
+  queueing: BestEffortFIFO
+  # Written out. Kueue's own defaults are Never / Never / {policy: Never}: with
+  # them inference could never take back the cards training borrows at night.
+  preemption:
+    # training jobs share one priority, so this never preempts training for training
+    within_cluster_queue: LowerPriority
+    # inference reclaims its nominal quota from borrowing training, whatever the priority
+    reclaim_within_cohort: Any
+    # Kueue's default: inference peaks (~64 cards) stay within its nominal 72
+    borrow_within_cohort: { policy: Never }
+  # Kueue TAS at the hostname level: a gang is admitted only where it can be
+  # placed now (one node, or whole nodes), so an unplaceable gang never holds
+  # quota while free cards sit on the wrong nodes.
+  topology_aware: true
+  # waitForPodsReady with Kueue's code defaults (timeout 5m, backoff 60s doubling
+  # to 3600s, no limit): a workload admitted by preemption whose cards do not
+  # come together in 5 minutes gives its quota back and retries later.
+  wait_for_pods_ready:
+    timeout: 5m
+    requeuing_strategy: { timestamp: Eviction, backoff_base_seconds: 60, backoff_max_seconds: 3600 }"
 gen kai "  sharing: timeslice
   timeSlicing: { replicas: 2 }  # 2 tenants per card: room for two half-card replicas" "  name: kai
   # Quota (deserved GPUs) of the inference queue. KAI places non-preemptible

@@ -31,10 +31,10 @@ static const char *const ts_names[] = {
     "share_overhead",   "share_reconfiguring", "share_idle",
     "share_free",       "gpus_inference",      "gpus_training",
     "jobs_running",     "jobs_queued",         "checkpoint_gpu_s",
-    "power_w"};
-static const char *const ts_units[] = {"s",    "1",    "1",    "1",     "1", "1", "1",
-                                       "1",    "1",    "1",    "1",     "1", "1", "GPUs",
-                                       "GPUs", "jobs", "jobs", "GPU*s", "W"};
+    "power_w",          "gpus_fragmented"};
+static const char *const ts_units[] = {"s",    "1",    "1",    "1",     "1", "1",   "1",
+                                       "1",    "1",    "1",    "1",     "1", "1",   "GPUs",
+                                       "GPUs", "jobs", "jobs", "GPU*s", "W", "GPUs"};
 #define TS_COLS (sizeof(ts_names) / sizeof(ts_names[0]))
 
 static const char *const svc_names[] = {
@@ -68,6 +68,9 @@ struct sim_output {
     uint64_t interval;
     char wall_start[40];
     double wall_t0;
+    /* Fragmented GPU-µs (sampled at each interval's end × its length): whole run, and since
+     * the warm-up snapshot. */
+    double frag_us, frag_win_us;
 };
 
 /* The first error of a sequence of writes: rc unless it is 0. */
@@ -196,6 +199,41 @@ int sim_output_open(struct sim_output **out, const char *path, const struct scen
     return 0;
 }
 
+uint32_t sim_output_fragmented_gpus(const struct sim *s)
+{
+    const struct cluster *cl = &s->cl;
+    const struct trainer *tr = &s->tr;
+    if (tr->queued == 0 || cl->free_cards == 0 || cl->per_node == 0)
+        return 0;
+    /* The smallest queued gang that fits a node, and the fewest whole nodes a bigger one needs.
+     * Queued jobs are mostly recent: walk back until all of them are seen. */
+    uint32_t small = UINT32_MAX, nodes_big = UINT32_MAX, seen = 0;
+    for (uint32_t j = tr->njobs; j-- > 0 && seen < tr->queued;) {
+        if (tr->jobs[j].state != JOB_QUEUED)
+            continue;
+        seen++;
+        uint32_t g = tr->jobs[j].spec.gpus;
+        if (g <= cl->per_node) {
+            if (g < small)
+                small = g;
+        } else if ((g + cl->per_node - 1) / cl->per_node < nodes_big) {
+            nodes_big = (g + cl->per_node - 1) / cl->per_node;
+        }
+    }
+    uint32_t whole = 0;
+    for (uint32_t n = 0; n < cl->nodes; n++)
+        whole += cl->node_free[n] == cl->per_node;
+    uint32_t frag = 0;
+    for (uint32_t n = 0; n < cl->nodes; n++) {
+        uint32_t f = cl->node_free[n];
+        bool usable = (small != UINT32_MAX && f >= small) ||
+                      (nodes_big != UINT32_MAX && f == cl->per_node && whole >= nodes_big);
+        if (!usable)
+            frag += f;
+    }
+    return frag;
+}
+
 static int sink_interval(void *ctx, const struct sim *s, sim_time t0, sim_time t1)
 {
     return sim_output_interval(ctx, s, t0, t1);
@@ -246,6 +284,12 @@ int sim_output_interval(struct sim_output *o, const struct sim *s, sim_time t0, 
     row[16] = s->tr.queued;
     row[17] = (st[USE_CKPT] + st[USE_RESTORE] + st[USE_RECOMPUTE]) / 1e6;
     row[18] = cl->ngpus * power_watts(s->sc->spec->idle_w, s->sc->spec->tdp_w, busy / denom);
+    uint32_t frag = sim_output_fragmented_gpus(s);
+    row[19] = frag;
+    o->frag_us += (double)frag * span;
+    /* The warm-up snapshot is taken at the end of this interval or earlier. */
+    if (s->warm.at > 0 && t0 >= s->warm.at)
+        o->frag_win_us += (double)frag * span;
     rc = keep(rc, h5_series_append(&o->ts, row));
 
     if (o->per_gpu) {
@@ -811,6 +855,10 @@ int sim_output_finish(struct sim_output *o, const struct sim *s, bool complete, 
         }
         double ck = st[USE_CKPT] + st[USE_RESTORE] + st[USE_RECOMPUTE];
         rc = keep(rc, h5_attr_double(sum, "checkpoint_overhead", busy > 0 ? ck / busy : 0));
+        double frag_us = sim_window_start(s) > 0 ? o->frag_win_us : o->frag_us;
+        rc = keep(rc, h5_attr_double(sum, "share_fragmented", gh > 0 ? frag_us / 3.6e9 / gh : 0));
+        rc = keep(
+            rc, h5_attr_double(sum, "gpus_fragmented_mean", win_s > 0 ? frag_us / 1e6 / win_s : 0));
         double kwh = sim_energy_kwh(s);
         rc = keep(rc, h5_attr_double(sum, "energy_kwh", kwh));
         rc = keep(rc, h5_attr_double(sum, "power_mean_w", win_s > 0 ? kwh * 3.6e6 / win_s : 0));

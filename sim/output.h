@@ -38,6 +38,16 @@ int sim_output_open(struct sim_output **out, const char *path, const struct scen
  * first write error (negative errno); the next calls return it again. */
 int sim_output_interval(struct sim_output *o, const struct sim *s, sim_time t0, sim_time t1);
 
+/*
+ * Fragmented cards now: free cards (no tenant, not re-laid out) that no
+ * queued training job could use under whole-card gang placement — a gang of
+ * g <= cards per node needs g free cards on one node, a bigger one
+ * ceil(g / per node) wholly free nodes. 0 when no job is queued (free cards
+ * then are spare capacity, not fragmentation). Written per interval
+ * (/timeseries/gpus_fragmented) and summed over the window (/summary).
+ */
+uint32_t sim_output_fragmented_gpus(const struct sim *s);
+
 /* The sink (sim/sim.h) that appends each closed interval to o: pass it to sim_init. */
 void sim_output_sink(struct sim_output *o, struct sim_sink *sink);
 

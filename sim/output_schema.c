@@ -13,6 +13,8 @@ static const struct output_field summary_fields[] = {
     {"util_busy", "1", "GPU-time busy (SM active)"},
     {"util_useful", "1", "GPU-time useful"},
     {"checkpoint_overhead", "1", "checkpoint overhead (of busy GPU-time)"},
+    {"share_fragmented", "1", "GPU-time free but unusable by any queued gang"},
+    {"gpus_fragmented_mean", "GPUs", "free GPUs no queued gang can use, mean"},
     {"energy_kwh", "kWh", "energy"},
     {"cost_total", "currency", "cost of the cluster"},
     {"cost_gpu", "currency", "cost of GPU-hours"},

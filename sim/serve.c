@@ -430,23 +430,56 @@ int service_remove_replica(struct service *s, uint32_t ri)
     return 0;
 }
 
+/*
+ * Node-compact key of the card a replica sits on (lower: removed first): the
+ * node's occupied cards (cards with any tenant or being re-laid out), then the
+ * card's tenants. Removing replicas from the emptiest node first hands back
+ * whole nodes, which whole-node gangs need.
+ */
+static uint64_t victim_key(const struct service *s, uint32_t ri)
+{
+    const struct cluster *cl = s->cl;
+    const struct card *g = &cl->cards[s->reps[ri].gpu];
+    uint64_t occupied = cl->per_node - cl->node_free[g->node];
+    return occupied << 32 | g->nten;
+}
+
+/* Keep ri as the choice if it is strictly more compact than *best (ties keep the earlier). */
+static void victim_consider(const struct service *s, uint32_t ri, uint32_t *best, uint64_t *key)
+{
+    uint64_t k = victim_key(s, ri);
+    if (*best == UINT32_MAX || k < *key) {
+        *best = ri;
+        *key = k;
+    }
+}
+
 uint32_t service_pick_victim(const struct service *s)
 {
-    if (s->nidle)
-        return s->idle[s->nidle - 1];
-    if (s->resv_len) /* the first reserved was the top of the idle stack */
-        return s->resv[s->resv_head];
-    uint32_t busy = UINT32_MAX;
+    /*
+     * Candidates in the old order of preference — idle (top of the stack
+     * first; a replica reserved for a batch not yet begun counts as idle),
+     * then starting or down, then busy (highest index first) — and the first
+     * one on the most compact key wins: the node comes before the state.
+     */
+    uint32_t best = UINT32_MAX;
+    uint64_t key = 0;
+    for (uint32_t i = s->nidle; i-- > 0;)
+        victim_consider(s, s->idle[i], &best, &key);
+    for (uint32_t i = 0; i < s->resv_len; i++)
+        victim_consider(s, s->resv[(s->resv_head + i) & (s->cap_reps - 1)], &best, &key);
     for (uint32_t i = s->nreps; i-- > 0;) {
         const struct replica *r = &s->reps[i];
-        if (r->gone || r->draining)
-            continue;
-        if (r->down)
-            return i;
-        if (busy == UINT32_MAX)
-            busy = i;
+        if (!r->gone && !r->draining && r->down)
+            victim_consider(s, i, &best, &key);
     }
-    return busy;
+    for (uint32_t i = s->nreps; i-- > 0;) {
+        const struct replica *r = &s->reps[i];
+        /* The rest (busy); idle and reserved ones seen again change nothing. */
+        if (!r->gone && !r->draining && !r->down)
+            victim_consider(s, i, &best, &key);
+    }
+    return best;
 }
 
 void service_on_speed(struct service *s, uint32_t ri)

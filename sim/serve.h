@@ -136,8 +136,14 @@ int service_add_replica(struct service *s, uint32_t tid, bool ready, uint32_t *r
 int service_remove_replica(struct service *s, uint32_t ri);
 
 /*
- * A replica to remove (idle first — one reserved for a batch not yet begun
- * counts as idle —, then starting, then busy), or UINT32_MAX if none.
+ * A replica to remove, or UINT32_MAX if none. Node-compact: the replica on
+ * the node with the fewest occupied cards, then on the card with the fewest
+ * tenants, so that scale-downs hand back whole nodes (the Kubernetes
+ * ReplicaSet controller's default ranks the other way, spreading; a platform
+ * team gets this order with controller.kubernetes.io/pod-deletion-cost set
+ * from node occupancy). Among equals: idle first (one reserved for a batch
+ * not yet begun counts as idle; the most recently idle first), then starting
+ * or down, then busy (it drains its batch).
  */
 uint32_t service_pick_victim(const struct service *s);
 

@@ -182,14 +182,6 @@ static double err_margin(const struct adaptive_state *st, struct errs *e)
     return e->margin;
 }
 
-static uint32_t free_card(const struct sim *s)
-{
-    for (uint32_t g = 0; g < s->cl.ngpus; g++)
-        if (s->cl.cards[g].nten == 0 && !s->cl.cards[g].reconfiguring)
-            return g;
-    return UINT32_MAX;
-}
-
 /* Preempt training gracefully until `need` more cards are on their way back. */
 static void reclaim(struct sim *s, struct adaptive_state *st, uint32_t need)
 {
@@ -253,7 +245,7 @@ static void place(struct sim *s, struct adaptive_state *st)
     for (uint32_t i = 0; i < s->nsvcs; i++) {
         uint32_t have = service_replicas(&s->svcs[i]);
         while (have < st->want[i]) {
-            uint32_t g = free_card(s);
+            uint32_t g = pol_pick_compact(s, NULL, i); /* node-compact (common.h) */
             if (g == UINT32_MAX || sim_start_replica(s, i, g, s->sc->policy.as.up_delay) != 0)
                 break;
             have++;

@@ -190,6 +190,44 @@ uint32_t pol_start_whole(struct sim *s, struct jobq *q, bool strict, uint32_t ma
     return started;
 }
 
+uint32_t pol_node_inference_cards(const struct cluster *cl, uint32_t n)
+{
+    uint32_t k = 0;
+    for (uint32_t g = n * cl->per_node; g < (n + 1) * cl->per_node; g++) {
+        const struct card *cd = &cl->cards[g];
+        bool inf = false;
+        for (uint32_t t = 0; t < cd->nten && !inf; t++)
+            inf = cl->tenants[cd->ten[t]].kind == TENANT_INFER;
+        k += inf;
+    }
+    return k;
+}
+
+uint32_t pol_pick_compact(struct sim *s, void *ctx, uint32_t svc)
+{
+    (void)ctx;
+    (void)svc;
+    const struct cluster *cl = &s->cl;
+    uint32_t best = UINT32_MAX, best_inf = 0, best_free = 0;
+    for (uint32_t n = 0; n < cl->nodes; n++) {
+        uint32_t f = cl->node_free[n];
+        if (f == 0)
+            continue;
+        uint32_t inf = pol_node_inference_cards(cl, n);
+        if (best == UINT32_MAX || inf > best_inf || (inf == best_inf && f < best_free)) {
+            best = n;
+            best_inf = inf;
+            best_free = f;
+        }
+    }
+    if (best == UINT32_MAX)
+        return UINT32_MAX;
+    for (uint32_t g = best * cl->per_node; g < (best + 1) * cl->per_node; g++)
+        if (cl->cards[g].nten == 0 && !cl->cards[g].reconfiguring)
+            return g;
+    return UINT32_MAX;
+}
+
 void pol_split_by_peak(const struct sim *s, uint32_t n, uint32_t *out)
 {
     double tot = 0;

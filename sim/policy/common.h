@@ -77,6 +77,19 @@ void pol_scaler_tick(struct pol_scaler *ps, struct sim *s, const double *forecas
                      pol_pick_fn pick, pol_freed_fn freed, void *ctx);
 
 /*
+ * pol_pick_fn for whole-card inference, node-compact: a free card (no tenant,
+ * not re-laid out) on the node that already holds the most cards of inference,
+ * then on the node with the fewest free cards (best fit), then the lowest
+ * node; the node's lowest free card. UINT32_MAX when no card is free. ctx and
+ * svc are unused. With sim_stop_replica's node-compact victims, inference
+ * stays on as few nodes as it needs and whole nodes stay free for gangs.
+ */
+uint32_t pol_pick_compact(struct sim *s, void *ctx, uint32_t svc);
+
+/* Cards of node n holding an inference tenant. */
+uint32_t pol_node_inference_cards(const struct cluster *cl, uint32_t n);
+
+/*
  * Split n replicas over the services in proportion to their peak arrival rate
  * (sized for peak), at least one each; out has one entry per service.
  */

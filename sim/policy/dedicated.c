@@ -2,59 +2,36 @@
  * dedicated.c — the `dedicated` policy: one pod, one card.
  *
  * A fixed inference pool (policy.inference_gpus, sized for peak) holds the
- * services' replicas for the whole run; the rest of the cluster runs a strict
- * FIFO training queue (the head blocks: no backfilling), each job gang-placed
- * on whole cards of one node (best fit) or on whole free nodes. This is the
- * ~55 % utilisation baseline of DESIGN.md. A job larger than the training
- * pool can never run and is rejected at submission.
+ * services' replicas for the whole run; the rest of the cluster runs a FIFO
+ * training queue, each job gang-placed on whole cards of one node (best fit)
+ * or on whole free nodes. `queueing` is Kueue's ClusterQueue
+ * queueingStrategy: BestEffortFIFO (default, as Kueue's): a job that does not
+ * fit now does not block the jobs behind it; StrictFIFO: the head waits and
+ * everything behind it waits too (no backfilling). This is the ~55 %
+ * utilisation baseline of DESIGN.md. A job larger than the training pool can
+ * never run and is rejected at submission.
  */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "sim/policy/common.h"
+#include "sim/scenario.h"
 #include "sim/sim.h"
 
-struct dedicated {
-    uint32_t *fifo; /* job indices; head .. tail */
-    uint32_t head, tail, cap;
-    uint32_t pool; /* cards left for training */
-    uint32_t next; /* next card for an initial replica */
-    uint32_t *gang;
+struct dedicated_cfg {
+    bool strict; /* queueing: StrictFIFO */
 };
 
-static int fifo_push(struct dedicated *d, uint32_t j)
-{
-    if (d->tail == d->cap) {
-        if (d->head > 0) {
-            for (uint32_t i = d->head; i < d->tail; i++)
-                d->fifo[i - d->head] = d->fifo[i];
-            d->tail -= d->head;
-            d->head = 0;
-        } else {
-            uint32_t cap = d->cap ? 2 * d->cap : 256;
-            uint32_t *f = realloc(d->fifo, cap * sizeof(*f));
-            if (!f)
-                return -ENOMEM;
-            d->fifo = f;
-            d->cap = cap;
-        }
-    }
-    d->fifo[d->tail++] = j;
-    return 0;
-}
+struct dedicated {
+    struct jobq q; /* queued jobs in submission order */
+    bool strict;
+    uint32_t pool; /* cards left for training */
+    uint32_t next; /* next card for an initial replica */
+};
 
 static void try_start(struct sim *s, struct dedicated *d)
 {
-    while (d->head < d->tail) {
-        uint32_t j = d->fifo[d->head];
-        const struct job *job = &s->tr.jobs[j];
-        if (cluster_find_gang(&s->cl, job->spec.gpus, d->gang))
-            return; /* strict FIFO: the head waits */
-        int rc = trainer_start(&s->tr, j, d->gang);
-        if (rc < 0)
-            return;
-        d->head++;
-    }
+    pol_start_whole(s, &d->q, d->strict, d->pool);
 }
 
 /* pol_pick_fn: the next card of the pool. */
@@ -70,14 +47,11 @@ static int dedicated_init(struct sim *s, void **state)
     struct dedicated *d = calloc(1, sizeof(*d));
     if (!d)
         return -ENOMEM;
-    d->gang = calloc(s->cl.ngpus, sizeof(*d->gang));
-    if (!d->gang) {
-        free(d);
-        return -ENOMEM;
-    }
     *state = d;
+    const struct dedicated_cfg *cfg = s->sc->policy.cfg;
+    d->strict = cfg && cfg->strict;
 
-    /* The pool is the first inference_gpus cards, in order. */
+    /* The pool is the first inference_gpus cards, in order (whole nodes first). */
     int rc = pol_place_initial(s, next_card, d);
     if (rc)
         return rc;
@@ -89,7 +63,7 @@ static int dedicated_init(struct sim *s, void **state)
 static void dedicated_on_submit(struct sim *s, void *state, uint32_t j)
 {
     struct dedicated *d = state;
-    if (s->tr.jobs[j].spec.gpus > d->pool || fifo_push(d, j)) {
+    if (s->tr.jobs[j].spec.gpus > d->pool || jobq_push(&d->q, j)) {
         trainer_reject(&s->tr, j);
         return;
     }
@@ -107,13 +81,37 @@ static void dedicated_destroy(void *state)
     struct dedicated *d = state;
     if (!d)
         return;
-    free(d->fifo);
-    free(d->gang);
+    jobq_release(&d->q);
     free(d);
 }
 
+static int dedicated_parse(struct scenario *sc, const struct conf_node *p, struct conf_err *err)
+{
+    static const char *const strategies[] = {"BestEffortFIFO", "StrictFIFO", NULL};
+    struct dedicated_cfg *c = calloc(1, sizeof(*c));
+    if (!c)
+        return -ENOMEM;
+    sc->policy.cfg = c;
+    int strategy = 0;
+    int rc = conf_enum(&sc->doc, p, "queueing", false, strategies, &strategy, err);
+    if (rc)
+        return rc;
+    c->strict = strategy == 1;
+    return 0;
+}
+
+static void dedicated_free_cfg(void *cfg)
+{
+    free(cfg);
+}
+
+static const char *const dedicated_keys[] = {"queueing", NULL};
+
 const struct policy_ops policy_dedicated = {
     .name = "dedicated",
+    .keys = dedicated_keys,
+    .parse = dedicated_parse,
+    .free_cfg = dedicated_free_cfg,
     .init = dedicated_init,
     .on_submit = dedicated_on_submit,
     .on_finish = dedicated_on_finish,

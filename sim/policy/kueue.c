@@ -20,13 +20,27 @@
  * its save ends, so admitted workloads are placed whenever cards free up
  * (on_requeue, on_finish, on_tick, scale-downs), inference first. A card is
  * free when it has no tenant: a workload always takes whole cards, whatever
- * the sharing mode (MIG is refused at parse). Inference replicas are packed
- * on the node with the fewest free cards to keep whole nodes for gangs.
+ * the sharing mode (MIG is refused at parse). Inference replicas go to the
+ * node that already holds the most inference (pol_pick_compact) and scale-downs
+ * take them from the emptiest node (service_pick_victim), to keep whole nodes
+ * for gangs; a gang takes one node (best fit) or whole free nodes.
+ *
+ * Options beyond quota and preemption:
+ *   topology_aware       Kueue TAS at the hostname level: a training workload
+ *                        is admitted (without preemption) only if its gang can
+ *                        be placed now, so it never holds quota it cannot use;
+ *   wait_for_pods_ready  Kueue's waitForPodsReady: an admitted workload not
+ *                        placed within `timeout` (since admission, or since a
+ *                        fault restart: recoveryTimeout = timeout) is evicted,
+ *                        its quota released, and requeued after
+ *                        base · 2^(n−1) (at most max) — the n-th requeue —
+ *                        ordered by its eviction time (timestamp Eviction) or
+ *                        creation; past backoffLimitCount it is deactivated
+ *                        (a job is rejected). No jitter, no blockAdmission.
  *
  * Invariants: an admitted workload's quota is in kueue; the cards in use never
  * exceed the admitted workloads' quota plus the cards of EVICTING victims (still
- * saving). Not modelled: Kueue's waitForPodsReady (an admitted gang that cannot
- * be placed because of fragmentation waits), topology-aware scheduling.
+ * saving).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -50,7 +64,18 @@ struct kueue_pol_cfg {
     enum kueue_strategy strategy;
     enum kueue_within within;
     enum kueue_reclaim reclaim;
+    enum kueue_borrow borrow;
+    bool borrow_threshold;
+    int32_t borrow_max_priority;
     bool graceful;
+    bool topology_aware; /* admit a gang only where it can be placed now (TAS, hostname level) */
+    /* waitForPodsReady */
+    bool pods_ready;
+    sim_time ready_timeout;   /* timeout */
+    sim_time backoff_base;    /* requeuingStrategy.backoffBaseSeconds */
+    sim_time backoff_max;     /* requeuingStrategy.backoffMaxSeconds */
+    int64_t backoff_limit;    /* requeuingStrategy.backoffLimitCount; < 0: unlimited */
+    bool requeue_by_eviction; /* requeuingStrategy.timestamp Eviction (else Creation) */
 };
 
 enum wl_state { WL_NONE, WL_PENDING, WL_ADMITTED, WL_PLACED, WL_EVICTING };
@@ -58,6 +83,7 @@ enum wl_state { WL_NONE, WL_PENDING, WL_ADMITTED, WL_PLACED, WL_EVICTING };
 struct inf_wl {
     uint32_t id, svc, gpu;
     enum wl_state st;
+    sim_time since; /* admitted and waiting for a card since (waitForPodsReady) */
 };
 
 struct kq {
@@ -65,8 +91,12 @@ struct kq {
     struct kueue *q;
     struct pol_scaler ps;
     bool scaling;
-    uint8_t *job_st; /* enum wl_state per job index */
+    struct sim *s;
+    uint8_t *job_st;     /* enum wl_state per job index */
+    sim_time *job_since; /* per job: admitted and waiting for cards since */
     uint32_t njob_st;
+    struct evq_handle wake; /* next PodsReady deadline or end of a backoff */
+    sim_time wake_at;
     struct inf_wl *inf;
     uint32_t ninf, cap_inf;
     uint32_t next_inf;
@@ -76,15 +106,18 @@ struct kq {
     uint32_t max_train; /* largest training workload that can ever be admitted */
     bool busy, again;
     uint64_t preempted_jobs, preempted_replicas;
+    uint64_t ready_timeouts, deactivated; /* waitForPodsReady evictions; limit reached */
 };
 
 /* ---- configuration ---- */
 
-static const char *const kueue_keys[] = {"queues",     "priorities", "queueing",
-                                         "preemption", "graceful",   NULL};
+static const char *const kueue_keys[] = {
+    "queues",         "priorities",          "queueing", "preemption", "graceful",
+    "topology_aware", "wait_for_pods_ready", NULL};
 
 static void cfg_default(struct kueue_pol_cfg *c)
 {
+    memset(c, 0, sizeof(*c));
     for (int i = 0; i < CQ_N; i++) {
         c->nominal[i] = -1;
         c->borrowing_limit[i] = KUEUE_UNLIMITED;
@@ -95,7 +128,43 @@ static void cfg_default(struct kueue_pol_cfg *c)
     c->strategy = KUEUE_BEST_EFFORT_FIFO;
     c->within = KUEUE_WITHIN_LOWER_PRIORITY;
     c->reclaim = KUEUE_RECLAIM_ANY;
+    c->borrow = KUEUE_BORROW_NEVER;
     c->graceful = true;
+    /* Kueue's waitForPodsReady defaults (apis/config/v1beta1/defaults.go), used once enabled. */
+    c->ready_timeout = 5 * 60 * SIM_SEC;
+    c->backoff_base = 60 * SIM_SEC;
+    c->backoff_max = 3600 * SIM_SEC;
+    c->backoff_limit = -1;
+    c->requeue_by_eviction = true;
+}
+
+/* wait_for_pods_ready: { timeout, requeuing_strategy: { timestamp, backoff_* } }. */
+static int parse_pods_ready(const struct conf_doc *d, const struct conf_node *w,
+                            struct kueue_pol_cfg *c, struct conf_err *err)
+{
+    static const char *const keys[] = {"enable", "timeout", "requeuing_strategy", NULL};
+    static const char *const rkeys[] = {"timestamp", "backoff_base_seconds", "backoff_max_seconds",
+                                        "backoff_limit_count", NULL};
+    static const char *const stamps[] = {"Eviction", "Creation", NULL};
+    int rc, stamp = c->requeue_by_eviction ? 0 : 1;
+    int64_t base = c->backoff_base / SIM_SEC, max = c->backoff_max / SIM_SEC;
+    if (!w)
+        return 0;
+    c->pods_ready = true; /* the block enables it unless enable: false */
+    const struct conf_node *r = conf_get(w, "requeuing_strategy");
+    if ((rc = conf_check_keys(d, w, "wait_for_pods_ready", keys, err)) ||
+        (rc = conf_bool(d, w, "enable", false, &c->pods_ready, err)) ||
+        (rc = conf_duration(d, w, "timeout", false, 1, &c->ready_timeout, err)) ||
+        (rc = conf_check_keys(d, r, "requeuing_strategy", rkeys, err)) ||
+        (rc = conf_enum(d, r, "timestamp", false, stamps, &stamp, err)) ||
+        (rc = conf_int(d, r, "backoff_base_seconds", false, 0, 86400 * 365, &base, err)) ||
+        (rc = conf_int(d, r, "backoff_max_seconds", false, 0, 86400 * 365, &max, err)) ||
+        (rc = conf_int(d, r, "backoff_limit_count", false, 0, INT32_MAX, &c->backoff_limit, err)))
+        return rc;
+    c->requeue_by_eviction = stamp == 0;
+    c->backoff_base = base * SIM_SEC;
+    c->backoff_max = max * SIM_SEC;
+    return 0;
 }
 
 static int parse_queue(const struct conf_doc *d, const struct conf_node *q, const char *name,
@@ -117,7 +186,10 @@ static int kueue_parse(struct scenario *sc, const struct conf_node *p, struct co
 {
     static const char *const qkeys[] = {"inference", "training", NULL};
     static const char *const pkeys[] = {"inference", "training", NULL};
-    static const char *const ekeys[] = {"within_cluster_queue", "reclaim_within_cohort", NULL};
+    static const char *const ekeys[] = {"within_cluster_queue", "reclaim_within_cohort",
+                                        "borrow_within_cohort", NULL};
+    static const char *const bkeys[] = {"policy", "max_priority_threshold", NULL};
+    static const char *const borrows[] = {"Never", "LowerPriority", NULL};
     static const char *const strategies[] = {"BestEffortFIFO", "StrictFIFO", NULL};
     static const char *const withins[] = {"Never", "LowerPriority", "LowerOrNewerEqualPriority",
                                           NULL};
@@ -139,7 +211,9 @@ static int kueue_parse(struct scenario *sc, const struct conf_node *p, struct co
     const struct conf_node *q = conf_get(p, "queues"), *pr = conf_get(p, "priorities"),
                            *pe = conf_get(p, "preemption");
     int strategy = (int)c->strategy, within = (int)c->within, reclaim = (int)c->reclaim;
-    int64_t pi = c->prio[CQ_INF], pt = c->prio[CQ_TRAIN];
+    int borrow = (int)c->borrow;
+    int64_t pi = c->prio[CQ_INF], pt = c->prio[CQ_TRAIN], thr = INT64_MIN;
+    const struct conf_node *bw = conf_get(pe, "borrow_within_cohort");
     if ((rc = conf_check_keys(d, q, "queues", qkeys, err)) ||
         (rc = parse_queue(d, conf_get(q, "inference"), "inference", c, CQ_INF, total, err)) ||
         (rc = parse_queue(d, conf_get(q, "training"), "training", c, CQ_TRAIN, total, err)) ||
@@ -150,8 +224,21 @@ static int kueue_parse(struct scenario *sc, const struct conf_node *p, struct co
         (rc = conf_check_keys(d, pe, "preemption", ekeys, err)) ||
         (rc = conf_enum(d, pe, "within_cluster_queue", false, withins, &within, err)) ||
         (rc = conf_enum(d, pe, "reclaim_within_cohort", false, reclaims, &reclaim, err)) ||
-        (rc = conf_bool(d, p, "graceful", false, &c->graceful, err)))
+        (rc = conf_check_keys(d, bw, "borrow_within_cohort", bkeys, err)) ||
+        (rc = conf_enum(d, bw, "policy", false, borrows, &borrow, err)) ||
+        (rc = conf_int(d, bw, "max_priority_threshold", false, -1000000000, 1000000000, &thr,
+                       err)) ||
+        (rc = conf_bool(d, p, "graceful", false, &c->graceful, err)) ||
+        (rc = conf_bool(d, p, "topology_aware", false, &c->topology_aware, err)) ||
+        (rc = parse_pods_ready(d, conf_get(p, "wait_for_pods_ready"), c, err)))
         return rc;
+    c->borrow = (enum kueue_borrow)borrow;
+    c->borrow_threshold = thr != INT64_MIN;
+    c->borrow_max_priority = (int32_t)(c->borrow_threshold ? thr : 0);
+    if (c->borrow != KUEUE_BORROW_NEVER && reclaim == KUEUE_RECLAIM_NEVER)
+        return conf_errf(err, d, bw, "policy",
+                         "borrowWithinCohort needs reclaim_within_cohort other than Never "
+                         "(Kueue refuses this ClusterQueue)");
     c->prio[CQ_INF] = (int32_t)pi;
     c->prio[CQ_TRAIN] = (int32_t)pt;
     c->strategy = (enum kueue_strategy)strategy;
@@ -182,8 +269,13 @@ static uint8_t *job_state(struct kq *k, uint32_t j)
         uint8_t *v = realloc(k->job_st, n);
         if (!v)
             return NULL;
-        memset(v + k->njob_st, WL_NONE, n - k->njob_st);
         k->job_st = v;
+        sim_time *t = realloc(k->job_since, n * sizeof(*t));
+        if (!t)
+            return NULL;
+        k->job_since = t;
+        memset(v + k->njob_st, WL_NONE, n - k->njob_st);
+        memset(t + k->njob_st, 0, (n - k->njob_st) * sizeof(*t));
         k->njob_st = n;
     }
     return &k->job_st[j];
@@ -235,30 +327,6 @@ static void inf_count(const struct kq *k, uint32_t svc, uint32_t *placed, uint32
         }
 }
 
-static bool card_free(const struct cluster *cl, uint32_t g)
-{
-    return cl->cards[g].nten == 0 && !cl->cards[g].reconfiguring;
-}
-
-/* A free card on the node with the fewest free cards (packing), or NO_GPU. */
-static uint32_t pick_free_card(const struct cluster *cl)
-{
-    uint32_t best = NO_GPU, best_free = UINT32_MAX;
-    for (uint32_t n = 0; n < cl->nodes; n++) {
-        if (cl->node_free[n] == 0 || cl->node_free[n] >= best_free)
-            continue;
-        for (uint32_t i = 0; i < cl->per_node; i++) {
-            uint32_t g = n * cl->per_node + i;
-            if (card_free(cl, g)) {
-                best = g;
-                best_free = cl->node_free[n];
-                break;
-            }
-        }
-    }
-    return best;
-}
-
 /* Stop the replica of svc on card g (a victim). */
 static void stop_replica_on(struct sim *s, uint32_t svc, uint32_t g)
 {
@@ -298,10 +366,46 @@ static void evict(struct sim *s, struct kq *k, uint32_t id)
     }
 }
 
-/* Admit what kueue decides, preempting its victims, until nothing is admissible. */
+/* Put admitted inference workload w on a free card (node-compact). Returns true if placed. */
+static bool place_inf(struct sim *s, struct inf_wl *w)
+{
+    sim_time delay = s->sc->policy.autoscale ? s->sc->policy.as.up_delay : 0;
+    uint32_t g = pol_pick_compact(s, NULL, w->svc);
+    if (g == NO_GPU || sim_start_replica(s, w->svc, g, delay) != 0)
+        return false;
+    w->st = WL_PLACED;
+    w->gpu = g;
+    return true;
+}
+
+/* Put admitted job j on whole free cards, node-aligned (cluster_find_gang). Returns true if
+ * placed (or OOM-killed at start: on_finish forgot it). */
+static bool place_job(struct sim *s, struct kq *k, uint32_t j)
+{
+    if (cluster_find_gang(&s->cl, s->tr.jobs[j].spec.gpus, k->gang) != 0)
+        return false;
+    k->job_st[j] = WL_PLACED;
+    if (trainer_start(&s->tr, j, k->gang) >= 0)
+        return true;
+    k->job_st[j] = WL_ADMITTED;
+    return false;
+}
+
+/* kueue_filter_fn (topology_aware): a training gang is admitted only if it can be placed now. */
+static bool gang_placeable(void *ctx, uint32_t id, double gpus)
+{
+    struct kq *k = ctx;
+    if (id >= INF_BASE)
+        return true;
+    return cluster_find_gang(&k->s->cl, (uint32_t)(gpus + 0.5), k->gang) == 0;
+}
+
+/* Admit what kueue decides, preempting its victims, until nothing is admissible. Each admitted
+ * workload is placed at once when cards are free (else it waits in place_admitted). */
 static void admit_all(struct sim *s, struct kq *k)
 {
     struct kueue_decision d;
+    kueue_set_clock(k->q, s->eng.now);
     while (kueue_next(k->q, &d) > 0) {
         if (d.n_victims > k->cap_victims) {
             uint32_t *v = realloc(k->victims, d.n_victims * sizeof(*v));
@@ -318,12 +422,19 @@ static void admit_all(struct sim *s, struct kq *k)
             evict(s, k, k->victims[v]);
         if (d.id >= INF_BASE) {
             struct inf_wl *w = inf_find(k, d.id);
-            if (w)
+            if (w) {
                 w->st = WL_ADMITTED;
+                w->since = s->eng.now;
+                place_inf(s, w);
+            }
         } else {
             uint8_t *st = job_state(k, d.id);
-            if (st)
+            if (st) {
                 *st = WL_ADMITTED;
+                k->job_since[d.id] = s->eng.now;
+                if (s->tr.jobs[d.id].state == JOB_QUEUED)
+                    place_job(s, k, d.id);
+            }
         }
     }
 }
@@ -331,33 +442,104 @@ static void admit_all(struct sim *s, struct kq *k)
 /* Put admitted workloads on free cards: inference first, then training in job order. */
 static void place_admitted(struct sim *s, struct kq *k)
 {
-    sim_time delay = s->sc->policy.autoscale ? s->sc->policy.as.up_delay : 0;
+    for (uint32_t i = 0; i < k->ninf; i++)
+        if (k->inf[i].st == WL_ADMITTED && !place_inf(s, &k->inf[i]))
+            break;
+    for (uint32_t j = 0; j < k->njob_st && j < s->tr.njobs; j++) {
+        if (k->job_st[j] != WL_ADMITTED || s->tr.jobs[j].state != JOB_QUEUED)
+            continue;
+        if (!place_job(s, k, j) && k->cfg.strategy == KUEUE_STRICT_FIFO)
+            break;
+    }
+}
+
+/* requeuingStrategy backoff after the n-th requeue: base · 2^(n−1), at most max (no jitter). */
+static sim_time backoff(const struct kueue_pol_cfg *c, uint32_t n)
+{
+    sim_time b = c->backoff_base;
+    for (uint32_t i = 1; i < n && b < c->backoff_max; i++)
+        b *= 2;
+    return b < c->backoff_max ? b : c->backoff_max;
+}
+
+/*
+ * waitForPodsReady: an admitted workload whose pods are not all placed within
+ * the timeout is evicted (its quota released) and requeued after a backoff;
+ * past backoffLimitCount requeues it is deactivated (a job: rejected; a
+ * replica: dropped, the HPA asks again).
+ */
+static void check_pods_ready(struct sim *s, struct kq *k)
+{
+    if (!k->cfg.pods_ready)
+        return;
+    sim_time now = s->eng.now, to = k->cfg.ready_timeout;
+    for (uint32_t j = 0; j < k->njob_st && j < s->tr.njobs; j++) {
+        if (k->job_st[j] != WL_ADMITTED || now < k->job_since[j] + to)
+            continue;
+        const struct kueue_wl *w = kueue_find(k->q, j);
+        uint32_t n = w ? w->requeues + 1 : 1;
+        k->ready_timeouts++;
+        if (k->cfg.backoff_limit >= 0 && n > (uint64_t)k->cfg.backoff_limit) {
+            kueue_remove(k->q, j);
+            k->job_st[j] = WL_NONE;
+            k->deactivated++;
+            trainer_reject(&s->tr, j);
+            continue;
+        }
+        kueue_requeue(k->q, j, now, now + backoff(&k->cfg, n), k->cfg.requeue_by_eviction);
+        k->job_st[j] = WL_PENDING;
+    }
     for (uint32_t i = 0; i < k->ninf; i++) {
         struct inf_wl *w = &k->inf[i];
-        if (w->st != WL_ADMITTED)
+        if (w->st != WL_ADMITTED || now < w->since + to)
             continue;
-        uint32_t g = pick_free_card(&s->cl);
-        if (g == NO_GPU || sim_start_replica(s, w->svc, g, delay) != 0)
-            break;
-        w->st = WL_PLACED;
-        w->gpu = g;
-    }
-    for (uint32_t j = 0; j < k->njob_st && j < s->tr.njobs; j++) {
-        if (k->job_st[j] != WL_ADMITTED)
+        const struct kueue_wl *q = kueue_find(k->q, w->id);
+        uint32_t n = q ? q->requeues + 1 : 1;
+        k->ready_timeouts++;
+        if (k->cfg.backoff_limit >= 0 && n > (uint64_t)k->cfg.backoff_limit) {
+            k->deactivated++;
+            inf_forget(k, w);
+            i--;
             continue;
-        const struct job *job = &s->tr.jobs[j];
-        if (job->state != JOB_QUEUED)
-            continue;
-        if (cluster_find_gang(&s->cl, job->spec.gpus, k->gang) == 0) {
-            k->job_st[j] = WL_PLACED;
-            /* 1: OOM-killed at start, on_finish already forgot it. */
-            if (trainer_start(&s->tr, j, k->gang) >= 0)
-                continue;
-            k->job_st[j] = WL_ADMITTED;
         }
-        if (k->cfg.strategy == KUEUE_STRICT_FIFO)
-            break;
+        kueue_requeue(k->q, w->id, now, now + backoff(&k->cfg, n), k->cfg.requeue_by_eviction);
+        w->st = WL_PENDING;
     }
+}
+
+static void reconcile(struct sim *s, struct kq *k);
+
+static void on_wake(void *ctx, uint64_t arg)
+{
+    struct kq *k = ctx;
+    (void)arg;
+    k->wake_at = SIM_TIME_MAX;
+    reconcile(k->s, k);
+}
+
+/* One event at the next PodsReady deadline or end of a backoff, whichever is first. */
+static void plan_wake(struct sim *s, struct kq *k)
+{
+    if (!k->cfg.pods_ready)
+        return;
+    sim_time now = s->eng.now;
+    sim_time next = kueue_next_requeue(k->q, now), to = k->cfg.ready_timeout;
+    for (uint32_t j = 0; j < k->njob_st && j < s->tr.njobs; j++)
+        if (k->job_st[j] == WL_ADMITTED && k->job_since[j] + to < next)
+            next = k->job_since[j] + to;
+    for (uint32_t i = 0; i < k->ninf; i++)
+        if (k->inf[i].st == WL_ADMITTED && k->inf[i].since + to < next)
+            next = k->inf[i].since + to;
+    if (next == k->wake_at)
+        return;
+    engine_cancel(&s->eng, &k->wake);
+    k->wake_at = SIM_TIME_MAX;
+    if (next == SIM_TIME_MAX)
+        return;
+    if (next < now)
+        next = now;
+    if (engine_at(&s->eng, next, on_wake, k, 0, &k->wake) == 0)
+        k->wake_at = next;
 }
 
 /* Admission and placement until stable; re-entrant calls (from trainer callbacks) defer. */
@@ -370,9 +552,12 @@ static void reconcile(struct sim *s, struct kq *k)
     k->busy = true;
     do {
         k->again = false;
+        check_pods_ready(s, k);
+        place_admitted(s, k); /* cards freed since: first to those already admitted */
         admit_all(s, k);
         place_admitted(s, k);
     } while (k->again);
+    plan_wake(s, k);
     k->busy = false;
 }
 
@@ -427,6 +612,8 @@ static int kueue_init(struct sim *s, void **state)
     if (!k)
         return -ENOMEM;
     *state = k;
+    k->s = s;
+    k->wake_at = SIM_TIME_MAX;
     const struct scenario *sc = s->sc;
     if (sc->policy.cfg)
         k->cfg = *(const struct kueue_pol_cfg *)sc->policy.cfg;
@@ -443,6 +630,8 @@ static int kueue_init(struct sim *s, void **state)
     k->gang = calloc(s->cl.ngpus, sizeof(*k->gang));
     if (!k->q || !k->gang)
         return -ENOMEM;
+    if (k->cfg.topology_aware)
+        kueue_set_filter(k->q, gang_placeable, k);
     for (int i = 0; i < CQ_N; i++) {
         struct kueue_cq cq;
         kueue_cq_default(&cq);
@@ -453,6 +642,9 @@ static int kueue_init(struct sim *s, void **state)
         cq.strategy = k->cfg.strategy;
         cq.within = k->cfg.within;
         cq.reclaim = k->cfg.reclaim;
+        cq.borrow = k->cfg.borrow;
+        cq.borrow_threshold = k->cfg.borrow_threshold;
+        cq.borrow_max_priority = k->cfg.borrow_max_priority;
         int rc = kueue_add_cq(k->q, &cq);
         if (rc < 0)
             return rc;
@@ -500,7 +692,7 @@ static int kueue_init(struct sim *s, void **state)
     /* Initial replicas serve at once (they exist before t = 0). */
     for (uint32_t i = 0; i < k->ninf; i++) {
         struct inf_wl *w = &k->inf[i];
-        uint32_t g = w->st == WL_ADMITTED ? pick_free_card(&s->cl) : NO_GPU;
+        uint32_t g = w->st == WL_ADMITTED ? pol_pick_compact(s, NULL, w->svc) : NO_GPU;
         if (g != NO_GPU && sim_place_replica(s, w->svc, g) == 0) {
             w->st = WL_PLACED;
             w->gpu = g;
@@ -549,8 +741,10 @@ static void kueue_on_requeue(struct sim *s, void *state, uint32_t j)
         return;
     if (*st == WL_EVICTING)
         *st = WL_PENDING; /* preempted by Kueue: its quota is gone, it waits its turn */
-    else if (*st == WL_PLACED)
-        *st = WL_ADMITTED; /* a fault restarted it: the workload stays admitted */
+    else if (*st == WL_PLACED) {
+        *st = WL_ADMITTED;            /* a fault restarted it: the workload stays admitted */
+        k->job_since[j] = s->eng.now; /* recoveryTimeout (= timeout) runs from here */
+    }
     reconcile(s, k);
 }
 
@@ -573,6 +767,7 @@ static void kueue_destroy_state(void *state)
     kueue_destroy(k->q);
     pol_scaler_release(&k->ps);
     free(k->job_st);
+    free(k->job_since);
     free(k->inf);
     free(k->gang);
     free(k->victims);

@@ -17,6 +17,9 @@ struct kueue {
     struct key *keys;
     uint32_t *victims;
     uint32_t cap_scratch;
+    sim_time now; /* kueue_set_clock */
+    kueue_filter_fn filter;
+    void *filter_ctx;
 };
 
 /* An ordering key for a workload (index into wls). */
@@ -74,7 +77,7 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 /* Scratch arrays big enough for all CQs and workloads. */
 static int ensure_scratch(struct kueue *k)
 {
-    uint32_t need = (k->n_wl > k->n_cq ? k->n_wl : k->n_cq) + 1;
+    uint32_t need = 2 * (k->n_wl > k->n_cq ? k->n_wl : k->n_cq) + 2; /* keys: candidates + a copy */
     if (need <= k->cap_scratch)
         return 0;
     double *u = realloc(k->usage, need * sizeof *u);
@@ -135,6 +138,7 @@ int kueue_submit(struct kueue *k, uint32_t id, uint32_t cq, int32_t priority, do
     w->priority = priority;
     w->gpus = gpus;
     w->created = created;
+    w->queued = created;
     return 0;
 }
 
@@ -156,6 +160,41 @@ int kueue_evict(struct kueue *k, uint32_t id)
         return -EINVAL;
     k->wls[i].admitted = false;
     return 0;
+}
+
+void kueue_set_clock(struct kueue *k, sim_time now)
+{
+    k->now = now;
+}
+
+void kueue_set_filter(struct kueue *k, kueue_filter_fn fn, void *ctx)
+{
+    k->filter = fn;
+    k->filter_ctx = ctx;
+}
+
+int kueue_requeue(struct kueue *k, uint32_t id, sim_time now, sim_time requeue_at, bool reorder)
+{
+    int rc = kueue_evict(k, id);
+    if (rc)
+        return rc;
+    struct kueue_wl *w = &k->wls[find_idx(k, id)];
+    w->requeues++;
+    w->requeue_at = requeue_at;
+    if (reorder)
+        w->queued = now;
+    return 0;
+}
+
+sim_time kueue_next_requeue(const struct kueue *k, sim_time now)
+{
+    sim_time next = SIM_TIME_MAX;
+    for (uint32_t i = 0; i < k->n_wl; i++) {
+        const struct kueue_wl *w = &k->wls[i];
+        if (!w->admitted && w->requeue_at > now && w->requeue_at < next)
+            next = w->requeue_at;
+    }
+    return next;
 }
 
 double kueue_usage(const struct kueue *k, uint32_t cq)
@@ -338,6 +377,21 @@ static uint32_t find_victims(struct kueue *k, const struct kueue_wl *w)
     qsort(cands, n, sizeof *cands, cmp_victim);
     if (n_same == n)
         return minimal_targets(k, w, cands, n, true, k->victims);
+    const struct kueue_cq *c = &k->cqs[w->cq];
+    if (c->borrow == KUEUE_BORROW_LOWER_PRIORITY) {
+        /* borrowWithinCohort: borrow while preempting lower-priority workloads of the cohort. */
+        uint32_t m = 0;
+        struct key *lower = cands + n; /* scratch tail: keys has room for every workload */
+        for (uint32_t i = 0; i < n; i++) {
+            const struct kueue_wl *v = &k->wls[cands[i].idx];
+            if (v->cq == w->cq || (v->priority < w->priority &&
+                                   (!c->borrow_threshold || v->priority <= c->borrow_max_priority)))
+                lower[m++] = cands[i];
+        }
+        uint32_t got = m ? minimal_targets(k, w, lower, m, true, k->victims) : 0;
+        if (got > 0)
+            return got;
+    }
     uint32_t m = minimal_targets(k, w, cands, n, false, k->victims);
     if (m > 0 || n_same == 0)
         return m;
@@ -352,9 +406,9 @@ static bool cq_candidate(struct kueue *k, uint32_t cq, struct key *pend, struct 
     uint32_t n = 0;
     for (uint32_t i = 0; i < k->n_wl; i++) {
         const struct kueue_wl *w = &k->wls[i];
-        if (w->admitted || w->cq != cq)
-            continue;
-        pend[n++] = (struct key){.idx = i, .id = w->id, .priority = w->priority, .t = w->created};
+        if (w->admitted || w->cq != cq || w->requeue_at > k->now)
+            continue; /* admitted, another CQ, or backing off (inadmissible, never blocks) */
+        pend[n++] = (struct key){.idx = i, .id = w->id, .priority = w->priority, .t = w->queued};
     }
     qsort(pend, n, sizeof *pend, cmp_queue);
     for (uint32_t j = 0; j < n; j++) {
@@ -363,6 +417,13 @@ static bool cq_candidate(struct kueue *k, uint32_t cq, struct key *pend, struct 
         double after = k->usage[cq] + w->gpus;
         memset(d, 0, sizeof *d);
         d->id = w->id;
+        bool quota_fits = fits(k, k->usage, cq, w->gpus, true);
+        if (quota_fits && k->filter && !k->filter(k->filter_ctx, w->id, w->gpus)) {
+            /* Fits the quota but cannot be placed now (topology-aware admission). */
+            if (k->cqs[cq].strategy == KUEUE_STRICT_FIFO)
+                return false;
+            continue;
+        }
         if (fits(k, k->usage, cq, w->gpus, false)) {
             d->mode = KUEUE_FITS_NOMINAL;
             return true;
@@ -398,8 +459,8 @@ static bool better(const struct kueue *k, const struct kueue_decision *a,
     const struct kueue_wl *wa = kueue_find(k, a->id), *wb = kueue_find(k, b->id);
     if (wa->priority != wb->priority)
         return wa->priority > wb->priority;
-    if (wa->created != wb->created)
-        return wa->created < wb->created;
+    if (wa->queued != wb->queued)
+        return wa->queued < wb->queued;
     return wa->id < wb->id;
 }
 

@@ -33,8 +33,17 @@
  *   If candidates come from other CQs, a first pass requires the preemptor to
  *   fit in its nominal quota (no borrowing while reclaiming); if it fails, a
  *   second pass uses only same-CQ candidates and allows borrowing.
- * Not modelled: flavors, fair sharing, borrowWithinCohort, admission checks
- * beyond quota, podsReady timeouts and backoff.
+ * - borrowWithinCohort (policy LowerPriority, optional maxPriorityThreshold):
+ *   before the passes above, one pass that lets the preemptor borrow while it
+ *   preempts, over the same-CQ candidates and the other CQs' candidates of
+ *   lower priority (and at most the threshold, when set).
+ * - Requeue with backoff (waitForPodsReady, kueue_requeue): an evicted workload
+ *   is inadmissible until its requeueAt (it does not block a StrictFIFO
+ *   queue), and with the Eviction timestamp it queues by its eviction time.
+ * - A placement filter (kueue_set_filter, for topology-aware admission): a
+ *   workload that fits the quota without preemption but that the filter
+ *   refuses is treated as not fitting (skipped, or blocking a StrictFIFO CQ).
+ * Not modelled: flavors, fair sharing, admission checks beyond quota.
  *
  * Units: GPUs as double (whole numbers in Kueue; doubles keep the arithmetic
  * shared with kai), times in µs. Comparisons allow 1e-9 GPU of rounding.
@@ -66,6 +75,7 @@ enum kueue_within {
     KUEUE_WITHIN_LOWER_OR_NEWER_EQUAL
 };
 enum kueue_reclaim { KUEUE_RECLAIM_NEVER, KUEUE_RECLAIM_LOWER_PRIORITY, KUEUE_RECLAIM_ANY };
+enum kueue_borrow { KUEUE_BORROW_NEVER, KUEUE_BORROW_LOWER_PRIORITY };
 
 struct kueue_cq {
     int32_t cohort;         /* cohort number, or KUEUE_NO_COHORT */
@@ -75,6 +85,9 @@ struct kueue_cq {
     enum kueue_strategy strategy;
     enum kueue_within within;
     enum kueue_reclaim reclaim;
+    enum kueue_borrow borrow; /* borrowWithinCohort.policy */
+    bool borrow_threshold;    /* borrowWithinCohort.maxPriorityThreshold is set */
+    int32_t borrow_max_priority;
 };
 
 struct kueue_wl {
@@ -84,6 +97,9 @@ struct kueue_wl {
     double gpus;          /* quota reserved when admitted, > 0 */
     sim_time created;     /* creationTimestamp, queue order */
     sim_time admitted_at; /* valid while admitted */
+    sim_time queued;      /* queue-order timestamp: created, or the last PodsReady eviction */
+    sim_time requeue_at;  /* inadmissible before this (backoff); 0 = none */
+    uint32_t requeues;    /* requeueState.count */
     bool admitted;
 };
 
@@ -108,7 +124,8 @@ struct kueue *kueue_create(void);
 void kueue_destroy(struct kueue *k); /* NULL is a no-op */
 
 /* Fill cq with Kueue's defaults: no cohort, nominal 0, unlimited limits,
- * BestEffortFIFO, withinClusterQueue Never, reclaimWithinCohort Never. */
+ * BestEffortFIFO, withinClusterQueue Never, reclaimWithinCohort Never,
+ * borrowWithinCohort Never. */
 void kueue_cq_default(struct kueue_cq *cq);
 
 /* Add a CQ (copied). Returns its index (>= 0), -EINVAL for negative nominal
@@ -141,6 +158,25 @@ int kueue_next(struct kueue *k, struct kueue_decision *d);
  * of kueue_admit (victims already evicted in that case; should not happen
  * for a decision just returned by kueue_next). */
 int kueue_apply(struct kueue *k, const struct kueue_decision *d, sim_time now);
+
+/* The clock the backoff is read against (kueue_next skips workloads whose
+ * requeue_at is later). Call before kueue_next. */
+void kueue_set_clock(struct kueue *k, sim_time now);
+
+/* A placement filter: may workload id of gpus GPUs run now? (NULL: always). */
+typedef bool (*kueue_filter_fn)(void *ctx, uint32_t id, double gpus);
+void kueue_set_filter(struct kueue *k, kueue_filter_fn fn, void *ctx);
+
+/*
+ * Evict admitted workload id for a PodsReady timeout at now: its quota is
+ * released, requeues is incremented, it is inadmissible until requeue_at, and
+ * with reorder (timestamp Eviction) it queues by now instead of its creation.
+ * Returns 0, -ENOENT, or -EINVAL if not admitted.
+ */
+int kueue_requeue(struct kueue *k, uint32_t id, sim_time now, sim_time requeue_at, bool reorder);
+
+/* The earliest requeue_at after now over pending workloads, or SIM_TIME_MAX. */
+sim_time kueue_next_requeue(const struct kueue *k, sim_time now);
 
 /* GPUs reserved by admitted workloads of cq (0 for a bad index). */
 double kueue_usage(const struct kueue *k, uint32_t cq);

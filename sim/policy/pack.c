@@ -17,7 +17,8 @@
  * One core, two ops tables. Placement: a tenant (an inference replica or one
  * gang member) goes to the card that scores best among those with a free slot
  * — most-allocated (most tenants; packs, leaves whole cards free) or
- * least-allocated (spreads) — ties to the lowest index. A gang takes one
+ * least-allocated (spreads) — ties, for a replica, to the node holding more
+ * inference cards (node-compact), then to the lowest index. A gang takes one
  * member per distinct card, the g best cards. Optional limits:
  * `max_training_per_card`, `inference_spread` (replicas of one service on
  * distinct cards) and `check_memory` (default true: a careful scheduler sums
@@ -86,12 +87,23 @@ static bool card_fits(const struct sim *s, const struct pack *p, uint32_t gpu,
     return true;
 }
 
-/* Is card a a better choice than card b? */
-static bool better(const struct sim *s, const struct pack *p, uint32_t a, uint32_t b)
+/*
+ * Is card a a better choice than card b? Node-compact for inference: between
+ * cards equally allocated, the one on the node holding more inference cards.
+ */
+static bool better(const struct sim *s, const struct pack *p, enum tenant_kind kind, uint32_t a,
+                   uint32_t b)
 {
     uint32_t na = s->cl.cards[a].nten, nb = s->cl.cards[b].nten;
     if (na != nb)
         return p->cfg.least ? na < nb : na > nb;
+    uint32_t node_a = s->cl.cards[a].node, node_b = s->cl.cards[b].node;
+    if (kind == TENANT_INFER && node_a != node_b) {
+        uint32_t ia = pol_node_inference_cards(&s->cl, node_a);
+        uint32_t ib = pol_node_inference_cards(&s->cl, node_b);
+        if (ia != ib)
+            return ia > ib;
+    }
     return a < b;
 }
 
@@ -110,7 +122,7 @@ static uint32_t pick_cards(const struct sim *s, struct pack *p, enum tenant_kind
     for (; k < count && k < n; k++) {
         uint32_t best = k;
         for (uint32_t i = k + 1; i < n; i++)
-            if (better(s, p, p->cand[i], p->cand[best]))
+            if (better(s, p, kind, p->cand[i], p->cand[best]))
                 best = i;
         uint32_t t = p->cand[k];
         p->cand[k] = p->cand[best];

@@ -29,13 +29,15 @@ SUMMARY = ["duration_s", "gpus", "gpu_hours", "util_allocated", "util_busy",
            "restarts", "training_gpu_hours_failed_in_log", "jobs_failed_in_log",
            "jobs_cancelled_in_log", "jobs_services_in_log", "job_log_services_skipped",
            "job_log_rows_skipped", "job_log_rows_filtered", "queue_delay_p50_s",
-           "queue_delay_p95_s", "completion_p50_s", "completion_p95_s"]
+           "queue_delay_p95_s", "completion_p50_s", "completion_p95_s",
+           "share_fragmented", "gpus_fragmented_mean"]
 STATES = ["training", "inference", "checkpoint", "restore", "recompute", "overhead",
           "reconfiguring", "idle"]
 SUMMARY += ["gpu_hours_" + k for k in STATES]
 TS = {"time_s": "s", "util_allocated": "1", "util_busy": "1", "gpus_inference": "GPUs",
       "gpus_training": "GPUs", "jobs_running": "jobs", "jobs_queued": "jobs",
-      "util_useful": "1", "share_free": "1", "checkpoint_gpu_s": "GPU*s", "power_w": "W"}
+      "util_useful": "1", "share_free": "1", "checkpoint_gpu_s": "GPU*s", "power_w": "W",
+      "gpus_fragmented": "GPUs"}
 SVC_TS = {"time_s": "s", "arrived": "requests", "rate_rps": "req/s", "served": "requests",
           "dropped": "requests", "queue_len": "requests", "replicas": "replicas",
           "mean_ms": "ms", "p50_ms": "ms", "p95_ms": "ms", "p99_ms": "ms", "max_ms": "ms",

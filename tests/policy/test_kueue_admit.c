@@ -243,3 +243,84 @@ Test(kueue, rejects_bad_input)
     cr_assert_eq(kueue_remove(k, 2), -ENOENT);
     kueue_destroy(NULL);
 }
+
+/*
+ * borrowWithinCohort. Cohort of A, B, C, nominal 4 each (12). B runs b1 (4,
+ * admitted at 10) and b2 (4, at 20): it borrows 4. A's a1 (6 GPUs, priority
+ * 1000) must borrow 2. Without borrowWithinCohort, reclaiming from B requires
+ * a1 to fit A's nominal (6 > 4) and A has nothing of its own to preempt: a1
+ * waits. With {policy: LowerPriority}: preempting b2 (the most recently
+ * admitted of the borrowing CQ) leaves B 4 + A 6 = 10 <= 12: victims {b2}.
+ * A threshold of 50 (< b2's 100) forbids it again.
+ */
+static void borrow_case(enum kueue_borrow policy, bool threshold, int32_t max_prio)
+{
+    struct kueue_cq c;
+    kueue_cq_default(&c);
+    c.nominal = 4;
+    c.cohort = 0;
+    c.within = KUEUE_WITHIN_LOWER_PRIORITY;
+    c.reclaim = KUEUE_RECLAIM_ANY;
+    c.borrow = policy;
+    c.borrow_threshold = threshold;
+    c.borrow_max_priority = max_prio;
+    uint32_t a = (uint32_t)kueue_add_cq(k, &c);
+    c.borrow = KUEUE_BORROW_NEVER;
+    uint32_t b = (uint32_t)kueue_add_cq(k, &c);
+    cr_assert_geq(kueue_add_cq(k, &c), 0);
+    running(1, b, KUEUE_PRIORITY_TRAINING, 4, 10);
+    running(2, b, KUEUE_PRIORITY_TRAINING, 4, 20);
+    cr_assert_eq(kueue_submit(k, 9, a, KUEUE_PRIORITY_INFERENCE, 6, 30), 0);
+}
+
+Test(kueue, borrow_within_cohort_never_waits)
+{
+    borrow_case(KUEUE_BORROW_NEVER, false, 0);
+    struct kueue_decision d;
+    cr_expect_eq(kueue_next(k, &d), 0);
+}
+
+Test(kueue, borrow_within_cohort_lower_priority_preempts_while_borrowing)
+{
+    borrow_case(KUEUE_BORROW_LOWER_PRIORITY, false, 0);
+    static const uint32_t v[] = {2};
+    expect(9, KUEUE_PREEMPT, 1, v);
+}
+
+Test(kueue, borrow_within_cohort_threshold_protects_higher_priorities)
+{
+    borrow_case(KUEUE_BORROW_LOWER_PRIORITY, true, 50);
+    struct kueue_decision d;
+    cr_expect_eq(kueue_next(k, &d), 0);
+}
+
+/*
+ * Requeue with backoff: an evicted workload is inadmissible until requeue_at
+ * (and does not block a StrictFIFO queue meanwhile); with reorder it queues
+ * by its eviction time, behind a workload created after it.
+ */
+Test(kueue, requeue_backoff_and_eviction_order)
+{
+    struct kueue_cq c;
+    kueue_cq_default(&c);
+    c.nominal = 4;
+    c.strategy = KUEUE_STRICT_FIFO;
+    uint32_t q = (uint32_t)kueue_add_cq(k, &c);
+    running(1, q, 100, 4, 0);
+    cr_assert_eq(kueue_submit(k, 2, q, 100, 2, 50), 0);
+    cr_assert_eq(kueue_usage(k, q), 4);
+    cr_assert_eq(kueue_requeue(k, 1, 300, 360, true), 0);
+    cr_expect_eq(kueue_usage(k, q), 0, "quota released");
+    cr_expect_eq(kueue_find(k, 1)->requeues, 1);
+    cr_expect_eq(kueue_next_requeue(k, 300), 360);
+    kueue_set_clock(k, 300);
+    expect(2, KUEUE_FITS_NOMINAL, 0, NULL); /* 1 backs off: it does not block the head */
+    cr_assert_eq(kueue_admit(k, 2, 300), 0);
+    kueue_set_clock(k, 360);
+    struct kueue_decision d;
+    cr_expect_eq(kueue_next(k, &d), 0); /* 1 (4 GPUs) no longer fits beside 2 */
+    cr_assert_eq(kueue_remove(k, 2), 0);
+    cr_assert_eq(kueue_submit(k, 3, q, 100, 4, 100), 0); /* created before 1's eviction (300) */
+    expect(3, KUEUE_FITS_NOMINAL, 0, NULL);
+    cr_expect_eq(kueue_requeue(k, 3, 400, 0, false), -EINVAL); /* not admitted */
+}

@@ -43,8 +43,8 @@ Test(cost, totals_and_unit_costs_by_hand)
     cr_expect(strstr(txt, "USD/1M requests") != NULL, "%s", txt);
     free(txt);
     /* reserved pricing without a reserved price is refused at load */
-    snprintf(cmd, sizeof(cmd), "%s validate tests/data/scenarios/cost.yaml --set cost.pricing=reserved",
-             atest_bin());
+    snprintf(cmd, sizeof(cmd),
+             "%s validate tests/data/scenarios/cost.yaml --set cost.pricing=reserved", atest_bin());
     cr_expect_eq(atest_run(cmd, &txt), 1, "%s", txt);
     cr_expect(strstr(txt, "gpu_hour_reserved") != NULL, "%s", txt);
     free(txt);

@@ -269,3 +269,49 @@ Test(serve, reserved_replica_killed_before_start_loses_nothing)
 {
     reserved_replica_lost(1);
 }
+
+/*
+ * Node-compact scale-down. 2 nodes × 4 cards; a training member holds card 2
+ * (node 0); replicas r0..r3 were placed on cards 4, 5, 0, 1 in that order, so
+ * the idle stack is r0 r1 r2 r3 (top). Removing two replicas:
+ *   the old rule (most recently idle first) takes r3 and r2, cards 1 and 0:
+ *     node 0 keeps the training card, node 1 both replicas: free 3 + 2, no
+ *     whole node;
+ *   node-compact takes the node with fewest occupied cards first: node 1 (2
+ *     occupied) before node 0 (3): r1 (card 5, the more recently idle of the
+ *     two) then r0 (card 4): node 1 is wholly free.
+ */
+Test(serve, scale_down_hands_back_whole_nodes)
+{
+    static const uint32_t cards[4] = {4, 5, 0, 1};
+    struct engine e;
+    struct cluster cl;
+    struct service s;
+    cr_assert_eq(engine_init(&e), 0);
+    cr_assert_eq(cluster_init(&cl, 2, 4, gpu_spec_find("a100-sxm4-80gb"), SHARE_EXCLUSIVE, 1, NULL,
+                              NULL, NULL, NULL, 0),
+                 0);
+    cr_assert_eq(service_init(&s, 0, &resv_cfg, &e, &cl, list_source(NULL, 0), 1), 0);
+    struct tenant_req train = {.kind = TENANT_TRAIN, .mem_gib = 40, .sm_cap = 1};
+    struct tenant_req req = {.kind = TENANT_INFER, .mem_gib = 8, .sm_cap = 1};
+    uint32_t tid, ri[4];
+    cr_assert_eq(cluster_place(&cl, 2, 0, &train, &tid), 0);
+    for (int k = 0; k < 4; k++) {
+        cr_assert_eq(cluster_place(&cl, cards[k], 0, &req, &tid), 0);
+        cr_assert_eq(service_add_replica(&s, tid, true, &ri[k]), 0);
+    }
+    cr_assert_eq(cl.node_free[0], 1);
+    cr_assert_eq(cl.node_free[1], 2);
+    uint32_t v = service_pick_victim(&s);
+    cr_expect_eq(s.reps[v].gpu, 5);
+    cr_assert_eq(service_remove_replica(&s, v), 0);
+    v = service_pick_victim(&s);
+    cr_expect_eq(s.reps[v].gpu, 4);
+    cr_assert_eq(service_remove_replica(&s, v), 0);
+    cr_expect_eq(cl.node_free[1], 4, "node 1 should be wholly free");
+    cr_expect_eq(cl.node_free[0], 1);
+    /* The other two stay, on node 0: the most recently idle, r3 (card 1), goes next. */
+    v = service_pick_victim(&s);
+    cr_expect_eq(v, ri[3]);
+    serve_down(&e, &cl, &s);
+}
