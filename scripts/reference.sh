@@ -1,15 +1,21 @@
 #!/bin/sh
-# Writes scenarios/reference/<policy>.yaml from base.yaml.in: the same cluster
-# and workload, one file per policy. Run it after editing base.yaml.in.
+# Writes the reference scenarios, one file per policy, for two brackets:
+#   scenarios/reference/<policy>.yaml       from base.yaml.in (ServeGen depth:
+#                                           night at ~45 % of the day, p99 500 ms)
+#   scenarios/reference/deep/<policy>.yaml  from deep.yaml.in (deep trough: night
+#                                           at 10-20 %, p99 100 ms)
+# Run it after editing either template.
 set -eu
 cd "$(dirname "$0")/../scenarios/reference"
 
+TPL=base.yaml.in
+OUT=
 gen() { # policy sharing-block policy-block
-    sed -e "s|@POLICY@|$1|" base.yaml.in |
+    sed -e "s|@POLICY@|$1|" "$TPL" |
         awk -v sharing="$2" -v block="$3" '
             /^@SHARING@$/ { if (sharing != "") print sharing; next }
             /^@POLICY_BLOCK@$/ { print block; next }
-            { print }' >"$1.yaml"
+            { print }' >"$OUT$1.yaml"
 }
 
 gen dedicated "" "  name: dedicated
@@ -83,6 +89,77 @@ gen timeslice "  sharing: timeslice
 gen mps "  sharing: mps
   mps: { replicas: 2 }" "  name: mps
   inference_gpus: 48
+  autoscale: { target: 0.7, scale_up_delay: 60s, scale_down_window: 300s }
+  thread_pct: { inference: 50, training: 100 }
+  pack: most-allocated
+  max_training_per_card: 1
+  check_memory: true"
+gen mig-static "  sharing: mig
+  mig: { layout: 7g.80gb }" "  name: mig-static
+  inference_gpus: 64
+  autoscale: { target: 0.7, scale_up_delay: 60s, scale_down_window: 300s }
+  layouts:
+    - { nodes: \"0-11\", layout: \"4g.40gb+3g.40gb\" }
+    - { nodes: \"12-15\", layout: 7g.80gb }"
+
+# ---- deep-trough bracket ----------------------------------------------------
+# Load (deep.yaml.in): chat peaks at 3,200 req/s at 14:00, search at 2,400 at
+# 11:00; together ~5,300 req/s around noon and ~1,150 at 02:00 (their troughs
+# are offset, so the sum's night is ~22 % of its peak). One card serves ~133
+# req/s at full 60 ms batches, ~93 at a 70 % target: ~57 cards at peak, ~12 at
+# night.
+TPL=deep.yaml.in
+OUT=deep/
+mkdir -p deep
+gen dedicated "" "  name: dedicated
+  # sized for the peak (~5,300 req/s at ~88 req/s a card: 60 cards)
+  inference_gpus: 60
+  queueing: BestEffortFIFO"
+# tidal: the night pool holds the night's load (~1,150-1,450 req/s: 16 cards at
+# the 70 % target); the day window is the hours above it, 05:00-23:00; an HPA
+# runs inside each window between the night pool and the day's 60 cards.
+gen tidal "" "  name: tidal
+  inference_gpus: 16
+  day_gpus: 60
+  day: \"05:00-23:00\"
+  autoscale: { target: 0.7, scale_up_delay: 60s, scale_down_window: 300s }"
+gen adaptive "" "  name: adaptive
+  inference_gpus: 16"
+gen kueue "" "  name: kueue
+  # nominal quota of the inference ClusterQueue: the peak's ~57 cards and margin
+  inference_gpus: 64
+  autoscale: { target: 0.7, scale_up_delay: 60s, scale_down_window: 300s }
+  priorities: { inference: 1000, training: 100 }
+  queueing: BestEffortFIFO
+  # written out (Kueue's defaults are Never / Never / Never: see the ServeGen bracket)
+  preemption:
+    within_cluster_queue: LowerPriority
+    reclaim_within_cohort: Any
+    borrow_within_cohort: { policy: Never }
+  topology_aware: true
+  wait_for_pods_ready:
+    timeout: 5m
+    requeuing_strategy: { timestamp: Eviction, backoff_base_seconds: 60, backoff_max_seconds: 3600 }"
+# kai: whole-card replicas. With a 100 ms p99, a half-card replica whose
+# card-mate is busy runs its 60 ms batch at half speed (120 ms alone): fractions
+# cannot meet this SLO, so the inference queue gets whole cards.
+gen kai "" "  name: kai
+  # inference quota >= the peak's ~57 cards (KAI keeps non-preemptible pods in quota)
+  inference_gpus: 64
+  autoscale: { target: 0.7, scale_up_delay: 60s, scale_down_window: 300s }
+  default_reclaim_min_runtime: 0s
+  max_consolidation_preemptees: 16"
+gen timeslice "  sharing: timeslice
+  timeSlicing: { replicas: 2 }" "  name: timeslice
+  inference_gpus: 64
+  autoscale: { target: 0.7, scale_up_delay: 60s, scale_down_window: 300s }
+  pack: most-allocated
+  max_training_per_card: 1
+  inference_spread: true
+  check_memory: true"
+gen mps "  sharing: mps
+  mps: { replicas: 2 }" "  name: mps
+  inference_gpus: 64
   autoscale: { target: 0.7, scale_up_delay: 60s, scale_down_window: 300s }
   thread_pct: { inference: 50, training: 100 }
   pack: most-allocated
