@@ -72,10 +72,10 @@ static inline int tsref_run(struct tsref *r)
     r->service_sum = r->sojourn_sum = r->train_s = 0;
     r->batches = 0;
 
-    uint64_t head = 0;      /* first batch not done */
-    double rem = r->w;      /* work left of the head batch */
+    uint64_t head = 0;                /* first batch not done */
+    double rem = r->w;                /* work left of the head batch */
     double ready = n ? r->arr[0] : 0; /* when the head batch reached the head */
-    unsigned cur = 1;       /* a training context holds the card at t = 0 */
+    unsigned cur = 1;                 /* a training context holds the card at t = 0 */
     double t = 0;
     while (t < r->horizon && head < n) {
         if (cur == 0) {

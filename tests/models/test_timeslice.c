@@ -76,8 +76,8 @@ static void compare(unsigned k, double w, double rho, bool phase_known, double h
               "k=%u w=%g ms: sojourn closed form %.4f ms, reference %.4f ms", k, w * 1e3,
               cf_soj * 1e3, ref_soj * 1e3);
     cr_expect(fabs(cf_train - ref_train) / ref_train < 0.05,
-              "k=%u w=%g ms: training rate closed form %.4f, reference %.4f", k, w * 1e3,
-              cf_train, ref_train);
+              "k=%u w=%g ms: training rate closed form %.4f, reference %.4f", k, w * 1e3, cf_train,
+              ref_train);
     tsref_free(&r);
 }
 
