@@ -8,14 +8,14 @@
 #include "tests/polsubmit.h"
 
 #define MPS2 "{ nodes: 1, gpus_per_node: 1, sharing: mps, mps: { replicas: 2 } }"
-#define TS2 "{ nodes: 1, gpus_per_node: 1, sharing: timeslice, timeSlicing: { replicas: 2 } }"
+#define TS2  "{ nodes: 1, gpus_per_node: 1, sharing: timeslice, timeSlicing: { replicas: 2 } }"
 
 /* One light service (one initial replica, never busy unless the test makes it). */
-#define SVC                                                                                        \
-    "services:\n"                                                                                  \
-    "  - name: q\n"                                                                                \
-    "    latency: { a_ms: 40, b_ms: 0, dist: deterministic }\n"                                    \
-    "    batching: { max_batch: 1, max_wait: 0s }\n"                                               \
+#define SVC                                                     \
+    "services:\n"                                               \
+    "  - name: q\n"                                             \
+    "    latency: { a_ms: 40, b_ms: 0, dist: deterministic }\n" \
+    "    batching: { max_batch: 1, max_wait: 0s }\n"            \
     "    arrivals: { synthetic: { shape: constant, rate_rps: 0.001 } }\n"
 
 /* The training tenant on card 0. */
@@ -101,8 +101,8 @@ Test(share_prio, timeslice_weighted_slices_follow_inference)
     cr_expect(fabs(lat - want) < 1e-6, "latency %f us, expected %f us", lat, want);
     /* Meanwhile training pays the batch's debt, (w + 2s·4 visits) over the latency. */
     double rate = 1 - (40000 + 2 * sw * 1e6 * 4) / lat;
-    cr_expect(fabs(s.tr.jobs[j].rate - rate) < 1e-9, "training %f, expected %f",
-              s.tr.jobs[j].rate, rate);
+    cr_expect(fabs(s.tr.jobs[j].rate - rate) < 1e-9, "training %f, expected %f", s.tr.jobs[j].rate,
+              rate);
     cluster_set_active(&s.cl, rt, s.eng.now, false, USE_INFER); /* the batch ends, as serve does */
     cr_expect(!s.cl.tenants[rt].ts_batch);
     cr_expect_float_eq(s.tr.jobs[j].rate, 1.0, 1e-12);
