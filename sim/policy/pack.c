@@ -93,11 +93,43 @@ static bool card_fits(const struct sim *s, const struct pack *p, uint32_t gpu,
     return true;
 }
 
-/* Is card a a better choice than card b? (held cards first: they were emptied for inference) */
-static bool better(const struct sim *s, const struct pack *p, uint32_t a, uint32_t b)
+/*
+ * Inference priority: would a tenant of this kind on card gpu put a gang
+ * member beside an inference replica? A capped member slows its whole gang
+ * (it waits for its slowest member every step), so gangs keep off inference
+ * cards and replicas off gang members; single-GPU jobs fill the rest.
+ */
+static bool gang_beside_inference(const struct sim *s, uint32_t gpu, enum tenant_kind kind,
+                                  uint32_t gang)
+{
+    const struct card *g = &s->cl.cards[gpu];
+    if (kind == TENANT_TRAIN)
+        return gang > 1 && g->ninfer > 0;
+    for (uint32_t i = 0; i < g->nten; i++) {
+        const struct tenant *t = &s->cl.tenants[g->ten[i]];
+        if (t->kind == TENANT_TRAIN && s->tr.jobs[t->owner].spec.gpus > 1)
+            return true;
+    }
+    return false;
+}
+
+/*
+ * Is card a a better choice than card b for a tenant of this kind (gang: its
+ * job's GPUs)? Held cards first (they were emptied for inference); under
+ * inference priority, cards that keep gangs and replicas apart; then the
+ * packing rule.
+ */
+static bool better(const struct sim *s, const struct pack *p, uint32_t a, uint32_t b,
+                   enum tenant_kind kind, uint32_t gang)
 {
     if (p->held && p->held[a] != p->held[b])
         return p->held[a];
+    if (p->cfg.prio.on) {
+        bool ma = gang_beside_inference(s, a, kind, gang),
+             mb = gang_beside_inference(s, b, kind, gang);
+        if (ma != mb)
+            return mb;
+    }
     uint32_t na = s->cl.cards[a].nten, nb = s->cl.cards[b].nten;
     if (na != nb)
         return p->cfg.least ? na < nb : na > nb;
@@ -119,7 +151,7 @@ static uint32_t pick_cards(const struct sim *s, struct pack *p, enum tenant_kind
     for (; k < count && k < n; k++) {
         uint32_t best = k;
         for (uint32_t i = k + 1; i < n; i++)
-            if (better(s, p, p->cand[i], p->cand[best]))
+            if (better(s, p, p->cand[i], p->cand[best], kind, kind == TENANT_TRAIN ? count : 1))
                 best = i;
         uint32_t t = p->cand[k];
         p->cand[k] = p->cand[best];

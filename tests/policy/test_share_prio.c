@@ -181,3 +181,35 @@ Test(share_prio, priority_keys_are_refused_where_they_mean_nothing)
     snprintf(y, sizeof(y), base, "mps", "mps", "share: fair");
     simtest_expect_rejected(y, "equal-share", 3);
 }
+
+/* Where a gang and a single-GPU job go on 3 MPS cards with one replica on card 0. */
+static void placement_case(const char *share, uint32_t *gang_on_0, uint32_t *single_gpu)
+{
+    struct scenario sc;
+    struct sim s;
+    char pol[256];
+    snprintf(pol, sizeof(pol), "{ name: mps, inference_gpus: 1, share: %s }", share);
+    polsubmit_build(&sc, &s, "{ nodes: 1, gpus_per_node: 3, sharing: mps, mps: { replicas: 2 } }",
+                    "  memory_gb_per_gpu: 30\n", SVC, pol);
+    cr_assert_eq(s.cl.cards[0].ninfer, 1u, "the replica is on card 0");
+    uint32_t gang = polsubmit_job(&s, 3600, 2, NULL);
+    cr_assert_eq(s.tr.jobs[gang].state, JOB_RUNNING);
+    *gang_on_0 = s.tr.jobs[gang].gpus[0] == 0 || s.tr.jobs[gang].gpus[1] == 0;
+    uint32_t one = polsubmit_job(&s, 3600, 1, NULL);
+    cr_assert_eq(s.tr.jobs[one].state, JOB_RUNNING);
+    *single_gpu = s.tr.jobs[one].gpus[0];
+    simtest_free(&sc, &s);
+}
+
+Test(share_prio, gangs_keep_off_inference_cards_under_priority)
+{
+    uint32_t on0, single;
+    /* Priority: a capped member would throttle its whole gang, so the gang takes cards 1
+     * and 2 and the single-GPU job fills the slot beside the replica. */
+    placement_case("inference-priority", &on0, &single);
+    cr_expect_eq(on0, 0u);
+    cr_expect_eq(single, 0u);
+    /* Equal share, most-allocated: the gang's first member goes beside the replica. */
+    placement_case("equal-share", &on0, &single);
+    cr_expect_eq(on0, 1u);
+}
