@@ -2,6 +2,7 @@
 #include "models/share.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 #include <strings.h>
 
@@ -68,6 +69,12 @@ static double ts_share(const struct share_knobs *k, size_t active)
     if (active <= 1)
         return 1.0;
     return (1.0 - k->ts_overhead) / (double)active;
+}
+
+/* A tenant's time slice: its own, or the card's. */
+static double ts_slice(const struct share_knobs *k, const struct share_tenant *t)
+{
+    return t->ts_slice_s > 0.0 ? t->ts_slice_s : k->ts_slice_s;
 }
 
 /* MPS: water-fill SMs among active clients wanting u[i], then apply interference. */
@@ -140,10 +147,16 @@ int share_speeds(enum share_mode mode, const struct share_knobs *k, const struct
         for (size_t i = 0; i < n; i++)
             speed[i] = t[i].active ? 1.0 : 0.0;
         return 0;
-    case SHARE_TIMESLICE:
+    case SHARE_TIMESLICE: {
+        /* Round-robin: tenant i's slice T_i of every turn Σ(T_j + s); alone, the whole card. */
+        double sw = share_ts_switch_s(k), turn = 0.0;
         for (size_t i = 0; i < n; i++)
-            speed[i] = t[i].active ? ts_share(k, active) : 0.0;
+            if (t[i].active)
+                turn += ts_slice(k, &t[i]) + sw;
+        for (size_t i = 0; i < n; i++)
+            speed[i] = !t[i].active ? 0.0 : active <= 1 ? 1.0 : ts_slice(k, &t[i]) / turn;
         return 0;
+    }
     case SHARE_MPS:
         if (n > (size_t)k->mps_max_clients)
             return -E2BIG;
@@ -166,18 +179,67 @@ double share_ts_switch_s(const struct share_knobs *k)
     return k->ts_overhead / (1.0 - k->ts_overhead) * k->ts_slice_s;
 }
 
+/* The others' turn (k >= 1 others of slice to): P of share.h, the period of the last one's ends. */
+static double ts_period(double to, double sw, unsigned others)
+{
+    return others == 1 ? to : (double)others * (to + sw);
+}
+
+/* Relative slack for slice-boundary arithmetic (a batch ending exactly on a boundary). */
+#define TS_EPS 1e-12
+
+int share_ts_batch(const struct share_knobs *k, double work_s, double own_slice_s, unsigned others,
+                   double others_slice_s, double gap_s, double offset_s, struct share_ts_batch *out)
+{
+    if (!(work_s >= 0.0) || !(own_slice_s > 0.0) || !(others_slice_s > 0.0) ||
+        !(offset_s >= 0.0 && offset_s <= own_slice_s * (1 + TS_EPS)) || isnan(gap_s))
+        return -EINVAL;
+    memset(out, 0, sizeof *out);
+    if (others == 0) {
+        /* Alone: it runs on; its slice timer re-arms (no switch, no wait). */
+        out->latency_s = work_s;
+        out->end_offset_s = fmod((gap_s == 0.0 ? offset_s : 0.0) + work_s, own_slice_s);
+        return 0;
+    }
+    double sw = share_ts_switch_s(k), to = others_slice_s, kk = (double)others;
+    double period = ts_period(to, sw, others), first = kk * (to + sw);
+    double u = 0.0;
+    if (gap_s > 0.0) {
+        /* The last other in ring order ends a slice at first + m·P; it goes next, after a switch.
+         */
+        double m = gap_s > first ? ceil((gap_s - first) / period - TS_EPS) : 0.0;
+        out->wait_s = first + m * period - gap_s + sw;
+    } else if (gap_s < 0.0) {
+        out->wait_s = period / 2.0 + sw;
+    } else {
+        u = offset_s;
+    }
+    double n = ceil((u + work_s) / own_slice_s - TS_EPS) - 1.0;
+    if (n < 0.0)
+        n = 0.0;
+    double round = kk * to + (kk + 1.0) * sw;
+    out->latency_s = out->wait_s + work_s + n * round;
+    out->end_offset_s = u + work_s - n * own_slice_s;
+    out->visits = (unsigned)n + (gap_s == 0.0 ? 0u : 1u);
+    out->debt_s = others == 1 ? work_s + 2.0 * sw * out->visits
+                              : to / (to + sw) * (work_s + sw * out->visits);
+    return 0;
+}
+
 double share_ts_expected_wait_s(const struct share_knobs *k, size_t others_active)
 {
     if (others_active == 0)
         return 0.0;
-    return k->ts_slice_s / 2.0 + share_ts_switch_s(k);
+    double sw = share_ts_switch_s(k);
+    return ts_period(k->ts_slice_s, sw, (unsigned)others_active) / 2.0 + sw;
 }
 
 double share_ts_max_wait_s(const struct share_knobs *k, size_t others_active)
 {
     if (others_active == 0)
         return 0.0;
-    return k->ts_slice_s + share_ts_switch_s(k);
+    double sw = share_ts_switch_s(k);
+    return ts_period(k->ts_slice_s, sw, (unsigned)others_active) + sw;
 }
 
 size_t share_oom(enum share_mode mode, const struct share_tenant *t, size_t n, double cap_gib,

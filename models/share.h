@@ -10,9 +10,12 @@
  * GPU (1 = no slowdown; a training step that takes 1 s alone takes 1/speed s).
  *
  *   exclusive  one tenant; speed 1 (nvidia.com/gpu: 1).
- *   timeslice  device-plugin replicas: the n active tenants take turns; each
- *              gets (1 - overhead)/n, or 1 when alone (models.md 2: "CUDA will
- *              simply give an equal share of time to all of the GPU processes").
+ *   timeslice  device-plugin replicas: the n active tenants take turns in
+ *              slices (ts_slice_s, or the tenant's own ts_slice_s) with a switch
+ *              s between them; tenant i gets T_i / Σ(T_j + s), i.e. (1 - o)/n with
+ *              equal slices, or 1 when alone (models.md 2: "CUDA will simply give
+ *              an equal share of time to all of the GPU processes"). A batch
+ *              of an inference tenant is priced by share_ts_batch() below.
  *   mps        concurrent kernels: each client wants u = min(demand, sm_cap) of
  *              the SMs; if the u's exceed the card they are max-min shared
  *              (water-filling). Then an interference slowdown
@@ -95,6 +98,7 @@ struct share_tenant {
     int group;            /* MIG: instance id on the card (fault domain); unused otherwise */
     double mem_gib;       /* memory it allocates, GiB */
     double mem_limit_gib; /* MPS pinned device memory limit, GiB; 0 = none */
+    double ts_slice_s;    /* time-slicing: its own slice length, s; 0 = the card's (knobs) */
 };
 
 /* A tenant with the neutral defaults: active, demand 1, cap 1, slice_speed 1, group 0, no memory.
@@ -117,18 +121,61 @@ int share_mode_parse(const char *s, enum share_mode *out);
 int share_speeds(enum share_mode mode, const struct share_knobs *k, const struct share_tenant *t,
                  size_t n, double *speed);
 
-/* Time-slicing: seconds lost per switch, o/(1-o) · slice (≈105 µs at the defaults). */
+/* Time-slicing: seconds lost per context switch, o/(1-o) · slice (≈105 µs at the defaults). */
 double share_ts_switch_s(const struct share_knobs *k);
 
 /*
- * Expected extra wait of an inference batch that becomes ready while
- * others_active other tenants hold the card: the rest of the running slice
- * (uniform, mean slice/2) plus one switch; 0 when others_active == 0. The
- * longer-run sharing is already in share_speeds().
+ * Time-slicing as the driver schedules it (docs/models.md "Time-slicing"):
+ * the card's runnable contexts take turns in a fixed round-robin order (the
+ * runlist), each for up to its time slice; a context with no work is skipped
+ * (work-conserving), one that runs out of work mid-slice yields at once; every
+ * hand-over between two different contexts costs one switch s; a context alone
+ * on the card runs on (its slice timer re-arms, no switch).
+ *
+ * One batch of `work_s` seconds (at full-card speed) of a tenant whose slice
+ * is own_slice_s, on a card where `others` other contexts are continuously
+ * runnable with slices of others_slice_s each:
+ *   gap_s > 0   the tenant's context went idle gap_s ago (it yielded): the
+ *               others have run on in their fixed order since; it waits until
+ *               the last of them (in ring order) ends a slice, then one switch:
+ *               wait = next end of that slice - gap + s, the ends falling at
+ *               e1 + m·P (m >= 0), e1 = k·(T_o + s), P = k·(T_o + s) for
+ *               k >= 2, T_o for k = 1 (a lone other re-arms its slice);
+ *   gap_s < 0   phase unknown: the mean of the above over a uniform phase,
+ *               P/2 + s;
+ *   gap_s == 0  it never left the card (the previous batch ended just now with
+ *               this one queued): no wait, it continues its slice at offset_s.
+ * Then it runs; each time its slice ends with work left the others take one
+ * turn each, D = k·T_o + (k+1)·s, so with u the offset into its first slice
+ *   interruptions n = ceil((u + work)/T_own) - 1,
+ *   latency = wait + work + n·D.
+ * debt_s is the time the batch takes from the others' work over the long run:
+ * with k = 1, work + 2s per visit (switch in, switch out); with k >= 2, each
+ * visit adds one switch to the ring and the others lose T_o/(T_o+s) of the
+ * card time it takes: T_o/(T_o + s) · (work + s · visits); visits = n + 1 for
+ * a fresh start, n when continuing. others == 0: latency = work, no debt.
+ */
+struct share_ts_batch {
+    double wait_s;       /* ready -> its first slice begins */
+    double latency_s;    /* ready -> done */
+    double debt_s;       /* work the other tenants lose to it */
+    double end_offset_s; /* time used in its last slice when it ends */
+    unsigned visits;     /* times it (re)takes the card */
+};
+
+/* Returns 0, or -EINVAL (work < 0, a slice <= 0, offset outside [0, own slice]). */
+int share_ts_batch(const struct share_knobs *k, double work_s, double own_slice_s, unsigned others,
+                   double others_slice_s, double gap_s, double offset_s,
+                   struct share_ts_batch *out);
+
+/*
+ * Mean extra wait of a batch that becomes ready at a random phase while
+ * `others` other tenants (default slices) hold the card: P/2 + s as above;
+ * 0 alone.
  */
 double share_ts_expected_wait_s(const struct share_knobs *k, size_t others_active);
 
-/* Worst case of the same: one whole slice plus one switch (0 when alone). */
+/* Worst case of the same: P + s (0 when alone). */
 double share_ts_max_wait_s(const struct share_knobs *k, size_t others_active);
 
 /*

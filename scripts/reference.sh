@@ -82,17 +82,42 @@ gen timeslice "  sharing: timeslice
   timeSlicing: { replicas: 2 }" "  name: timeslice
   inference_gpus: 48
   autoscale: { target: 0.7, scale_up_delay: 60s, scale_down_window: 300s }
+  # Inference priority, not the device plugin's equal share: with equal 2 ms
+  # slices a 40-110 ms LLM batch beside a training job runs in every other slice
+  # (about twice its latency). While a replica is on the card its context gets
+  # 10 ms slices (MEDIUM) and training 2 ms (SHORT); training keeps the whole
+  # card whenever the replica is idle (the scheduler is work-conserving).
+  share: inference-priority
+  inference_slice: 10ms
+  training_slice: 2ms
+  # Training is best effort: when the HPA cannot place a replica, a job is
+  # evicted (graceful) and its card held for the replica.
+  evict: true
   pack: most-allocated
+  # One replica and one training job per card (2 slots): a third tenant would
+  # add a turn to every round-robin wait.
   max_training_per_card: 1
   inference_spread: true
+  # No memory isolation under time-slicing: the scheduler sums memory itself.
   check_memory: true"
 gen mps "  sharing: mps
   mps: { replicas: 2 }" "  name: mps
   inference_gpus: 48
   autoscale: { target: 0.7, scale_up_delay: 60s, scale_down_window: 300s }
-  thread_pct: { inference: 50, training: 100 }
+  # Inference priority: the inference client runs uncapped and a training
+  # client is capped at 25 % of the threads only while a replica shares its
+  # card (uncapped on a card of its own). The device plugin's equal share
+  # ('share: equal-share', 1/N each) leaves inference at most half the SMs
+  # beside a training job.
+  share: inference-priority
+  thread_pct: { inference: 100, training: 100, training_shared: 25 }
+  # Training is best effort: evicted (graceful) when the HPA cannot place a
+  # replica, its card held for the replica.
+  evict: true
   pack: most-allocated
   max_training_per_card: 1
+  inference_spread: true
+  # MPS pins each client to card memory / replicas: refuse what would not fit.
   check_memory: true"
 gen mig-static "  sharing: mig
   mig: { layout: 7g.80gb }" "  name: mig-static

@@ -226,6 +226,63 @@ static void replan_card(struct cluster *c, uint32_t gi, sim_time now)
             }
 }
 
+/* Time-slicing slice of tenant t: its own (inference priority) or the card's. */
+static double ts_slice_of(const struct cluster *c, const struct tenant *t)
+{
+    return t->st.ts_slice_s > 0 ? t->st.ts_slice_s : c->knobs.ts_slice_s;
+}
+
+/*
+ * What the card's continuously active tenants (all but those in a batch, and
+ * `skip`) get alone, in total: 1 for one, Σ T_j / Σ (T_j + s) for several.
+ * *n gets their count, *slice their mean slice.
+ */
+static double ts_continuous(const struct cluster *c, const struct card *g, uint32_t skip,
+                            uint32_t *n, double *slice)
+{
+    double sw = share_ts_switch_s(&c->knobs), tsum = 0;
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < g->nten; i++) {
+        const struct tenant *t = &c->tenants[g->ten[i]];
+        if (g->ten[i] == skip || !t->st.active || t->ts_batch)
+            continue;
+        m++;
+        tsum += ts_slice_of(c, t);
+    }
+    *n = m;
+    *slice = m ? tsum / m : c->knobs.ts_slice_s;
+    return m == 0 ? 0 : m == 1 ? 1.0 : tsum / (tsum + m * sw);
+}
+
+/*
+ * Time-slicing speeds into c->speeds (card order): a tenant in a batch keeps
+ * its fixed speed (cluster_ts_begin); the others share the turn by their
+ * slices (share_speeds' rule among themselves) less the batches' debt rates.
+ */
+static void ts_speeds(struct cluster *c, const struct card *g)
+{
+    uint32_t m;
+    double slice, total = ts_continuous(c, g, TENANT_NONE, &m, &slice), debt = 0;
+    double sw = share_ts_switch_s(&c->knobs), turn = 0;
+    for (uint32_t i = 0; i < g->nten; i++) {
+        const struct tenant *t = &c->tenants[g->ten[i]];
+        if (t->st.active && t->ts_batch)
+            debt += t->ts_rate;
+        else if (t->st.active)
+            turn += ts_slice_of(c, t) + sw;
+    }
+    double scale = total > 0 && debt < total ? (total - debt) / total : 0;
+    for (uint32_t i = 0; i < g->nten; i++) {
+        const struct tenant *t = &c->tenants[g->ten[i]];
+        if (!t->st.active)
+            c->speeds[i] = 0;
+        else if (t->ts_batch)
+            c->speeds[i] = t->speed;
+        else
+            c->speeds[i] = (m == 1 ? 1.0 : ts_slice_of(c, t) / turn) * scale;
+    }
+}
+
 static void replan_rates(struct cluster *c, uint32_t gi, sim_time now)
 {
     struct card *g = &c->cards[gi];
@@ -280,7 +337,9 @@ static void replan_rates(struct cluster *c, uint32_t gi, sim_time now)
         c->scratch[i] = c->tenants[g->ten[i]].st;
         nact += c->scratch[i].active;
     }
-    if (share_speeds(c->mode, &c->knobs, c->scratch, g->nten, c->speeds) != 0)
+    if (c->mode == SHARE_TIMESLICE)
+        ts_speeds(c, g);
+    else if (share_speeds(c->mode, &c->knobs, c->scratch, g->nten, c->speeds) != 0)
         for (uint32_t i = 0; i < g->nten; i++)
             c->speeds[i] = 0;
     double sum = 0, busy = 0;
@@ -304,6 +363,11 @@ static void replan_rates(struct cluster *c, uint32_t gi, sim_time now)
         busy = nact ? 1.0 : 0.0;
     if (busy > 1)
         busy = 1;
+    if (sum > 1) { /* overlapping batch estimates: never count more than the card */
+        for (int k = 0; k < USE_NSTATES; k++)
+            g->rate[k] /= sum;
+        sum = busy = 1;
+    }
     if (busy < sum)
         busy = sum;
     g->rate[USE_OVERHEAD] += busy - sum;
@@ -311,6 +375,39 @@ static void replan_rates(struct cluster *c, uint32_t gi, sim_time now)
     if (c->on_speed)
         for (uint32_t i = 0; i < nchanged; i++)
             c->on_speed(c->cb_ctx, c->changed[i]);
+}
+
+/* A batch ends: its context goes idle now (at the offset planned, if it ran its course). */
+static void ts_end(struct tenant *t, sim_time now)
+{
+    t->ts_batch = false;
+    t->ts_rate = 0;
+    t->ts_idle_at = now;
+    /* Cut short (a fault, a removal): where its slice stood is unknown. */
+    t->ts_offset_s = now >= t->ts_end_at ? t->ts_end_offset_s : 0;
+    if (now < t->ts_end_at)
+        t->ts_idle_at = -1;
+}
+
+/*
+ * Inference priority on card g (struct share_prio): training tenants capped
+ * (MPS) or given the short slice (time-slicing) while an inference tenant is
+ * on the card, back to their own cap / the card's slice when none is.
+ */
+static void apply_prio(struct cluster *c, struct card *g)
+{
+    bool held = c->prio.on && g->ninfer > 0;
+    for (uint32_t i = 0; i < g->nten; i++) {
+        struct tenant *t = &c->tenants[g->ten[i]];
+        if (c->mode == SHARE_MPS)
+            t->st.sm_cap = held && t->kind == TENANT_TRAIN && c->prio.train_cap < t->base_cap
+                               ? c->prio.train_cap
+                               : t->base_cap;
+        else if (c->mode == SHARE_TIMESLICE)
+            t->st.ts_slice_s = !held                     ? 0
+                               : t->kind == TENANT_TRAIN ? c->prio.train_slice_s
+                                                         : c->prio.infer_slice_s;
+    }
 }
 
 static int find_instance(const struct cluster *c, const struct card *g, const struct tenant_req *r)
@@ -383,6 +480,10 @@ int cluster_place(struct cluster *c, uint32_t gpu, sim_time now, const struct te
     t->st.active = false;
     t->st.mem_gib = r->mem_gib;
     t->st.sm_cap = c->mode == SHARE_MPS && r->sm_cap > 0 && r->sm_cap <= 1 ? r->sm_cap : 1.0;
+    t->base_cap = t->st.sm_cap;
+    if (r->demand > 0 && r->demand <= 1)
+        t->st.demand = r->demand;
+    t->ts_idle_at = -1;
     /* k8s device plugin MPS: each replica gets 1/N of the memory (its README). */
     t->st.mem_limit_gib = c->mode != SHARE_MPS   ? 0
                           : c->mps_limit_gib > 0 ? c->mps_limit_gib
@@ -410,6 +511,8 @@ int cluster_place(struct cluster *c, uint32_t gpu, sim_time now, const struct te
         c->node_free[g->node]--;
     }
     g->ten[g->nten++] = id;
+    g->ninfer += r->kind == TENANT_INFER;
+    apply_prio(c, g);
     replan_card(c, gpu, now);
     *tid = id;
     if (c->on_place)
@@ -436,7 +539,9 @@ int cluster_remove(struct cluster *c, uint32_t tid, sim_time now)
         }
     if (t->instance >= 0)
         g->inst_tenant[t->instance] = TENANT_NONE;
+    g->ninfer -= t->kind == TENANT_INFER;
     tenant_free(c, tid);
+    apply_prio(c, g);
     if (g->nten == 0) {
         c->free_cards++;
         c->node_free[g->node]++;
@@ -452,9 +557,72 @@ void cluster_set_active_slow(struct cluster *c, uint32_t tid, sim_time now, bool
     struct card *g = &c->cards[t->gpu];
     cluster_account(g, now);
     g->pend_at = SIM_TIME_MAX; /* an explicit change overrides a deferred one */
+    if (!active && t->ts_batch)
+        ts_end(t, now);
     t->st.active = active;
     t->state = state;
     replan_card(c, t->gpu, now);
+}
+
+double cluster_ts_begin(struct cluster *c, uint32_t tid, sim_time now, double work_us)
+{
+    struct tenant *t = &c->tenants[tid];
+    struct card *g = &c->cards[t->gpu];
+    if (c->mode != SHARE_TIMESLICE || !(work_us > 0)) {
+        cluster_set_active(c, tid, now, true, USE_INFER);
+        double v = t->speed > 0 ? t->speed : 1e-9;
+        return work_us / v > 1 ? work_us / v : 1;
+    }
+    cluster_account(g, now);
+    if (t->ts_batch)
+        ts_end(t, now);
+    uint32_t k;
+    double to, alone = ts_continuous(c, g, tid, &k, &to);
+    double own = ts_slice_of(c, t);
+    double gap = t->ts_idle_at < 0 ? -1 : sim_time_to_sec(now - t->ts_idle_at);
+    double off = t->ts_offset_s < own ? t->ts_offset_s : own;
+    struct share_ts_batch b;
+    if (share_ts_batch(&c->knobs, work_us * 1e-6, own, k, to, gap, off, &b) != 0) {
+        b.latency_s = work_us * 1e-6; /* unreachable with valid knobs: run unshared */
+        b.debt_s = 0;
+        b.end_offset_s = 0;
+    }
+    double lat = b.latency_s * 1e6 < 1 ? 1 : b.latency_s * 1e6;
+    /* The debt, with what earlier batches left, paid over this batch up to what the others get. */
+    double debt = b.debt_s * 1e6 + g->ts_carry_us, room = alone * lat;
+    g->ts_carry_us = debt > room ? debt - room : 0;
+    if (debt > room)
+        debt = room;
+    t->ts_batch = true;
+    t->ts_rate = debt > 0 ? debt / lat : 0;
+    t->ts_end_at = now + (sim_time)(lat + 0.5);
+    t->ts_end_offset_s = b.end_offset_s;
+    t->st.active = true;
+    t->state = USE_INFER;
+    t->speed = work_us / lat;
+    g->pend_at = SIM_TIME_MAX;
+    replan_card(c, t->gpu, now);
+    return lat;
+}
+
+void cluster_ts_end(struct cluster *c, uint32_t tid, sim_time now)
+{
+    struct tenant *t = &c->tenants[tid];
+    if (!t->ts_batch)
+        return;
+    cluster_account(&c->cards[t->gpu], now);
+    ts_end(t, now);
+    replan_card(c, t->gpu, now);
+}
+
+void cluster_set_prio(struct cluster *c, const struct share_prio *p, sim_time now)
+{
+    c->prio = *p;
+    for (uint32_t i = 0; i < c->ngpus; i++)
+        if (c->cards[i].nten) {
+            apply_prio(c, &c->cards[i]);
+            replan_card(c, i, now);
+        }
 }
 
 bool cluster_defer_active(struct cluster *c, uint32_t tid, sim_time at, enum use_state state)

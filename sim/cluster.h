@@ -71,6 +71,15 @@ struct tenant {
     double cap;                 /* gang rate: work counted useful is at most this (< 0: none) */
     uint32_t gen;               /* bumped when the id is reused */
     struct evq_handle fault_ev; /* its pending fatal fault (sim/sim.c); zero when none */
+    double base_cap;            /* MPS: its own thread-percentage cap (sm_cap before priority) */
+    /* Time-slicing batch (cluster_ts_begin): its speed is fixed at work/latency and the
+     * card's other tenants lose ts_rate of card time per unit of time until it ends. */
+    bool ts_batch;
+    double ts_rate;
+    sim_time ts_end_at;     /* when the batch is due to end */
+    double ts_end_offset_s; /* time it will have used of its last slice then */
+    sim_time ts_idle_at;    /* when its context last went idle; < 0 unknown */
+    double ts_offset_s;     /* time used of its current slice when it went idle */
     uint32_t next_free;
     bool used;
 };
@@ -90,8 +99,25 @@ struct card {
      * tenant turns active in pend_state; SIM_TIME_MAX when none. */
     sim_time pend_at;
     int pend_state;
+    uint32_t ninfer;    /* inference tenants on the card (inference priority) */
+    double ts_carry_us; /* time-slicing debt its trainers could not pay yet (cluster_ts_begin) */
     double acc[USE_NSTATES], alloc_us;   /* µs since t = 0 */
     double iacc[USE_NSTATES], ialloc_us; /* µs in the current sample interval */
+};
+
+/*
+ * Inference priority (issue 12; policies `timeslice` and `mps` with
+ * `share: inference-priority`): while a card holds an inference tenant, its
+ * training tenants are held back — under MPS their thread-percentage cap is
+ * lowered to train_cap, under time-slicing their slice is train_slice_s and
+ * the inference tenants' infer_slice_s (0 = the card's). Off: the device
+ * plugin's equal share (every tenant its own static cap, equal slices).
+ */
+struct share_prio {
+    bool on;
+    double train_cap;     /* (0, 1] */
+    double train_slice_s; /* > 0 */
+    double infer_slice_s; /* >= 0 */
 };
 
 /* A tenant's speed changed (only under timeslice/MPS sharing). */
@@ -109,6 +135,7 @@ struct cluster {
     struct mig_knobs mig;
     double mem_gib;       /* card memory */
     double mps_limit_gib; /* MPS pinned memory limit per client, 0 = card / slots */
+    struct share_prio prio;
     struct tenant *tenants;
     uint32_t ntenants, cap_tenants, free_tenant; /* free list, 1-based; 0 = none */
     uint32_t live_tenants;
@@ -145,6 +172,7 @@ struct tenant_req {
     uint32_t owner, member;
     double mem_gib;          /* memory it allocates */
     double sm_cap;           /* MPS active thread percentage / 100 (1 = uncapped) */
+    double demand;           /* fraction of the SMs its kernels fill alone, (0, 1]; 0 = 1 */
     const char *mig_profile; /* MIG: instance profile wanted (NULL = any free instance) */
 };
 
@@ -210,6 +238,25 @@ void cluster_cancel_deferred(struct cluster *c, uint32_t tid);
  * the rest as idle. cap < 0 removes the limit. Speeds do not change.
  */
 void cluster_set_cap(struct cluster *c, uint32_t tid, sim_time now, double cap);
+
+/*
+ * Time-slicing: tenant tid (idle or active) begins an inference batch of
+ * work_us µs at full-card speed now. It turns active in USE_INFER; the batch's
+ * latency (ready to done) comes from share_ts_batch() with the card's other
+ * active tenants, the time since its context went idle and the slice offset it
+ * left at; its speed is fixed at work/latency until cluster_ts_end (or until
+ * it goes idle or leaves), and the other tenants pay the batch's debt over it
+ * (what they cannot pay — a batch shorter than its debt — is carried to the
+ * card's next batch). Returns the latency in µs (>= 1). Other modes: just
+ * makes it active and returns work / its speed.
+ */
+double cluster_ts_begin(struct cluster *c, uint32_t tid, sim_time now, double work_us);
+
+/* The batch ended (it also ends when the tenant goes idle or leaves); re-plans the card. */
+void cluster_ts_end(struct cluster *c, uint32_t tid, sim_time now);
+
+/* Set the inference-priority rule and apply it to every card (caps and slices). */
+void cluster_set_prio(struct cluster *c, const struct share_prio *p, sim_time now);
 
 static inline double cluster_tenant_speed(const struct cluster *c, uint32_t tid)
 {

@@ -388,7 +388,7 @@ static int load_service(const struct conf_doc *d, const struct conf_node *n, str
     static const char *const keys[] = {"name",        "latency",   "batching",
                                        "slo",         "replicas",  "arrivals",
                                        "max_queue",   "memory_gb", "active_thread_percentage",
-                                       "mig_profile", NULL};
+                                       "mig_profile", "demand",    NULL};
     static const char *const lkeys[] = {"model", "a_ms", "b_ms", "fixed_compute_share",
                                         "dist",  "cv",   NULL};
     static const char *const bkeys[] = {"max_batch", "max_wait", NULL};
@@ -491,8 +491,10 @@ static int load_service(const struct conf_doc *d, const struct conf_node *n, str
     /* Knob: a BERT-large-class server with its runtime (~10 GiB fits a 1g.10gb slice). */
     c->mem_gib = 8;
     double atp = 100;
+    c->demand = 1;
     if ((rc = conf_double(d, n, "memory_gb", false, 0, 1024, &c->mem_gib, err)) ||
         (rc = conf_double(d, n, "active_thread_percentage", false, 1, 100, &atp, err)) ||
+        (rc = conf_double(d, n, "demand", false, 0.01, 1, &c->demand, err)) ||
         (rc = conf_string(d, n, "mig_profile", false, &c->mig_profile, err)))
         return rc;
     if (c->mig_profile && !mig_profile_find(sc_spec, c->mig_profile))
@@ -625,7 +627,8 @@ static int load_checkpoint(const struct conf_doc *d, const struct conf_node *c,
 static int load_training(struct scenario *sc, const struct conf_node *root, struct conf_err *err)
 {
     static const char *const tkeys[] = {
-        "jobs", "backlog", "checkpoint", "memory_gb_per_gpu", "active_thread_percentage", NULL};
+        "jobs",   "backlog", "checkpoint", "memory_gb_per_gpu", "active_thread_percentage",
+        "demand", NULL};
     static const char *const jkeys[] = {"synthetic", "trace", NULL};
     static const char *const skeys[] = {"per_hour",     "duration",  "gpus",
                                         "max_duration", "calibrate", NULL};
@@ -645,6 +648,7 @@ static int load_training(struct scenario *sc, const struct conf_node *root, stru
         (rc = conf_double(d, tr, "memory_gb_per_gpu", false, 0, 1024, &t->run.mem_gib_per_gpu,
                           err)) ||
         (rc = conf_double(d, tr, "active_thread_percentage", false, 1, 100, &atp, err)) ||
+        (rc = conf_double(d, tr, "demand", false, 0.01, 1, &t->run.demand, err)) ||
         (rc = load_checkpoint(d, conf_get(tr, "checkpoint"), sc, &t->run, err)))
         return rc;
     t->run.sm_cap = atp / 100;
@@ -782,7 +786,7 @@ static int load_sharing(struct scenario *sc, const struct conf_node *c, struct c
 {
     static const char *const mkeys[] = {"layout",   "efficiency",  "speeds",
                                         "reconfig", "drain_grace", NULL};
-    static const char *const tkeys[] = {"replicas", "slice", "overhead", NULL};
+    static const char *const tkeys[] = {"replicas", "slice", "overhead", "switch", NULL};
     static const char *const pkeys[] = {"replicas", "interference", "pinned_mem_limit_gb", NULL};
     static const char *const fkeys[] = {"per_tenant_per_hour", "restart", NULL};
     const struct conf_doc *d = &sc->doc;
@@ -839,13 +843,27 @@ static int load_sharing(struct scenario *sc, const struct conf_node *c, struct c
     }
     if (sc->sharing == SHARE_TIMESLICE) {
         sc->slots = 4;
-        sim_time slice = sim_time_from_sec(sc->knobs.ts_slice_s);
-        if (t && ((rc = conf_check_keys(d, t, "timeSlicing", tkeys, err)) ||
-                  (rc = get_u32(d, t, "replicas", false, 1, 64, &sc->slots, err)) ||
-                  (rc = conf_duration(d, t, "slice", false, 1, &slice, err)) ||
-                  (rc = conf_double(d, t, "overhead", false, 0, 0.9, &sc->knobs.ts_overhead, err))))
+        sim_time slice = sim_time_from_sec(sc->knobs.ts_slice_s), sw = -1;
+        if (t &&
+            ((rc = conf_check_keys(d, t, "timeSlicing", tkeys, err)) ||
+             (rc = get_u32(d, t, "replicas", false, 1, 64, &sc->slots, err)) ||
+             (rc = conf_duration(d, t, "slice", false, 1, &slice, err)) ||
+             (rc = conf_double(d, t, "overhead", false, 0, 0.9, &sc->knobs.ts_overhead, err)) ||
+             (rc = conf_duration(d, t, "switch", false, 0, &sw, err))))
             return rc;
+        if (t && conf_get(t, "switch") && conf_get(t, "overhead"))
+            return conf_errf(err, d, conf_get(t, "switch"), "switch",
+                             "give either 'switch' (a time) or 'overhead' (a fraction), not both");
         sc->knobs.ts_slice_s = sim_time_to_sec(slice);
+        /* The context-switch time s; the stored knob is o = s / (slice + s) (models/share.h). */
+        if (sw >= 0) {
+            double s = sim_time_to_sec(sw);
+            sc->knobs.ts_overhead = s / (sc->knobs.ts_slice_s + s);
+            if (sc->knobs.ts_overhead > 0.9)
+                return conf_errf(err, d, conf_get(t, "switch"), "switch",
+                                 "expected at most 9 slices (the switch would take over 90 %% of "
+                                 "the card)");
+        }
     }
     if (sc->sharing == SHARE_MPS) {
         sc->slots = 4;

@@ -74,6 +74,7 @@ struct service_cfg {
     uint64_t max_queue;      /* waiting requests beyond this are dropped */
     double mem_gib;          /* memory a replica allocates, GiB */
     double sm_cap;           /* MPS active thread percentage / 100 */
+    double demand;           /* fraction of the SMs its kernels fill alone (MPS), (0, 1] */
     const char *mig_profile; /* MIG instance profile a replica asks for (NULL = any) */
     bool from_trace;         /* arrivals from `trace` instead of the synthetic profile */
     struct rate_profile arrivals;

@@ -201,7 +201,14 @@ static void plan_batch(struct service *s, uint32_t ri, uint64_t from, uint32_t n
     double work = (s->cfg->a_ms * r->fixed_scale + s->cfg->b_ms * (double)n) * 1e3 * jitter(s);
     r->work_left = work;
     r->since = start + (sim_time)(wait + 0.5);
-    double us = wait + work / (r->speed > 0 ? r->speed : 1e-9);
+    double us;
+    if (s->cl->mode == SHARE_TIMESLICE && !r->reserved) {
+        /* Round-robin slices: the batch's latency in closed form (models/share.h). */
+        us = cluster_ts_begin(s->cl, r->tid, start, work);
+        r->speed = cluster_tenant_speed(s->cl, r->tid);
+    } else {
+        us = wait + work / (r->speed > 0 ? r->speed : 1e-9);
+    }
     sim_time st = us < 1e15 ? (sim_time)(us + 0.5) : (sim_time)1e15; /* µs, rounded */
     if (st < 1)
         st = 1;
@@ -218,17 +225,11 @@ static void start_batch(struct service *s, uint32_t ri, uint32_t n, sim_time now
 {
     struct replica *r = &s->reps[ri];
     if (s->hot == ri)
-        s->hot = UINT32_MAX; /* its card never left inference: nothing to switch */
-    else
+        s->hot = UINT32_MAX;                 /* its card never left inference: nothing to switch */
+    else if (s->cl->mode != SHARE_TIMESLICE) /* time-slicing: plan_batch activates it */
         cluster_set_active(s->cl, r->tid, now, true, USE_INFER);
     r->speed = cluster_tenant_speed(s->cl, r->tid);
-    double wait = 0;
-    if (s->cl->mode == SHARE_TIMESLICE) {
-        /* The card is held by another tenant's slice: wait for it (models/share.h). */
-        uint32_t others = cluster_others_active(s->cl, r->tid);
-        wait = share_ts_expected_wait_s(&s->cl->knobs, others) * 1e6;
-    }
-    plan_batch(s, ri, 0, n, now, wait);
+    plan_batch(s, ri, 0, n, now, 0);
     begin_batch(s, r, n, now);
 }
 

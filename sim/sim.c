@@ -513,6 +513,7 @@ int sim_start_replica(struct sim *s, uint32_t svc, uint32_t gpu, sim_time delay)
         .owner = svc,
         .mem_gib = c->mem_gib,
         .sm_cap = c->sm_cap,
+        .demand = c->demand,
         .mig_profile = c->mig_profile,
     };
     uint32_t tid, ri;

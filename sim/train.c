@@ -21,6 +21,7 @@ void train_cfg_init(struct train_cfg *c)
     /* Knob: memory a training member allocates (half an 80 GB card). */
     c->mem_gib_per_gpu = 40;
     c->sm_cap = 1.0;
+    c->demand = 1.0;
 }
 
 static void fail(struct trainer *t, int rc)
@@ -403,6 +404,7 @@ int trainer_start(struct trainer *t, uint32_t id, const uint32_t *gpus)
         .owner = id,
         .mem_gib = t->cfg.mem_gib_per_gpu,
         .sm_cap = t->cfg.sm_cap,
+        .demand = t->cfg.demand,
         .mig_profile = j->spec.mig_profile[0] ? j->spec.mig_profile : NULL,
     };
     for (uint32_t i = 0; i < j->spec.gpus; i++) {

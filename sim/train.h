@@ -48,6 +48,7 @@ struct train_cfg {
                                     (sharded checkpoints); false: one writer per job */
     double mem_gib_per_gpu;      /* memory each member allocates, GiB */
     double sm_cap;               /* MPS active thread percentage / 100 for training */
+    double demand;               /* fraction of the SMs its kernels fill alone (MPS), (0, 1] */
 };
 
 /* Defaults: 30 min interval, 20 GB/GPU of state, models/ckpt.h knobs, 40 GiB per GPU. */

@@ -71,7 +71,8 @@ static inline void simtest_expect_conserved(const struct sim *s)
             cr_expect_geq(c->acc[k], -1e-6);
             sum += c->acc[k];
         }
-        cr_expect_leq(sum, elapsed + 1e-3, "card %u: %f us of states in %f us", g, sum, elapsed);
+        cr_expect_leq(sum, elapsed * (1 + 1e-12) + 1e-3, "card %u: %f us of states in %f us", g,
+                      sum, elapsed); /* rates summed in floating point over many spans */
         cr_expect_leq(c->alloc_us, elapsed + 1e-3);
     }
     cr_expect_eq(s->tr.njobs,

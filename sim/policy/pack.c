@@ -42,16 +42,21 @@
 #include "sim/sim.h"
 
 struct pack_cfg {
-    bool least;         /* pack: least-allocated (spread) instead of most-allocated */
-    uint32_t max_train; /* training members per card; 0 = only the slot limit */
-    bool spread;        /* inference_spread: one replica of a service per card */
-    bool check_memory;  /* refuse placements that would overflow memory */
+    bool least;             /* pack: least-allocated (spread) instead of most-allocated */
+    uint32_t max_train;     /* training members per card; 0 = only the slot limit */
+    bool spread;            /* inference_spread: one replica of a service per card */
+    bool check_memory;      /* refuse placements that would overflow memory */
+    bool evict;             /* evict best-effort training when the HPA cannot place a replica */
+    struct share_prio prio; /* share: inference-priority (prio.on) or equal-share */
 };
 
 struct pack {
     struct pol_fifo base; /* first: the pol_fifo_on_* callbacks take the state as a pol_fifo */
     struct pack_cfg cfg;
-    uint32_t *cand; /* scratch, ngpus entries */
+    uint32_t *cand;   /* scratch, ngpus entries */
+    bool *held;       /* cards emptied of training for a replica the HPA could not place */
+    uint32_t nheld;   /* cards held */
+    uint64_t evicted; /* training jobs evicted for inference */
 };
 
 /* Memory slack for sums of GiB figures. */
@@ -65,6 +70,8 @@ static bool card_fits(const struct sim *s, const struct pack *p, uint32_t gpu,
     const struct card *g = &c->cards[gpu];
     if (g->reconfiguring || g->nten >= c->slots)
         return false;
+    if (kind == TENANT_TRAIN && p->held && p->held[gpu])
+        return false; /* kept for the replica it was emptied for */
     double used = 0;
     uint32_t ntrain = 0;
     bool same = false;
@@ -88,12 +95,43 @@ static bool card_fits(const struct sim *s, const struct pack *p, uint32_t gpu,
 }
 
 /*
- * Is card a a better choice than card b? Node-compact for inference: between
- * cards equally allocated, the one on the node holding more inference cards.
+ * Inference priority: would a tenant of this kind on card gpu put a gang
+ * member beside an inference replica? A capped member slows its whole gang
+ * (it waits for its slowest member every step), so gangs keep off inference
+ * cards and replicas off gang members; single-GPU jobs fill the rest.
  */
-static bool better(const struct sim *s, const struct pack *p, enum tenant_kind kind, uint32_t a,
-                   uint32_t b)
+static bool gang_beside_inference(const struct sim *s, uint32_t gpu, enum tenant_kind kind,
+                                  uint32_t gang)
 {
+    const struct card *g = &s->cl.cards[gpu];
+    if (kind == TENANT_TRAIN)
+        return gang > 1 && g->ninfer > 0;
+    for (uint32_t i = 0; i < g->nten; i++) {
+        const struct tenant *t = &s->cl.tenants[g->ten[i]];
+        if (t->kind == TENANT_TRAIN && s->tr.jobs[t->owner].spec.gpus > 1)
+            return true;
+    }
+    return false;
+}
+
+/*
+ * Is card a a better choice than card b for a tenant of this kind (gang: its
+ * job's GPUs)? Held cards first (they were emptied for inference); under
+ * inference priority, cards that keep gangs and replicas apart; then the
+ * packing rule; then, for inference, the node holding more inference cards
+ * (node-compact); then the lower card.
+ */
+static bool better(const struct sim *s, const struct pack *p, uint32_t a, uint32_t b,
+                   enum tenant_kind kind, uint32_t gang)
+{
+    if (p->held && p->held[a] != p->held[b])
+        return p->held[a];
+    if (p->cfg.prio.on) {
+        bool ma = gang_beside_inference(s, a, kind, gang),
+             mb = gang_beside_inference(s, b, kind, gang);
+        if (ma != mb)
+            return mb;
+    }
     uint32_t na = s->cl.cards[a].nten, nb = s->cl.cards[b].nten;
     if (na != nb)
         return p->cfg.least ? na < nb : na > nb;
@@ -122,7 +160,7 @@ static uint32_t pick_cards(const struct sim *s, struct pack *p, enum tenant_kind
     for (; k < count && k < n; k++) {
         uint32_t best = k;
         for (uint32_t i = k + 1; i < n; i++)
-            if (better(s, p, kind, p->cand[i], p->cand[best]))
+            if (better(s, p, p->cand[i], p->cand[best], kind, kind == TENANT_TRAIN ? count : 1))
                 best = i;
         uint32_t t = p->cand[k];
         p->cand[k] = p->cand[best];
@@ -138,7 +176,125 @@ static uint32_t pack_pick(struct sim *s, void *ctx, uint32_t svc)
     struct pack *p = ctx;
     if (pick_cards(s, p, TENANT_INFER, svc, s->sc->services[svc].mem_gib, 1) < 1)
         return UINT32_MAX;
-    return p->base.gang[0];
+    uint32_t g = p->base.gang[0];
+    if (p->held && p->held[g]) {
+        p->held[g] = false;
+        p->nheld--;
+    }
+    return g;
+}
+
+static void release_holds(struct pack *p, uint32_t ngpus)
+{
+    for (uint32_t g = 0; g < ngpus && p->nheld; g++)
+        if (p->held[g]) {
+            p->held[g] = false;
+            p->nheld--;
+        }
+}
+
+/*
+ * Could a replica of svc go on card gpu once its training tenants are gone?
+ * (The slot, memory and spread rules of card_fits without the training.)
+ */
+static bool fits_without_training(const struct sim *s, const struct pack *p, uint32_t gpu,
+                                  uint32_t svc)
+{
+    const struct cluster *c = &s->cl;
+    const struct card *g = &c->cards[gpu];
+    if (g->reconfiguring || p->held[gpu])
+        return false;
+    uint32_t left = 0, ntrain = 0;
+    double used = 0, mem = s->sc->services[svc].mem_gib;
+    for (uint32_t i = 0; i < g->nten; i++) {
+        const struct tenant *t = &c->tenants[g->ten[i]];
+        if (t->kind == TENANT_TRAIN) {
+            ntrain++;
+            continue;
+        }
+        left++;
+        used += t->st.mem_gib;
+        if (p->cfg.spread && t->owner == svc)
+            return false;
+    }
+    if (ntrain == 0 || left >= c->slots)
+        return false;
+    if (p->cfg.check_memory && used + mem > c->mem_gib + PACK_MEM_EPS)
+        return false;
+    return true;
+}
+
+/*
+ * Inference before best-effort training (share: inference-priority, evict):
+ * after the HPA's tick, for the replicas it asked for but could not place
+ * (beyond the cards already held for them), evict training jobs — the one
+ * with the fewest GPUs and the least work since its checkpoint, among those
+ * on a card that would then take a replica — gracefully (checkpoint within
+ * the grace period, as a Kubernetes preemption of a lower-priority pod), and
+ * hold their cards so that training does not take them back. The replicas
+ * bind at the next HPA tick, when the victims have left (the pending pod
+ * nominated to the node). Holds are dropped when the HPA no longer lacks
+ * replicas.
+ */
+static void evict_for_inference(struct sim *s, struct pack *p)
+{
+    uint32_t lack = 0, svc = UINT32_MAX;
+    for (uint32_t i = 0; i < s->nsvcs; i++) {
+        uint32_t want = p->base.ps.as[i].current, have = service_replicas(&s->svcs[i]);
+        if (want > have) {
+            lack += want - have;
+            if (svc == UINT32_MAX)
+                svc = i;
+        }
+    }
+    if (lack == 0) {
+        release_holds(p, s->cl.ngpus);
+        return;
+    }
+    while (lack > p->nheld) {
+        uint32_t best = UINT32_MAX;
+        double best_lost = 0;
+        for (uint32_t g = 0; g < s->cl.ngpus; g++) {
+            if (!fits_without_training(s, p, g, svc))
+                continue;
+            const struct card *c = &s->cl.cards[g];
+            for (uint32_t i = 0; i < c->nten; i++) {
+                const struct tenant *t = &s->cl.tenants[c->ten[i]];
+                if (t->kind != TENANT_TRAIN)
+                    continue;
+                const struct job *j = &s->tr.jobs[t->owner];
+                if (j->state != JOB_RUNNING || j->stop_after || j->phase == PHASE_STOP)
+                    continue; /* already leaving */
+                double lost = j->done_us - j->ckpt_us;
+                if (best == UINT32_MAX || j->spec.gpus < s->tr.jobs[best].spec.gpus ||
+                    (j->spec.gpus == s->tr.jobs[best].spec.gpus && lost < best_lost)) {
+                    best = t->owner;
+                    best_lost = lost;
+                }
+            }
+        }
+        if (best == UINT32_MAX)
+            return; /* nothing to evict: the scale-up waits */
+        const struct job *j = &s->tr.jobs[best];
+        for (uint32_t m = 0; m < j->spec.gpus && p->nheld < lack; m++) {
+            uint32_t g = j->gpus[m];
+            if (!p->held[g] && fits_without_training(s, p, g, svc)) {
+                p->held[g] = true;
+                p->nheld++;
+            }
+        }
+        if (trainer_preempt(&s->tr, best, true) != 0)
+            return;
+        p->evicted++;
+    }
+}
+
+static void pack_on_tick(struct sim *s, void *state)
+{
+    struct pack *p = state;
+    pol_fifo_on_tick(s, state);
+    if (p->cfg.evict && p->base.scaling)
+        evict_for_inference(s, p);
 }
 
 /* Could job j ever run here (on an empty cluster)? */
@@ -204,8 +360,11 @@ static int pack_init(struct sim *s, void **state)
     uint32_t n = s->cl.ngpus ? s->cl.ngpus : 1;
     p->base.gang = calloc(n, sizeof(*p->base.gang));
     p->cand = calloc(n, sizeof(*p->cand));
-    if (!p->base.gang || !p->cand)
+    p->held = calloc(n, sizeof(*p->held));
+    if (!p->base.gang || !p->cand || !p->held)
         return -ENOMEM;
+    if (p->cfg.prio.on)
+        cluster_set_prio(&s->cl, &p->cfg.prio, s->eng.now);
 
     /* Initial replicas: explicit counts first, the rest of inference_gpus by peak load. */
     int rc = pol_place_initial(s, pack_pick, p);
@@ -226,6 +385,7 @@ static void pack_destroy(void *state)
         return;
     pol_fifo_release(&p->base);
     free(p->cand);
+    free(p->held);
     free(p);
 }
 
@@ -239,6 +399,7 @@ static int parse_common(struct scenario *sc, const struct conf_node *p, struct c
                         enum share_mode need, const char *policy, struct pack_cfg **out)
 {
     static const char *const packs[] = {"most-allocated", "least-allocated", NULL};
+    static const char *const shares[] = {"equal-share", "inference-priority", NULL};
     const struct conf_doc *d = &sc->doc;
     if (sc->sharing != need)
         return conf_errf(err, d, conf_get(p, "name"), "name",
@@ -248,27 +409,62 @@ static int parse_common(struct scenario *sc, const struct conf_node *p, struct c
     if (!c)
         return -ENOMEM;
     c->check_memory = true;
-    int pack = 0, rc;
+    int pack = 0, share = 0, rc;
     int64_t max_train = 0;
     if ((rc = conf_enum(d, p, "pack", false, packs, &pack, err)) ||
         (rc = conf_int(d, p, "max_training_per_card", false, 0, 64, &max_train, err)) ||
         (rc = conf_bool(d, p, "inference_spread", false, &c->spread, err)) ||
-        (rc = conf_bool(d, p, "check_memory", false, &c->check_memory, err))) {
+        (rc = conf_bool(d, p, "check_memory", false, &c->check_memory, err)) ||
+        (rc = conf_enum(d, p, "share", false, shares, &share, err))) {
         free(c);
         return rc;
     }
+    /* Inference priority evicts best-effort training by default; equal share never does. */
+    c->prio.on = share == 1;
+    c->evict = c->prio.on && sc->policy.autoscale;
+    if ((rc = conf_bool(d, p, "evict", false, &c->evict, err))) {
+        free(c);
+        return rc;
+    }
+    if (c->evict && !sc->policy.autoscale) {
+        free(c);
+        return conf_errf(err, d, conf_get(p, "evict"), "evict",
+                         "eviction for inference needs 'autoscale' (it acts on replicas the HPA "
+                         "asked for and could not place)");
+    }
+    static const char *const prio_only[] = {"inference_slice", "training_slice", NULL};
+    for (const char *const *k = prio_only; !c->prio.on && *k; k++)
+        if (conf_get(p, *k)) {
+            free(c);
+            return conf_errf(err, d, conf_get(p, *k), *k, "only with 'share: inference-priority'");
+        }
     c->least = pack == 1;
     c->max_train = (uint32_t)max_train;
     *out = c;
     return 0;
 }
 
+/*
+ * timeslice, share: inference-priority: while a card holds an inference
+ * replica its contexts get weighted slices, inference_slice (default 10 ms,
+ * MEDIUM) for inference and training_slice (default 2 ms, SHORT) for
+ * training (models/share.h, docs/policies.md).
+ */
 static int timeslice_parse(struct scenario *sc, const struct conf_node *p, struct conf_err *err)
 {
     struct pack_cfg *c;
     int rc = parse_common(sc, p, err, SHARE_TIMESLICE, "timeslice", &c);
     if (rc)
         return rc;
+    sim_time inf = 10 * SIM_MS, trn = 2 * SIM_MS;
+    if ((rc = conf_duration(&sc->doc, p, "inference_slice", false, 1, &inf, err)) ||
+        (rc = conf_duration(&sc->doc, p, "training_slice", false, 1, &trn, err))) {
+        free(c);
+        return rc;
+    }
+    c->prio.infer_slice_s = sim_time_to_sec(inf);
+    c->prio.train_slice_s = sim_time_to_sec(trn);
+    c->prio.train_cap = 1;
     sc->policy.cfg = c;
     return 0;
 }
@@ -279,20 +475,28 @@ static int timeslice_parse(struct scenario *sc, const struct conf_node *p, struc
  */
 static int mps_parse(struct scenario *sc, const struct conf_node *p, struct conf_err *err)
 {
-    static const char *const tkeys[] = {"inference", "training", NULL};
+    static const char *const tkeys[] = {"inference", "training", "training_shared", NULL};
     struct pack_cfg *c;
     int rc = parse_common(sc, p, err, SHARE_MPS, "mps", &c);
     if (rc)
         return rc;
     const struct conf_doc *d = &sc->doc;
     const struct conf_node *t = conf_get(p, "thread_pct");
-    double inf = 0, trn = 0;
+    double inf = 0, trn = 0, shared = 25;
     if (t && ((rc = conf_check_keys(d, t, "thread_pct", tkeys, err)) ||
               (rc = conf_double(d, t, "inference", false, 1, 100, &inf, err)) ||
-              (rc = conf_double(d, t, "training", false, 1, 100, &trn, err)))) {
+              (rc = conf_double(d, t, "training", false, 1, 100, &trn, err)) ||
+              (rc = conf_double(d, t, "training_shared", false, 1, 100, &shared, err)))) {
         free(c);
         return rc;
     }
+    if (t && conf_get(t, "training_shared") && !c->prio.on) {
+        free(c);
+        return conf_errf(err, d, conf_get(t, "training_shared"), "training_shared",
+                         "only with 'share: inference-priority'");
+    }
+    /* Inference priority: training's cap while an inference client shares its card. */
+    c->prio.train_cap = shared / 100;
     if (inf > 0)
         for (size_t i = 0; i < sc->nservices; i++)
             sc->services[i].sm_cap = inf / 100;
@@ -302,10 +506,23 @@ static int mps_parse(struct scenario *sc, const struct conf_node *p, struct conf
     return 0;
 }
 
-static const char *const timeslice_keys[] = {"pack", "max_training_per_card", "inference_spread",
-                                             "check_memory", NULL};
-static const char *const mps_keys[] = {
-    "pack", "max_training_per_card", "inference_spread", "check_memory", "thread_pct", NULL};
+static const char *const timeslice_keys[] = {"pack",
+                                             "max_training_per_card",
+                                             "inference_spread",
+                                             "check_memory",
+                                             "share",
+                                             "evict",
+                                             "inference_slice",
+                                             "training_slice",
+                                             NULL};
+static const char *const mps_keys[] = {"pack",
+                                       "max_training_per_card",
+                                       "inference_spread",
+                                       "check_memory",
+                                       "share",
+                                       "evict",
+                                       "thread_pct",
+                                       NULL};
 
 const struct policy_ops policy_timeslice = {
     .name = "timeslice",
@@ -316,7 +533,7 @@ const struct policy_ops policy_timeslice = {
     .on_submit = pol_fifo_on_submit,
     .on_finish = pol_fifo_on_finish,
     .on_requeue = pol_fifo_on_requeue,
-    .on_tick = pol_fifo_on_tick,
+    .on_tick = pack_on_tick,
     .destroy = pack_destroy,
 };
 
@@ -329,6 +546,6 @@ const struct policy_ops policy_mps = {
     .on_submit = pol_fifo_on_submit,
     .on_finish = pol_fifo_on_finish,
     .on_requeue = pol_fifo_on_requeue,
-    .on_tick = pol_fifo_on_tick,
+    .on_tick = pack_on_tick,
     .destroy = pack_destroy,
 };

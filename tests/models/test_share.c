@@ -52,7 +52,10 @@ Test(share, timeslice_overhead_knob_and_waits)
     /* switch = o/(1-o) x slice = 0.05/0.95 x 2 ms = 105.26 µs */
     cr_expect_float_eq(share_ts_switch_s(&k), 0.002 * 0.05 / 0.95, 1e-15);
     cr_expect_float_eq(share_ts_expected_wait_s(&k, 0), 0.0, 1e-15);
-    cr_expect_float_eq(share_ts_expected_wait_s(&k, 3), 0.001 + 0.002 * 0.05 / 0.95, 1e-15);
+    /* one other: half its slice then a switch; three others: half their turn 3(T + s), then s */
+    double s0 = 0.002 * 0.05 / 0.95;
+    cr_expect_float_eq(share_ts_expected_wait_s(&k, 1), 0.001 + s0, 1e-15);
+    cr_expect_float_eq(share_ts_expected_wait_s(&k, 3), 1.5 * (0.002 + s0) + s0, 1e-15);
     cr_expect_float_eq(share_ts_max_wait_s(&k, 1), 0.002 + 0.002 * 0.05 / 0.95, 1e-15);
     /* the per-switch cost spread over slice + switch is exactly the overhead fraction */
     double sw = share_ts_switch_s(&k);
