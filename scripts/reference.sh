@@ -174,10 +174,15 @@ gen kai "" "  name: kai
   autoscale: { target: 0.7, scale_up_delay: 60s, scale_down_window: 300s }
   default_reclaim_min_runtime: 0s
   max_consolidation_preemptees: 16"
+# timeslice and mps: inference priority, as in the ServeGen bracket (see there).
 gen timeslice "  sharing: timeslice
   timeSlicing: { replicas: 2 }" "  name: timeslice
   inference_gpus: 64
   autoscale: { target: 0.7, scale_up_delay: 60s, scale_down_window: 300s }
+  share: inference-priority
+  inference_slice: 10ms
+  training_slice: 2ms
+  evict: true
   pack: most-allocated
   max_training_per_card: 1
   inference_spread: true
@@ -186,9 +191,12 @@ gen mps "  sharing: mps
   mps: { replicas: 2 }" "  name: mps
   inference_gpus: 64
   autoscale: { target: 0.7, scale_up_delay: 60s, scale_down_window: 300s }
-  thread_pct: { inference: 50, training: 100 }
+  share: inference-priority
+  thread_pct: { inference: 100, training: 100, training_shared: 25 }
+  evict: true
   pack: most-allocated
   max_training_per_card: 1
+  inference_spread: true
   check_memory: true"
 gen mig-static "  sharing: mig
   mig: { layout: 7g.80gb }" "  name: mig-static
