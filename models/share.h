@@ -13,14 +13,13 @@
  *   timeslice  device-plugin replicas: the n active tenants take turns in
  *              slices (ts_slice_s, or the tenant's own ts_slice_s) with a switch
  *              s between them; tenant i gets T_i / Σ(T_j + s), i.e. (1 - o)/n with
- *              equal slices, or 1 when alone (models.md 2: "CUDA will simply give
- *              an equal share of time to all of the GPU processes"). A batch
- *              of an inference tenant is priced by share_ts_batch() below.
- *   mps        concurrent kernels: each client wants u = min(demand, sm_cap) of
- *              the SMs; if the u's exceed the card they are max-min shared
+ *              equal slices, or 1 when alone (NVIDIA, "Improving GPU Utilization in Kubernetes":
+ * "CUDA will simply give an equal share of time to all of the GPU processes"). A batch of an
+ * inference tenant is priced by share_ts_batch() below. mps        concurrent kernels: each client
+ * wants u = min(demand, sm_cap) of the SMs; if the u's exceed the card they are max-min shared
  *              (water-filling). Then an interference slowdown
  *                  speed = (sms_granted / demand) / (1 + k · Σ_{others} u_j)
- *              with k = mps_interference. At most 48 clients (models.md 3).
+ *              with k = mps_interference. At most 48 clients (NVIDIA MPS documentation).
  *   mig        each tenant runs on its own instance at the instance's speed
  *              factor (mig.h); tenants of one instance (group) time-slice it.
  *
@@ -47,7 +46,7 @@ enum share_mode { SHARE_EXCLUSIVE, SHARE_TIMESLICE, SHARE_MPS, SHARE_MIG };
  * Time-slice length: SHORT ≈ 2 ms. UNOFFICIAL: only the enum
  * DEFAULT/SHORT/MEDIUM/LONG is documented (nvidia-smi compute-policy,
  * developer.nvidia.com "Improving GPU Utilization in Kubernetes"); 2/10/30 ms
- * come from a Red Hat workshop [weak] (models.md 2, 9.5).
+ * come from a Red Hat workshop [weak] (research notes §2, §9.5).
  */
 #define SHARE_TS_SLICE_S_DEFAULT 0.002
 
@@ -56,20 +55,20 @@ enum share_mode { SHARE_EXCLUSIVE, SHARE_TIMESLICE, SHARE_MPS, SHARE_MIG };
  * >= 2 tenants are active. NOT FOUND (calibration knob). Derivation of the
  * default 0.05: time-sliced contexts stay resident, so a switch costs far less
  * than PipeSwitch's 3.6-6.6 ms task switch, which includes moving the model
- * (models.md 2), and more than REEF's µs-scale preemption; 0.05 equals a
+ * (PipeSwitch, OSDI 2020), and more than REEF's µs-scale preemption; 0.05 equals a
  * ~105 µs switch per 2 ms slice (switch = o/(1-o) · slice), a deliberately
  * pessimistic figure for a resident-context switch.
  */
 #define SHARE_TS_OVERHEAD_DEFAULT 0.05
 
-/* MPS client limit, Volta and later: 48 per device (models.md 3, NVIDIA MPS doc). */
+/* MPS client limit, Volta and later: 48 per device (NVIDIA MPS documentation). */
 #define SHARE_MPS_MAX_CLIENTS 48
 
 /*
  * MPS interference coefficient k: slowdown = 1 + k · (co-runners' SM demand).
- * NOT FOUND for MPS on A100 (models.md 3 "exact baseline inflation ... NOT FOUND",
+ * NOT FOUND for MPS on A100 (research notes §3: "exact baseline inflation ... NOT FOUND",
  * 9.2): calibration knob. Default 0.2 ≈ Gandiva's 19% per-job slowdown of two
- * co-located jobs (models.md 2), taking the co-runner's demand as a full card.
+ * co-located jobs (Gandiva, OSDI 2018), taking the co-runner's demand as a full card.
  */
 #define SHARE_MPS_INTERFERENCE_DEFAULT 0.2
 

@@ -1,6 +1,6 @@
 /*
  * kai_fairshare.h — KAI Scheduler queue semantics: fair share, reclaim, priorities,
- * fractional requests and time-based fair share (models.md §7.2;
+ * fractional requests and time-based fair share (research notes §7.2;
  * kai-scheduler/KAI-Scheduler docs: queues, fairness, priority, gpu-sharing,
  * time-based-fairshare).
  *
@@ -38,7 +38,7 @@
  * excess, scaled by kValue as KAI's docs describe ("kValue scales the penalty
  * on over-quota share"); in-quota allocation (step 1) is untouched, as in KAI;
  * when no sibling has history (Σ hist = 0) nothing changes. The exact KAI
- * formula is not documented in models.md §7.2; this one is our choice.
+ * formula is not in KAI's docs; this one is our choice.
  *
  * Reclaim bounds: kai_reclaimable is the over-quota use held by preemptible
  * workloads (priority < KAI_NONPREEMPTIBLE, i.e. < 100) above the queue's
@@ -58,7 +58,7 @@
 
 #define KAI_UNLIMITED (-1.0)
 
-/* Built-in PriorityClass values (KAI docs, models.md §7.2). */
+/* Built-in PriorityClass values (KAI docs, docs/priority). */
 #define KAI_PRIO_TRAIN             50
 #define KAI_PRIO_BUILD_PREEMPTIBLE 75
 #define KAI_PRIO_BUILD             100

@@ -2,8 +2,8 @@
  * kueue_admit.h — Kueue admission and classic preemption, as pure bookkeeping.
  *
  * Reproduces the decisions of kubernetes-sigs/kueue (site/content/en/docs/
- * concepts: cluster_queue.md, preemption.md, workload_priority_class.md;
- * models.md §7.1) for one resource (GPUs, one flavor):
+ * concepts: cluster_queue.md, preemption.md, workload_priority_class.md; research
+ * notes §7.1) for one resource (GPUs, one flavor):
  *
  * - ClusterQueue (CQ): nominalQuota, optional cohort, borrowingLimit (how far
  *   above nominal the CQ may go by borrowing; unlimited if < 0) and
