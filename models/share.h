@@ -12,14 +12,17 @@
  *   exclusive  one tenant; speed 1 (nvidia.com/gpu: 1).
  *   timeslice  device-plugin replicas: the n active tenants take turns in
  *              slices (ts_slice_s, or the tenant's own ts_slice_s) with a switch
- *              s between them; tenant i gets T_i / Σ(T_j + s), i.e. (1 - o)/n with
- *              equal slices, or 1 when alone (NVIDIA, "Improving GPU Utilization in Kubernetes":
- * "CUDA will simply give an equal share of time to all of the GPU processes"). A batch of an
- * inference tenant is priced by share_ts_batch() below. mps        concurrent kernels: each client
- * wants u = min(demand, sm_cap) of the SMs; if the u's exceed the card they are max-min shared
+ *              s between them; tenant i gets T_i / Σ(T_j + s), i.e. (1 - o)/n
+ *              with equal slices, or 1 when alone ("CUDA will simply give an
+ *              equal share of time to all of the GPU processes": NVIDIA,
+ *              "Improving GPU Utilization in Kubernetes"). A batch of an
+ *              inference tenant is priced by share_ts_batch() below.
+ *   mps        concurrent kernels: each client wants u = min(demand, sm_cap) of
+ *              the SMs; if the u's exceed the card they are max-min shared
  *              (water-filling). Then an interference slowdown
  *                  speed = (sms_granted / demand) / (1 + k · Σ_{others} u_j)
- *              with k = mps_interference. At most 48 clients (NVIDIA MPS documentation).
+ *              with k = mps_interference. At most 48 clients (NVIDIA MPS
+ *              documentation).
  *   mig        each tenant runs on its own instance at the instance's speed
  *              factor (mig.h); tenants of one instance (group) time-slice it.
  *
