@@ -7,8 +7,8 @@
  * or on whole free nodes. `queueing` is Kueue's ClusterQueue
  * queueingStrategy: BestEffortFIFO (default, as Kueue's): a job that does not
  * fit now does not block the jobs behind it; StrictFIFO: the head waits and
- * everything behind it waits too (no backfilling). This is the ~55 %
- * utilisation baseline the design starts from (clusters idle at ~50-60 %). A job larger than the
+ * everything behind it waits too (no backfilling). This is the baseline the
+ * design starts from (clusters idle at ~50-60 %). A job larger than the
  * training pool can never run and is rejected at submission.
  */
 #include <errno.h>
