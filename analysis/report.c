@@ -73,7 +73,8 @@ static int print_metric_table(FILE *out, const struct results *r, const struct r
     texttable_row(&tt, r->replicated ? hdr : hdr1);
     for (size_t i = 0; i < t->n; i++) {
         const struct results_metric *m = &t->m[i];
-        if (skip_absent && m->s.n == 0)
+        /* Cost figures exist only with a cost block: absent, they are not "-" rows. */
+        if (m->s.n == 0 && (skip_absent || !strncmp(m->key, "cost_", 5)))
             continue;
         char v[48], ci[64];
         value_cells(m, r->replicated, v, sizeof(v), ci, sizeof(ci));
