@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define CHUNK_MAX_BYTES ((uint64_t)16 << 20) /* one chunk HDF5 would allocate to read */
 #define MAX_FILTERS     8
@@ -582,4 +585,112 @@ int h5_read_f64(hid_t grp, const char *name, double **out, size_t *n)
     struct h5_rd rd;
     rd_for(&rd, grp);
     return h5_rd_f64(&rd, grp, name, out, n);
+}
+
+/* ------------------------------------------------ process-wide bounds */
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+#ifndef UNDER_ASAN
+#define UNDER_ASAN 0
+#endif
+
+/* Whole seconds of CPU time (user + system) in ru. */
+static unsigned long long cpu_seconds(const struct rusage *ru)
+{
+    unsigned long long us =
+        (unsigned long long)ru->ru_utime.tv_usec + (unsigned long long)ru->ru_stime.tv_usec;
+    return (unsigned long long)ru->ru_utime.tv_sec + (unsigned long long)ru->ru_stime.tv_sec +
+           us / 1000000;
+}
+
+/*
+ * SIGXCPU: say why and leave. Async-signal-safe: getrlimit and write are plain
+ * system calls, the message is built on the stack. The figure is the limit.
+ */
+static void cpu_exceeded(int code)
+{
+    static const char head[] =
+        "tidesim: stopped: reading results files took more CPU time than allowed (";
+    static const char tail[] = " s; docs/security.md); the file may be damaged or hostile\n";
+    char msg[sizeof(head) + sizeof(tail) + 24];
+    size_t n = 0;
+    memcpy(msg, head, sizeof(head) - 1);
+    n += sizeof(head) - 1;
+    /* Linux raises the soft limit by one second as it signals (so that SIGXCPU comes again
+     * a second later): the limit passed is one less than the one now set. */
+    struct rlimit rl;
+    unsigned long long v = 0;
+    if (getrlimit(RLIMIT_CPU, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > 0)
+        v = (unsigned long long)rl.rlim_cur - 1;
+    char digits[24];
+    size_t k = 0;
+    do {
+        digits[k++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v && k < sizeof(digits));
+    while (k)
+        msg[n++] = digits[--k];
+    memcpy(msg + n, tail, sizeof(tail) - 1);
+    n += sizeof(tail) - 1;
+    ssize_t w = write(STDERR_FILENO, msg, n);
+    (void)w;
+    _exit(code);
+}
+
+static void cpu_exceeded_1(int sig)
+{
+    (void)sig;
+    cpu_exceeded(1);
+}
+
+static void cpu_exceeded_2(int sig)
+{
+    (void)sig;
+    cpu_exceeded(2);
+}
+
+int h5_rd_limit_process(unsigned cpu_s, uint64_t as_bytes, int exit_code)
+{
+    if (cpu_s > 0) {
+        struct rusage ru;
+        struct rlimit rl;
+        if (getrusage(RUSAGE_SELF, &ru) != 0 || getrlimit(RLIMIT_CPU, &rl) != 0)
+            return -errno;
+        /* Whole seconds used so far plus the allowance (RLIMIT_CPU counts whole seconds:
+         * the process gets between cpu_s - 1 and cpu_s more). */
+        rlim_t want = (rlim_t)cpu_seconds(&ru) + cpu_s;
+        if (rl.rlim_max != RLIM_INFINITY && want > rl.rlim_max)
+            want = rl.rlim_max;
+        if (rl.rlim_cur == RLIM_INFINITY || want < rl.rlim_cur) {
+            struct sigaction sa;
+            memset(&sa, 0, sizeof(sa));
+            sa.sa_handler = exit_code == 2 ? cpu_exceeded_2 : cpu_exceeded_1;
+            sigemptyset(&sa.sa_mask);
+            if (sigaction(SIGXCPU, &sa, NULL) != 0)
+                return -errno;
+            rl.rlim_cur = want;
+            if (setrlimit(RLIMIT_CPU, &rl) != 0)
+                return -errno;
+        }
+    }
+    if (as_bytes > 0 && !UNDER_ASAN) {
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_AS, &rl) != 0)
+            return -errno;
+        rlim_t want = (rlim_t)as_bytes;
+        if (rl.rlim_max != RLIM_INFINITY && want > rl.rlim_max)
+            want = rl.rlim_max;
+        if (rl.rlim_cur == RLIM_INFINITY || want < rl.rlim_cur) {
+            rl.rlim_cur = want;
+            if (setrlimit(RLIMIT_AS, &rl) != 0)
+                return -errno;
+        }
+    }
+    return 0;
 }

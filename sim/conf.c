@@ -14,7 +14,7 @@
  * in an open-addressing hash table (FNV-1a, linear probing), so an alias costs
  * O(1) whatever the number of anchors.
  *
- * Limits (hostile input; docs/scenario.md "Limits"): nesting depth, number of
+ * Limits (hostile input; docs/security.md "Limits"): nesting depth, number of
  * aliases and number of nodes of the expanded tree, i.e. counting an alias as
  * the whole subtree it stands for (the "billion laughs" defence: ten aliases
  * of ten aliases of ... stay a small DAG here, but any reader walking the tree

@@ -643,7 +643,7 @@ static int load_training(struct scenario *sc, const struct conf_node *root, stru
         return conf_errf(err, d, at ? at : s, key,
                          "expected at most %u training jobs per run (backlog + per_hour x "
                          "duration; each is kept in memory, about 0.5 kB), got %u + %g/h x %g h "
-                         "= %.4g",
+                         "= %.0f",
                          TRAINING_MAX_JOBS, t->backlog, m->per_hour,
                          sim_time_to_sec(sc->duration) / 3600.0, jobs);
     }

@@ -1062,7 +1062,7 @@ int servegen_dir_rates(const char *dir, double **rates, size_t *nwin, size_t *nf
         while ((rc = csvstream_next(cs, err)) == 0) {
             double ts, rate;
             if (tfield_f64(csvstream_field(cs, 0), &ts) < 0 || ts < 0 || ts > 1e9) {
-                rc = csvstream_field_error(cs, err, 0, "a window start in seconds (>= 0)");
+                rc = csvstream_field_error(cs, err, 0, "a window start in seconds, 0..1000000000");
                 break;
             }
             if (tfield_f64(csvstream_field(cs, 1), &rate) < 0 || rate < 0 ||
