@@ -71,6 +71,23 @@
 int h5_rd_limit_process(unsigned cpu_s, uint64_t as_bytes, int exit_code);
 
 /*
+ * libhdf5 itself may crash or loop inside a corrupted file, in calls no check
+ * of ours can come before (fuzzing found a free of a wild pointer while
+ * iterating a damaged dense link table). So a file is read first in a child
+ * process: probe(arg, why, n) runs there, and the caller reads the file itself
+ * only when the probe returned 0 in time. Returns 0; the probe's own
+ * non-zero code with its message in why; -ECANCELED with "the HDF5 library
+ * crashed reading it (signal N)..." when the child died; -ETIMEDOUT with "reading it
+ * took more than N s" after timeout_s seconds of wall time (the child is
+ * killed); or -errno when no child could be started (pipe, fork). The child
+ * reports nothing itself: sanitizer reports and libFuzzer's crash handlers
+ * are turned off in it (its verdict is the answer).
+ */
+#define H5READ_PREFLIGHT_S 120u
+int h5_rd_preflight(int (*probe)(void *arg, char *why, size_t n), void *arg, unsigned timeout_s,
+                    char *why, size_t n);
+
+/*
  * One reading session of one file: its limits and the first refusal. A
  * reader that refuses records its code and message here (the first one
  * wins) and returns it; an absent object is -ENOENT and records nothing.

@@ -14,6 +14,8 @@
 #include "traces/csvstream.h"
 
 #define SERVEGEN_WINDOW (600 * SIM_SEC) /* ServeGen README: 600 s windows */
+#define SG_MIN_SHAPE    0.001           /* inter-arrival shape (Gamma k, Weibull k) */
+#define SG_MAX_SHAPE    1e6
 
 /* Limits named in messages (traces/source.h, sim/core/simtime.h). */
 #define LIMIT_YEARS_TEXT "100"
@@ -302,8 +304,11 @@ static int sg_row(struct asg *r, struct trace_err *e)
     else
         return csvstream_field_error(cs, e, 3, "'Gamma', 'Weibull' or empty");
     if (pat != SG_NONE) {
-        if (tfield_f64(csvstream_field(cs, 4), &shape) < 0 || !(shape > 0))
-            return csvstream_field_error(cs, e, 4, "a positive shape");
+        /* ServeGen's fitted shapes span 0.01..364 (traces/data/servegen). Below 0.001 a
+         * Gamma draw underflows to 0 for good: endless arrivals at one instant. */
+        if (tfield_f64(csvstream_field(cs, 4), &shape) < 0 || !(shape >= SG_MIN_SHAPE) ||
+            shape > SG_MAX_SHAPE)
+            return csvstream_field_error(cs, e, 4, "a shape in [0.001, 1000000]");
         if (tfield_f64(csvstream_field(cs, 5), &scale) < 0 || !(scale > 0))
             return csvstream_field_error(cs, e, 5, "a positive scale");
     }

@@ -139,3 +139,109 @@ Test(read_limits, limits_are_set_and_never_raised)
     cr_expect_eq(WEXITSTATUS(st), 0, "step %d failed (see the child's _exit codes)",
                  WEXITSTATUS(st));
 }
+
+/* Probes standing in for libhdf5 on a damaged file. */
+static int probe_crash(void *arg, char *why, size_t n)
+{
+    (void)arg;
+    (void)why;
+    (void)n;
+    volatile int *p = NULL;
+    return *p; /* SIGSEGV in the child */
+}
+
+static int probe_hang(void *arg, char *why, size_t n)
+{
+    (void)arg;
+    (void)why;
+    (void)n;
+    for (;;)
+        pause();
+    return 0;
+}
+
+static int probe_refuse(void *arg, char *why, size_t n)
+{
+    snprintf(why, n, "%s: refused for a reason", (const char *)arg);
+    return -EINVAL;
+}
+
+static int probe_ok(void *arg, char *why, size_t n)
+{
+    (void)arg;
+    (void)why;
+    (void)n;
+    return 0;
+}
+
+Test(read_limits, preflight_contains_crashes_and_hangs)
+{
+    char why[512];
+    cr_expect_eq(h5_rd_preflight(probe_ok, NULL, 5, why, sizeof(why)), 0);
+    cr_expect_eq(h5_rd_preflight(probe_refuse, "f.h5", 5, why, sizeof(why)), -EINVAL);
+    cr_expect_str_eq(why, "f.h5: refused for a reason");
+    cr_expect_eq(h5_rd_preflight(probe_crash, NULL, 5, why, sizeof(why)), -ECANCELED);
+    cr_expect_str_eq(why, "the HDF5 library crashed reading it (signal 11); the file is damaged "
+                          "or hostile");
+    cr_expect_eq(h5_rd_preflight(probe_hang, NULL, 1, why, sizeof(why)), -ETIMEDOUT);
+    cr_expect_str_eq(why, "reading it took more than 1 s (the limit; docs/security.md)");
+}
+
+/* The first reproducer the results fuzzer found (libhdf5 frees a wild pointer iterating a
+ * damaged dense link table): each command refuses it with the file's name and its exit code
+ * for an unreadable file, instead of dying of SIGSEGV. */
+#define CRASHER "tests/data/fuzz/results/crash-44d8fb0d6c4db8b6a7a4f2351f7b3ce86a08e6f5"
+
+static int run_tidesim(const char *const *args, char *out, size_t n)
+{
+    const char *bin = getenv("TIDESIM_BIN");
+    cr_assert_not_null(bin, "TIDESIM_BIN is not set (make test sets it)");
+    int fd[2];
+    cr_assert_eq(pipe(fd), 0);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        close(fd[0]);
+        dup2(fd[1], STDERR_FILENO);
+        dup2(fd[1], STDOUT_FILENO);
+        char *argv[8];
+        size_t i = 0;
+        argv[i++] = (char *)bin;
+        for (; args[i - 1] && i < 7; i++)
+            argv[i] = (char *)args[i - 1];
+        argv[i] = NULL;
+        execv(bin, argv);
+        _exit(127);
+    }
+    close(fd[1]);
+    size_t len = 0;
+    ssize_t r;
+    while (len + 1 < n && (r = read(fd[0], out + len, n - 1 - len)) != 0) {
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            break;
+        len += (size_t)r;
+    }
+    out[len] = '\0';
+    close(fd[0]);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st), "tidesim died (status %d): %s", st, out);
+    return WEXITSTATUS(st);
+}
+
+Test(read_limits, commands_refuse_a_file_libhdf5_crashes_on)
+{
+    char out[2048];
+    const char *want = CRASHER ": the HDF5 library crashed reading it (signal 11)";
+    const char *report[] = {"report", CRASHER, NULL};
+    cr_expect_eq(run_tidesim(report, out, sizeof(out)), 1, "%s", out);
+    cr_expect(strstr(out, want), "%s", out);
+    const char *check[] = {"check", CRASHER, "--min-util", "0.5", NULL};
+    cr_expect_eq(run_tidesim(check, out, sizeof(out)), 2, "%s", out);
+    cr_expect(strstr(out, want), "%s", out);
+    const char *compare[] = {"compare", CRASHER, CRASHER, NULL};
+    cr_expect_eq(run_tidesim(compare, out, sizeof(out)), 1, "%s", out);
+    cr_expect(strstr(out, want), "%s", out);
+}

@@ -123,8 +123,7 @@ static void expect_arrival_error(struct arrival_source *s, const char *err_open,
 Test(traces_limits, arrival_fields)
 {
     struct trace_err e;
-    expect_arrival_error(arrivals_azure_create("tests/data/azure_huge_tokens.csv", NULL, &e),
-                         e.msg,
+    expect_arrival_error(arrivals_azure_create("tests/data/azure_huge_tokens.csv", NULL, &e), e.msg,
                          "tests/data/azure_huge_tokens.csv:3: column 'ContextTokens': expected a "
                          "token count of at most 10000000, got '4000000000'");
     struct arrival_csv_map m = {"time_s", TFIELD_SEC, "in_tokens", "out_tokens"};
@@ -146,9 +145,14 @@ Test(traces_limits, arrival_fields)
         arrivals_servegen_create("tests/data/servegen_tiny_weibull.csv", NULL, &e), e.msg,
         "tests/data/servegen_tiny_weibull.csv:1: column 'shape': expected a shape whose mean gap "
         "is finite, got '0.001'");
+    /* Gamma shape 1e-300: every draw U^(1/k) underflows to 0: before, endless arrivals at
+     * t = 0 (the mean, k, is finite, so only the shape's own range catches it). */
+    expect_arrival_error(
+        arrivals_servegen_create("tests/data/servegen_tiny_gamma.csv", NULL, &e), e.msg,
+        "tests/data/servegen_tiny_gamma.csv:2: column 'shape': expected a shape in [0.001, "
+        "1000000], got '1e-300'");
     struct arrival_counts_map cm = {"minute", TFIELD_SEC, "requests", 0};
-    expect_arrival_error(arrivals_counts_create("tests/data/counts_huge.csv", &cm, NULL, &e),
-                         e.msg,
+    expect_arrival_error(arrivals_counts_create("tests/data/counts_huge.csv", &cm, NULL, &e), e.msg,
                          "tests/data/counts_huge.csv:3: column 'requests': expected a count of "
                          "at most 1000000000 requests, got '2000000000'");
 }
