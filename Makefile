@@ -63,6 +63,7 @@ endif
 # abort on the first report, so no test can mistake one for an expected failure.
 SAN_LOG  = $(abspath $(BUILD))/sanitizer-logs
 SAN_ENV  = ASAN_OPTIONS=abort_on_error=1:halt_on_error=1:detect_leaks=1:strict_string_checks=1:log_path=$(SAN_LOG)/asan \
+	   LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
 	   UBSAN_OPTIONS=abort_on_error=1:halt_on_error=1:print_stacktrace=1:log_path=$(SAN_LOG)/ubsan
 
 # Hardening of the normal build (docs/security.md); not of sanitizer and fuzz

@@ -2,12 +2,19 @@
 #include "analysis/h5read.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #define CHUNK_MAX_BYTES ((uint64_t)16 << 20) /* one chunk HDF5 would allocate to read */
 #define MAX_FILTERS     8
@@ -582,4 +589,255 @@ int h5_read_f64(hid_t grp, const char *name, double **out, size_t *n)
     struct h5_rd rd;
     rd_for(&rd, grp);
     return h5_rd_f64(&rd, grp, name, out, n);
+}
+
+/* ------------------------------------------------ process-wide bounds */
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+#ifndef UNDER_ASAN
+#define UNDER_ASAN 0
+#endif
+
+/* Whole seconds of CPU time (user + system) in ru. */
+static unsigned long long cpu_seconds(const struct rusage *ru)
+{
+    unsigned long long us =
+        (unsigned long long)ru->ru_utime.tv_usec + (unsigned long long)ru->ru_stime.tv_usec;
+    return (unsigned long long)ru->ru_utime.tv_sec + (unsigned long long)ru->ru_stime.tv_sec +
+           us / 1000000;
+}
+
+/*
+ * SIGXCPU: say why and leave. Async-signal-safe: getrlimit and write are plain
+ * system calls, the message is built on the stack. The figure is the limit.
+ */
+static void cpu_exceeded(int code)
+{
+    static const char head[] =
+        "tidesim: stopped: reading results files took more CPU time than allowed (";
+    static const char tail[] = " s; docs/security.md); the file may be damaged or hostile\n";
+    char msg[sizeof(head) + sizeof(tail) + 24];
+    size_t n = 0;
+    memcpy(msg, head, sizeof(head) - 1);
+    n += sizeof(head) - 1;
+    /* Linux raises the soft limit by one second as it signals (so that SIGXCPU comes again
+     * a second later): the limit passed is one less than the one now set. */
+    struct rlimit rl;
+    unsigned long long v = 0;
+    if (getrlimit(RLIMIT_CPU, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > 0)
+        v = (unsigned long long)rl.rlim_cur - 1;
+    char digits[24];
+    size_t k = 0;
+    do {
+        digits[k++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v && k < sizeof(digits));
+    while (k)
+        msg[n++] = digits[--k];
+    memcpy(msg + n, tail, sizeof(tail) - 1);
+    n += sizeof(tail) - 1;
+    ssize_t w = write(STDERR_FILENO, msg, n);
+    (void)w;
+    _exit(code);
+}
+
+static void cpu_exceeded_1(int sig)
+{
+    (void)sig;
+    cpu_exceeded(1);
+}
+
+static void cpu_exceeded_2(int sig)
+{
+    (void)sig;
+    cpu_exceeded(2);
+}
+
+int h5_rd_limit_process(unsigned cpu_s, uint64_t as_bytes, int exit_code)
+{
+    if (cpu_s > 0) {
+        struct rusage ru;
+        struct rlimit rl;
+        if (getrusage(RUSAGE_SELF, &ru) != 0 || getrlimit(RLIMIT_CPU, &rl) != 0)
+            return -errno;
+        /* Whole seconds used so far plus the allowance (RLIMIT_CPU counts whole seconds:
+         * the process gets between cpu_s - 1 and cpu_s more). */
+        rlim_t want = (rlim_t)cpu_seconds(&ru) + cpu_s;
+        if (rl.rlim_max != RLIM_INFINITY && want > rl.rlim_max)
+            want = rl.rlim_max;
+        if (rl.rlim_cur == RLIM_INFINITY || want < rl.rlim_cur) {
+            struct sigaction sa;
+            memset(&sa, 0, sizeof(sa));
+            sa.sa_handler = exit_code == 2 ? cpu_exceeded_2 : cpu_exceeded_1;
+            sigemptyset(&sa.sa_mask);
+            if (sigaction(SIGXCPU, &sa, NULL) != 0)
+                return -errno;
+            rl.rlim_cur = want;
+            if (setrlimit(RLIMIT_CPU, &rl) != 0)
+                return -errno;
+        }
+    }
+    if (as_bytes > 0 && !UNDER_ASAN) {
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_AS, &rl) != 0)
+            return -errno;
+        rlim_t want = (rlim_t)as_bytes;
+        if (rl.rlim_max != RLIM_INFINITY && want > rl.rlim_max)
+            want = rl.rlim_max;
+        if (rl.rlim_cur == RLIM_INFINITY || want < rl.rlim_cur) {
+            rl.rlim_cur = want;
+            if (setrlimit(RLIMIT_AS, &rl) != 0)
+                return -errno;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------ reading in a child first */
+
+/* Sanitizer runtime hooks, present only in sanitizer and fuzz builds. */
+void __sanitizer_set_report_path(const char *path) __attribute__((weak));
+void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+
+/* In the child: its death is the verdict, so nothing may report it or save the input. */
+static void child_quiet(void)
+{
+    /* Standard error is /dev/null below; "stderr" sends reports there (a path would get
+     * ".<pid>" appended and be created). */
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+        dup2(null, STDERR_FILENO);
+        close(null);
+    }
+    if (__sanitizer_set_report_path)
+        __sanitizer_set_report_path("stderr");
+    if (__sanitizer_set_death_callback)
+        __sanitizer_set_death_callback(NULL);
+    static const int sigs[] = {SIGSEGV, SIGBUS,  SIGABRT, SIGFPE, SIGILL,
+                               SIGTRAP, SIGALRM, SIGXCPU, SIGINT, SIGTERM};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+        sigaction(sigs[i], &sa, NULL);
+}
+
+static void write_all(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return;
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+int h5_rd_preflight(int (*probe)(void *arg, char *why, size_t n), void *arg, unsigned timeout_s,
+                    char *why, size_t n)
+{
+    int fd[2];
+    if (pipe(fd) != 0) {
+        int e = errno;
+        snprintf(why, n, "cannot start the reading process (%s)", strerror(e));
+        return -e;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(fd[0]);
+        close(fd[1]);
+        snprintf(why, n, "cannot start the reading process (%s)", strerror(e));
+        return -e;
+    }
+    if (pid == 0) {
+        close(fd[0]);
+        child_quiet();
+        char msg[1024] = "";
+        int32_t rc = (int32_t)probe(arg, msg, sizeof(msg));
+        uint32_t len = (uint32_t)strnlen(msg, sizeof(msg) - 1);
+        char head[8];
+        memcpy(head, &rc, 4);
+        memcpy(head + 4, &len, 4);
+        write_all(fd[1], head, sizeof(head));
+        write_all(fd[1], msg, len);
+        _exit(0);
+    }
+    close(fd[1]);
+    /* The child's verdict: an 8-byte header (code, message length), then the message. */
+    char buf[8 + 1024];
+    size_t got = 0;
+    bool timed_out = false;
+    double deadline = now_s() + (double)timeout_s;
+    for (;;) {
+        double left = deadline - now_s();
+        if (left <= 0) {
+            timed_out = true;
+            break;
+        }
+        struct pollfd p = {.fd = fd[0], .events = POLLIN};
+        int pr = poll(&p, 1, left > 3600 ? 3600000 : (int)(left * 1000) + 1);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr <= 0)
+            continue; /* timeout: the deadline test above decides */
+        ssize_t r = read(fd[0], buf + got, sizeof(buf) - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break; /* EOF: the child exited (or closed its end by dying) */
+        got += (size_t)r;
+        if (got == sizeof(buf))
+            break;
+    }
+    close(fd[0]);
+    if (timed_out)
+        kill(pid, SIGKILL);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    if (timed_out) {
+        snprintf(why, n, "reading it took more than %u s (the limit; docs/security.md)", timeout_s);
+        return -ETIMEDOUT;
+    }
+    int32_t rc;
+    uint32_t len;
+    if (got >= 8) {
+        memcpy(&rc, buf, 4);
+        memcpy(&len, buf + 4, 4);
+    }
+    if (got < 8 || len > got - 8 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        if (WIFSIGNALED(st))
+            snprintf(why, n,
+                     "the HDF5 library crashed reading it (signal %d); the file is damaged or "
+                     "hostile",
+                     WTERMSIG(st));
+        else
+            snprintf(why, n,
+                     "the HDF5 library failed reading it (exit status %d); the file is damaged "
+                     "or hostile",
+                     WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+        return -ECANCELED;
+    }
+    if (rc == 0)
+        return 0;
+    snprintf(why, n, "%.*s", (int)len, buf + 8);
+    return rc;
 }

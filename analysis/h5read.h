@@ -48,6 +48,46 @@
 #define H5READ_MAX_LINKS 4096u
 
 /*
+ * What a whole command that reads results files (report, compare, check,
+ * plot) may spend, whatever libhdf5 does inside a damaged file (it may loop or
+ * allocate on its own account, below the checks above): H5READ_MAX_CPU_S
+ * seconds of CPU time and H5READ_MAX_AS bytes of address space.
+ */
+#define H5READ_MAX_CPU_S 120u
+#define H5READ_MAX_AS    ((uint64_t)8 << 30)
+
+/*
+ * Bound this process (and the children it starts) for reading untrusted
+ * files: CPU time to the whole seconds it has used plus cpu_s (RLIMIT_CPU;
+ * 0 = no change), address space to as_bytes (RLIMIT_AS; 0 = no change; never
+ * under AddressSanitizer, whose shadow memory needs terabytes of it). A limit
+ * already lower is kept. Passing the CPU limit ends the process at once with
+ * "tidesim: stopped: reading results files took more CPU time than allowed
+ * (N s; docs/security.md); the file may be damaged or hostile" on stderr (N:
+ * the limit in seconds) and exit status exit_code (2; anything else is 1); passing the memory
+ * limit makes allocations fail, which the readers report as "out of memory".
+ * Returns 0 or -errno (nothing changed) from getrusage/setrlimit/sigaction.
+ */
+int h5_rd_limit_process(unsigned cpu_s, uint64_t as_bytes, int exit_code);
+
+/*
+ * libhdf5 itself may crash or loop inside a corrupted file, in calls no check
+ * of ours can come before (fuzzing found a free of a wild pointer while
+ * iterating a damaged dense link table). So a file is read first in a child
+ * process: probe(arg, why, n) runs there, and the caller reads the file itself
+ * only when the probe returned 0 in time. Returns 0; the probe's own
+ * non-zero code with its message in why; -ECANCELED with "the HDF5 library
+ * crashed reading it (signal N)..." when the child died; -ETIMEDOUT with "reading it
+ * took more than N s" after timeout_s seconds of wall time (the child is
+ * killed); or -errno when no child could be started (pipe, fork). The child
+ * reports nothing itself: sanitizer reports and libFuzzer's crash handlers
+ * are turned off in it (its verdict is the answer).
+ */
+#define H5READ_PREFLIGHT_S 120u
+int h5_rd_preflight(int (*probe)(void *arg, char *why, size_t n), void *arg, unsigned timeout_s,
+                    char *why, size_t n);
+
+/*
  * One reading session of one file: its limits and the first refusal. A
  * reader that refuses records its code and message here (the first one
  * wins) and returns it; an absent object is -ENOENT and records nothing.

@@ -664,7 +664,7 @@ static int read_meta(struct results *r, struct h5_rd *rd, hid_t f, double *durat
     return rd->rc;
 }
 
-int results_open(struct results *r, const char *path, char *err, size_t errlen)
+static int open_direct(struct results *r, const char *path, char *err, size_t errlen)
 {
     memset(r, 0, sizeof(*r));
     struct h5_rd rd;
@@ -702,6 +702,31 @@ int results_open(struct results *r, const char *path, char *err, size_t errlen)
         return rc == -ENOMEM ? rc : -EIO;
     }
     return 0;
+}
+
+/* The whole read in the child of h5_rd_preflight: libhdf5 may crash on a damaged file. */
+static int open_probe(void *arg, char *why, size_t n)
+{
+    struct results r;
+    int rc = open_direct(&r, arg, why, n);
+    if (!rc)
+        results_release(&r);
+    return rc;
+}
+
+int results_open(struct results *r, const char *path, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof(*r));
+    char why[512] = "";
+    int rc = h5_rd_preflight(open_probe, (void *)path, H5READ_PREFLIGHT_S, why, sizeof(why));
+    /* The reader's own refusal names the file; the child's death, a hang or no child do not. */
+    if (rc && strncmp(why, path, strlen(path)) == 0)
+        snprintf(err, errlen, "%s", why);
+    else if (rc)
+        snprintf(err, errlen, "%s: %s", path, why);
+    if (rc)
+        return rc == -ETIMEDOUT ? -EIO : rc;
+    return open_direct(r, path, err, errlen);
 }
 
 void results_release(struct results *r)

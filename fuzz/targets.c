@@ -13,7 +13,9 @@
  * (traces/source.h, traces/jobs.h): a refusal carries a message; arrival
  * times and job submits never go backwards and respect the clip; every job
  * has positive work, at least one GPU and a fraction in (0, 1]. A broken
- * promise is reported as FUZZ_BROKEN with the record that broke it.
+ * promise is reported as FUZZ_BROKEN with the record that broke it. The
+ * limits of traces/source.h and sim/core/simtime.h are promises too: times
+ * within 100 years, at most JOB_MAX_GPUS GPUs, TRACE_MAX_TOKENS tokens.
  */
 #include "fuzz/targets.h"
 
@@ -152,7 +154,13 @@ static int drain_arrivals(struct arrival_source *src, const struct trace_time_op
         if (rc)
             break;
         t[0] = a.t;
-        if (a.t < last || a.t < o->clip_start || (o->clip_end > 0 && a.t >= o->clip_end)) {
+        if (a.in_tokens > TRACE_MAX_TOKENS || a.out_tokens > TRACE_MAX_TOKENS) {
+            snprintf(msg, msglen, "broken: arrival %llu has %u/%u tokens (limit %u)",
+                     (unsigned long long)got, a.in_tokens, a.out_tokens, TRACE_MAX_TOKENS);
+            return FUZZ_BROKEN;
+        }
+        if (a.t < last || a.t < o->clip_start || (o->clip_end > 0 && a.t >= o->clip_end) ||
+            !sim_time_in_range(a.t)) {
             snprintf(msg, msglen,
                      "broken: arrival %llu at %lld us (previous %lld, clip [%lld, %lld))",
                      (unsigned long long)got, (long long)a.t, (long long)last,
@@ -166,7 +174,8 @@ static int drain_arrivals(struct arrival_source *src, const struct trace_time_op
         uint32_t k = 0;
         rc = arrival_source_fill(src, t, 64, &k, &err);
         for (uint32_t i = 0; i < k; i++, got++) {
-            if (t[i] < last || t[i] < o->clip_start || (o->clip_end > 0 && t[i] >= o->clip_end)) {
+            if (t[i] < last || t[i] < o->clip_start || (o->clip_end > 0 && t[i] >= o->clip_end) ||
+                !sim_time_in_range(t[i])) {
                 snprintf(msg, msglen,
                          "broken: arrival %llu at %lld us (previous %lld, clip [%lld, %lld))",
                          (unsigned long long)got, (long long)t[i], (long long)last,
@@ -277,8 +286,16 @@ static const char *job_broken(const struct job_spec *j, sim_time last,
         return "submit time outside the clip";
     if (j->work <= 0)
         return "work is not positive";
+    if (j->work > SIM_TIME_LIMIT)
+        return "work beyond 100 years (SIM_TIME_LIMIT)";
+    if (!sim_time_in_range(j->submit))
+        return "submit time beyond 100 years (SIM_TIME_LIMIT)";
     if (j->gpus < 1)
         return "no GPU";
+    if (j->gpus > JOB_MAX_GPUS)
+        return "more GPUs than JOB_MAX_GPUS";
+    if (j->gpu_fraction < JOB_MIN_FRACTION)
+        return "GPU fraction below JOB_MIN_FRACTION";
     if (!(j->gpu_fraction > 0.0 && j->gpu_fraction <= 1.0))
         return "GPU fraction outside (0, 1]";
     if (j->gpu_fraction < 1.0 && j->gpus != 1)
@@ -288,8 +305,8 @@ static const char *job_broken(const struct job_spec *j, sim_time last,
         return "unterminated string";
     if (j->mig_profile[0] && !jobs_mig_profile_known(j->mig_profile))
         return "unknown MIG profile";
-    if (!isfinite(j->params_b) || j->params_b < 0)
-        return "model size not a non-negative number";
+    if (!isfinite(j->params_b) || j->params_b < 0 || j->params_b > JOB_MAX_PARAMS_B)
+        return "model size not in [0, JOB_MAX_PARAMS_B]";
     return NULL;
 }
 

@@ -10,7 +10,17 @@
  * Aliases: an alias becomes a shallow copy of the anchored node carrying the
  * alias's own position; the children of a collection are shared. Anchors are
  * registered when their node is complete, so an alias inside its own anchor's
- * node is "undefined" and the tree can never contain a cycle.
+ * node is "undefined" and the tree can never contain a cycle. Anchors are kept
+ * in an open-addressing hash table (FNV-1a, linear probing), so an alias costs
+ * O(1) whatever the number of anchors.
+ *
+ * Limits (hostile input; docs/security.md "Limits"): nesting depth, number of
+ * aliases and number of nodes of the expanded tree, i.e. counting an alias as
+ * the whole subtree it stands for (the "billion laughs" defence: ten aliases
+ * of ten aliases of ... stay a small DAG here, but any reader walking the tree
+ * would walk it expanded). Each node's expanded size and height are known when
+ * it is complete, so every limit is checked the moment it is crossed, at the
+ * event that crosses it.
  */
 #include "sim/conf.h"
 
@@ -207,12 +217,18 @@ struct frame {
     const char *anchor;     /* arena copy, or NULL */
     struct pair *v;
     size_t n, cap;
-    bool want_key; /* maps: the next node is a key */
+    bool want_key;   /* maps: the next node is a key */
+    uint64_t weight; /* expanded size of the children so far (keys count as nodes) */
+    unsigned height; /* levels below this node so far (0: no collection child yet) */
 };
 
+/* A completed anchored node, with what an alias of it expands to. */
 struct anchor {
-    const char *name;
+    const char *name; /* NULL: empty slot */
+    uint64_t hash;
     const struct conf_node *node;
+    uint64_t weight; /* nodes of its expanded subtree, itself included */
+    unsigned height; /* collection levels of its subtree (0 for a scalar) */
 };
 
 struct builder {
@@ -220,8 +236,10 @@ struct builder {
     struct conf_err *err;
     struct frame *stack;
     size_t depth, cap;
-    struct anchor *anchors;
-    size_t nanchors, acap;
+    struct anchor *slots; /* hash table of anchors, capacity a power of two (or 0) */
+    size_t nanchors, nslots;
+    uint64_t aliases;  /* aliases met so far */
+    uint64_t expanded; /* nodes of the expanded tree so far */
     unsigned ndocs;
 };
 
@@ -280,27 +298,99 @@ static struct conf_node *new_node(struct builder *b, enum conf_kind kind, yaml_m
     return n;
 }
 
-static int add_anchor(struct builder *b, const char *name, const struct conf_node *node)
+static uint64_t fnv1a(const char *s)
 {
-    struct anchor *a = grow(b->anchors, &b->acap, b->nanchors + 1, sizeof *a);
+    uint64_t h = 14695981039346656037ull;
 
-    if (!a)
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* The slot holding name, or the empty slot where it would go (nslots > 0). */
+static struct anchor *anchor_slot(const struct builder *b, const char *name, uint64_t h)
+{
+    size_t mask = b->nslots - 1;
+
+    for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
+        struct anchor *a = &b->slots[i];
+        if (!a->name || (a->hash == h && strcmp(a->name, name) == 0))
+            return a;
+    }
+}
+
+/* Doubles the table (kept at most half full). Returns 0 or -ENOMEM, the table unchanged. */
+static int anchors_grow(struct builder *b)
+{
+    size_t n = b->nslots ? 2 * b->nslots : 64;
+    struct anchor *old = b->slots, *fresh;
+    size_t nold = b->nslots;
+
+    if (n > SIZE_MAX / 2 / sizeof *fresh || !(fresh = calloc(n, sizeof *fresh)))
+        return -ENOMEM;
+    b->slots = fresh;
+    b->nslots = n;
+    for (size_t i = 0; i < nold; i++) {
+        if (old[i].name)
+            *anchor_slot(b, old[i].name, old[i].hash) = old[i];
+    }
+    free(old);
+    return 0;
+}
+
+/* Registers (or re-points: YAML lets a later anchor of the same name win) name. */
+static int add_anchor(struct builder *b, const char *name, const struct conf_node *node,
+                      uint64_t weight, unsigned height)
+{
+    uint64_t h = fnv1a(name);
+    struct anchor *a;
+
+    if (2 * (b->nanchors + 1) > b->nslots && anchors_grow(b))
         return nomem(b);
-    b->anchors = a;
-    b->anchors[b->nanchors].name = name;
-    b->anchors[b->nanchors].node = node;
-    b->nanchors++;
+    a = anchor_slot(b, name, h);
+    if (!a->name)
+        b->nanchors++;
+    *a = (struct anchor){.name = name, .hash = h, .node = node, .weight = weight, .height = height};
     return 0;
 }
 
 /* The latest complete node anchored as name, or NULL. */
-static const struct conf_node *find_anchor(const struct builder *b, const char *name)
+static const struct anchor *find_anchor(const struct builder *b, const char *name)
 {
-    for (size_t i = b->nanchors; i-- > 0;) {
-        if (strcmp(b->anchors[i].name, name) == 0)
-            return b->anchors[i].node;
+    const struct anchor *a;
+
+    if (b->nslots == 0)
+        return NULL;
+    a = anchor_slot(b, name, fnv1a(name));
+    return a->name ? a : NULL;
+}
+
+/*
+ * Counts a complete node delivered at the current depth: `fresh` more nodes of
+ * the expanded tree (a scalar 1, an alias its target's whole weight, a closed
+ * collection 1: its children were counted as they came), and a node of
+ * `weight` expanded nodes and `height` collection levels (0 for a scalar) for
+ * the open collection. Returns 0 or -EINVAL (a limit crossed; message at m).
+ */
+static int count_node(struct builder *b, uint64_t fresh, uint64_t weight, unsigned height,
+                      yaml_mark_t m)
+{
+    if ((size_t)height + b->depth > CONF_LIMIT_DEPTH)
+        return mark_err(b, m, "nesting deeper than %u levels once aliases are expanded (limit %u)",
+                        CONF_LIMIT_DEPTH, CONF_LIMIT_DEPTH);
+    if (fresh > CONF_LIMIT_NODES - b->expanded)
+        return mark_err(b, m,
+                        "more than %u nodes once aliases are expanded (limit %u; each alias "
+                        "counts as the whole node it names)",
+                        CONF_LIMIT_NODES, CONF_LIMIT_NODES);
+    b->expanded += fresh;
+    if (b->depth > 0) {
+        struct frame *f = &b->stack[b->depth - 1];
+        f->weight += weight;
+        if (height > f->height)
+            f->height = height;
     }
-    return NULL;
+    return 0;
 }
 
 /* Hands a finished node to the open collection (or makes it the root). */
@@ -363,20 +453,28 @@ static int on_scalar(struct builder *b, const yaml_event_t *ev)
         const char *name = arena_strndup(&b->doc->arena, a, strlen(a));
         if (!name)
             return nomem(b);
-        if (add_anchor(b, name, n))
+        if (add_anchor(b, name, n, 1, 0))
             return -ENOMEM;
     }
+    if (count_node(b, 1, 1, 0, ev->start_mark))
+        return -EINVAL;
     return deliver(b, n, style == YAML_PLAIN_SCALAR_STYLE);
 }
 
 static int on_alias(struct builder *b, const yaml_event_t *ev)
 {
     const char *name = (const char *)ev->data.alias.anchor;
-    const struct conf_node *target = find_anchor(b, name);
+    const struct anchor *a = find_anchor(b, name);
+    const struct conf_node *target = a ? a->node : NULL;
     struct conf_node *n;
 
     if (!target)
         return mark_err(b, ev->start_mark, "alias '*%s' refers to an undefined anchor", name);
+    if (++b->aliases > CONF_LIMIT_ALIASES)
+        return mark_err(b, ev->start_mark, "more than %u aliases (limit %u)", CONF_LIMIT_ALIASES,
+                        CONF_LIMIT_ALIASES);
+    if (count_node(b, a->weight, a->weight, a->height, ev->start_mark))
+        return -EINVAL;
     n = new_node(b, target->kind, ev->start_mark);
     if (!n)
         return nomem(b);
@@ -399,6 +497,9 @@ static int on_start(struct builder *b, const yaml_event_t *ev, enum conf_kind ki
             return mark_err(b, ev->start_mark, "a mapping key must be a scalar, got %s",
                             kind == CONF_MAP ? "a mapping" : "a sequence");
     }
+    if (b->depth >= CONF_LIMIT_DEPTH)
+        return mark_err(b, ev->start_mark, "nesting deeper than %u levels (limit %u)",
+                        CONF_LIMIT_DEPTH, CONF_LIMIT_DEPTH);
     if (!(f = grow(b->stack, &b->cap, b->depth + 1, sizeof *f)))
         return nomem(b);
     b->stack = f;
@@ -461,11 +562,13 @@ static int check_duplicates(struct builder *b, const struct frame *f)
                      "duplicate key (first at line %u)", f->v[first].line);
 }
 
-static int on_end(struct builder *b)
+static int on_end(struct builder *b, const yaml_event_t *ev)
 {
     struct frame *f = &b->stack[b->depth - 1];
     struct conf_node *n = f->node;
     void **arena = &b->doc->arena;
+    uint64_t weight = f->weight + 1; /* itself and its expanded children */
+    unsigned height = f->height + 1;
     int rc;
 
     n->n = f->n;
@@ -493,11 +596,13 @@ static int on_end(struct builder *b)
             n->key_col[i] = f->v[i].col;
         }
     }
-    if (f->anchor && add_anchor(b, f->anchor, n))
+    if (f->anchor && add_anchor(b, f->anchor, n, weight, height))
         return -ENOMEM;
     free(f->v);
     f->v = NULL;
     b->depth--;
+    if (count_node(b, 1, weight, height, ev->start_mark))
+        return -EINVAL;
     return deliver(b, n, false);
 }
 
@@ -519,7 +624,7 @@ static int on_event(struct builder *b, const yaml_event_t *ev)
         return on_start(b, ev, CONF_SEQ);
     case YAML_MAPPING_END_EVENT:
     case YAML_SEQUENCE_END_EVENT:
-        return on_end(b);
+        return on_end(b, ev);
     default:
         return 0;
     }
@@ -590,7 +695,7 @@ static int parse_text(struct conf_doc *doc, struct conf_err *err)
     for (size_t i = 0; i < b.depth; i++)
         free(b.stack[i].v);
     free(b.stack);
-    free(b.anchors);
+    free(b.slots);
     return rc;
 }
 
@@ -1090,6 +1195,8 @@ void conf_format_duration(sim_time t, char *buf, size_t size)
     }
 }
 
+_Static_assert(SIM_TIME_LIMIT_YEARS == 100, "conf_duration's message names SIM_TIME_LIMIT");
+
 int conf_duration(const struct conf_doc *doc, const struct conf_node *map, const char *key,
                   bool required, sim_time min, sim_time *out, struct conf_err *err)
 {
@@ -1102,6 +1209,8 @@ int conf_duration(const struct conf_doc *doc, const struct conf_node *map, const
         return rc;
     if (val->kind != CONF_SCALAR || conf_parse_duration(val->value, &v))
         return wrong_value(doc, val, key, expect, err);
+    if (v > SIM_TIME_LIMIT)
+        return wrong_value(doc, val, key, "a duration of at most 100 years", err);
     if (v < min) {
         char floor[64], phrase[96];
         conf_format_duration(min, floor, sizeof floor);

@@ -15,6 +15,12 @@
  * alias's position; the children are shared (the tree may be a DAG, never a
  * cycle). "<<" merge keys are rejected; tags are ignored; one document per
  * file. The doc owns every node and string (one arena, freed by conf_release).
+ *
+ * Limits, each an error "path:line:col: <what> (limit N)" at the node that
+ * crosses it: nesting depth CONF_LIMIT_DEPTH (counting what aliases stand
+ * for), CONF_LIMIT_ALIASES aliases, and CONF_LIMIT_NODES nodes of the tree
+ * with every alias expanded (the "billion laughs" defence); files over 16 MiB.
+ * Anchors are hashed: loading is linear in the file's size.
  */
 #ifndef TIDESIM_CONF_H
 #define TIDESIM_CONF_H
@@ -24,6 +30,10 @@
 #include <stdint.h>
 
 #include "sim/core/simtime.h"
+
+#define CONF_LIMIT_DEPTH   64u      /* nested collections */
+#define CONF_LIMIT_ALIASES 10000u   /* aliases in one document */
+#define CONF_LIMIT_NODES   1000000u /* nodes (keys, values, items) with aliases expanded */
 
 enum conf_kind { CONF_SCALAR, CONF_MAP, CONF_SEQ };
 
@@ -69,7 +79,7 @@ int conf_errf(struct conf_err *err, const struct conf_doc *doc, const struct con
  * "path: cannot open: <strerror>"; other open/read failures return their own
  * -errno), -EFBIG (over 16 MiB: "path: file too large (more than 16 MiB)"),
  * -EINVAL (YAML syntax: "path:line:col: <problem>"; also duplicate keys,
- * undefined aliases, "<<" merge keys, several documents) or -ENOMEM, and the
+ * undefined aliases, "<<" merge keys, several documents, the limits above) or -ENOMEM, and the
  * doc is released (all fields zero). doc need not be initialised; err may be NULL.
  * An empty document (nothing, comments only, or a bare "---") has root == NULL.
  */
@@ -121,8 +131,9 @@ int conf_check_keys(const struct conf_doc *doc, const struct conf_node *map, con
  * number"; out of range (or missing) ⇒ "a number in [min, max]" (%g; ">= min" or
  * "<= max" when the other bound is ±HUGE_VAL). conf_bool: true/false/yes/no/on/off,
  * any case ⇒ "true or false". conf_string ⇒ "a string". conf_enum ⇒ "one of: a, b".
- * conf_duration ⇒ "a duration with a unit (e.g. 250ms, 90s, 30m, 2h, 2d)", or when
- * below min "a duration >= <min as conf_format_duration writes it>".
+ * conf_duration ⇒ "a duration with a unit (e.g. 250ms, 90s, 30m, 2h, 2d)", above
+ * SIM_TIME_LIMIT "a duration of at most 100 years", or when below min "a duration
+ * >= <min as conf_format_duration writes it>".
  */
 int conf_int(const struct conf_doc *doc, const struct conf_node *map, const char *key,
              bool required, int64_t min, int64_t max, int64_t *out, struct conf_err *err);

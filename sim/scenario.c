@@ -19,6 +19,10 @@ static const char *const shape_names[] = {"constant", "cosine", "hourly", "serve
 static int get_u32(const struct conf_doc *d, const struct conf_node *m, const char *key, bool req,
                    int64_t min, int64_t max, uint32_t *out, struct conf_err *err);
 
+/* Training jobs a synthetic run may submit (expected backlog + per_hour x duration): the trainer
+ * holds every job, ~520 bytes each (measured: backlog 100,000 took 52 MB more), so 0.5 GB. */
+#define TRAINING_MAX_JOBS 1000000u
+
 static const char *const arrfmt_names[] = {"azure", "servegen", "csv", "counts", NULL};
 static const char *const jobfmt_names[] = {"openb", "pai", "helios", "csv", NULL};
 static const char *const badrow_names[] = {"fail", "skip", NULL};
@@ -644,7 +648,7 @@ static int load_training(struct scenario *sc, const struct conf_node *root, stru
         return 0;
     double atp = 100;
     if ((rc = conf_check_keys(d, tr, "training", tkeys, err)) ||
-        (rc = get_u32(d, tr, "backlog", false, 0, 10000000, &t->backlog, err)) ||
+        (rc = get_u32(d, tr, "backlog", false, 0, TRAINING_MAX_JOBS, &t->backlog, err)) ||
         (rc = conf_double(d, tr, "memory_gb_per_gpu", false, 0, 1024, &t->run.mem_gib_per_gpu,
                           err)) ||
         (rc = conf_double(d, tr, "active_thread_percentage", false, 1, 100, &atp, err)) ||
@@ -717,6 +721,23 @@ static int load_training(struct scenario *sc, const struct conf_node *root, stru
         if (m->sizes[i] > total)
             return conf_errf(err, d, g, "gpus", "a %u-GPU job can never fit a %u-GPU cluster",
                              m->sizes[i], total);
+    /* The trainer keeps every job it was given (for /jobs): refuse a run that would not fit,
+     * before it grows to gigabytes. */
+    double jobs = (double)t->backlog + m->per_hour * sim_time_to_sec(sc->duration) / 3600.0;
+    if (jobs > TRAINING_MAX_JOBS) {
+        const struct conf_node *at = conf_get(s, "per_hour");
+        const char *key = "per_hour";
+        if (!at && conf_get(tr, "backlog")) {
+            at = conf_get(tr, "backlog");
+            key = "backlog";
+        }
+        return conf_errf(err, d, at ? at : s, key,
+                         "expected at most %u training jobs per run (backlog + per_hour x "
+                         "duration; each is kept in memory, about 0.5 kB), got %u + %g/h x %g h "
+                         "= %.0f",
+                         TRAINING_MAX_JOBS, t->backlog, m->per_hour,
+                         sim_time_to_sec(sc->duration) / 3600.0, jobs);
+    }
     return 0;
 }
 

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,11 +25,27 @@ void train_cfg_init(struct train_cfg *c)
     c->demand = 1.0;
 }
 
-static void fail(struct trainer *t, int rc)
+/* Stop the run on error rc; msg (if not NULL) becomes the run's message. */
+static void fail(struct trainer *t, int rc, const char *msg)
 {
     t->src_done = true;
     t->src_error = rc;
     t->eng->stop = true;
+    if (msg)
+        snprintf(t->src_err.msg, sizeof(t->src_err.msg), "%s", msg);
+}
+
+static void fail_oom(struct trainer *t, const char *what)
+{
+    char msg[sizeof(t->src_err.msg)];
+    snprintf(msg, sizeof(msg), "training: out of memory %s (%u jobs held)", what, t->njobs);
+    fail(t, -ENOMEM, msg);
+}
+
+/* A source's job the trainer cannot hold: no GPU, too many GPUs, no run time. */
+static bool spec_bad(const struct job_spec *j)
+{
+    return j->gpus == 0 || j->gpus > JOB_MAX_GPUS || j->work <= 0 || j->work > SIM_TIME_LIMIT;
 }
 
 static int pull_next(struct trainer *t)
@@ -55,12 +72,22 @@ static void schedule_next(struct trainer *t)
         return;
     }
     if (rc < 0) {
-        fail(t, rc);
+        fail(t, rc, t->src_err.msg[0] ? NULL : "training: the job source failed");
+        return;
+    }
+    if (spec_bad(&t->next)) {
+        char msg[sizeof(t->src_err.msg)];
+        snprintf(msg, sizeof(msg),
+                 "training job %llu: expected 1..%u GPUs and a run time of 1 us..100 years, got "
+                 "%u GPUs and %lld us",
+                 (unsigned long long)t->next.id, JOB_MAX_GPUS, t->next.gpus,
+                 (long long)t->next.work);
+        fail(t, -EINVAL, msg);
         return;
     }
     sim_time at = t->next.submit < t->eng->now ? t->eng->now : t->next.submit;
     if (engine_at(t->eng, at, on_submit_ev, t, 0, &t->next_ev))
-        fail(t, -ENOMEM);
+        fail_oom(t, "in the event queue");
 }
 
 /* Checkpoint costs of a job, from its model size or the per-GPU state knob. */
@@ -82,6 +109,8 @@ static void job_costs(const struct trainer *t, struct job *j)
 static int64_t add_job(struct trainer *t, const struct job_spec *spec)
 {
     if (t->njobs == t->cap) {
+        if (t->cap > UINT32_MAX / 2)
+            return -ENOMEM;
         uint32_t cap = t->cap ? 2 * t->cap : 256;
         struct job *j = realloc(t->jobs, cap * sizeof(*j));
         if (!j)
@@ -113,7 +142,7 @@ static int64_t add_job(struct trainer *t, const struct job_spec *spec)
 
 int64_t trainer_submit(struct trainer *t, const struct job_spec *spec)
 {
-    if (spec->gpus == 0 || spec->work <= 0)
+    if (spec_bad(spec))
         return -EINVAL;
     int64_t id = add_job(t, spec);
     if (id >= 0 && t->on_submit)
@@ -127,7 +156,7 @@ static void on_submit_ev(void *ctx, uint64_t arg)
     (void)arg;
     int64_t id = add_job(t, &t->next);
     if (id < 0) {
-        fail(t, (int)id);
+        fail_oom(t, "holding the training jobs");
         return;
     }
     schedule_next(t);
@@ -187,7 +216,7 @@ static void schedule(struct trainer *t, struct job *j, sim_time at)
     if (at < t->eng->now)
         at = t->eng->now;
     if (engine_at(t->eng, at, on_job_ev, t, (uint64_t)(j - t->jobs), &j->ev))
-        fail(t, -ENOMEM);
+        fail_oom(t, "in the event queue");
 }
 
 static sim_time after(sim_time now, double us)
@@ -397,7 +426,7 @@ int trainer_start(struct trainer *t, uint32_t id, const uint32_t *gpus)
         return -EINVAL;
     struct job *j = &t->jobs[id];
     sim_time now = t->eng->now;
-    if (j->state != JOB_QUEUED)
+    if (j->state != JOB_QUEUED || j->spec.gpus == 0 || !gpus)
         return -EINVAL;
     struct tenant_req req = {
         .kind = TENANT_TRAIN,

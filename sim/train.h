@@ -130,7 +130,8 @@ void trainer_release(struct trainer *t);
 /*
  * Submit a job now (as if its source had produced it): it is queued and the
  * on_submit callback runs. For what-if tools and tests. Returns the job's
- * index, or a negative code (-ENOMEM, -EINVAL for a job of zero GPUs or work).
+ * index, or a negative code (-ENOMEM, -EINVAL for a job of zero GPUs or work,
+ * more than JOB_MAX_GPUS GPUs or more than SIM_TIME_LIMIT of work).
  */
 int64_t trainer_submit(struct trainer *t, const struct job_spec *spec);
 
@@ -140,7 +141,7 @@ int trainer_begin(struct trainer *t);
 /*
  * Start queued job j with one member on each card gpus[0..spec.gpus).
  * Returns 0; 1 when a member was OOM-killed at placement (the job is FAILED,
- * on_finish called); or a negative refusal (-EINVAL: not queued; the
+ * on_finish called); or a negative refusal (-EINVAL: not queued, no GPU, gpus NULL; the
  * cluster's -EBUSY/-ENOSPC) with nothing changed.
  */
 int trainer_start(struct trainer *t, uint32_t j, const uint32_t *gpus);

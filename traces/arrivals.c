@@ -14,6 +14,12 @@
 #include "traces/csvstream.h"
 
 #define SERVEGEN_WINDOW (600 * SIM_SEC) /* ServeGen README: 600 s windows */
+#define SG_MIN_SHAPE    0.001           /* inter-arrival shape (Gamma k, Weibull k) */
+#define SG_MAX_SHAPE    1e6
+
+/* Limits named in messages (traces/source.h, sim/core/simtime.h). */
+#define LIMIT_YEARS_TEXT "100"
+_Static_assert(SIM_TIME_LIMIT_YEARS == 100, "LIMIT_YEARS_TEXT names SIM_TIME_LIMIT");
 
 void trace_time_opts_init(struct trace_time_opts *o)
 {
@@ -68,6 +74,20 @@ static int64_t local_midnight(int64_t us, int32_t tz_s)
     return day * SIM_DAY - (int64_t)tz_s * 1000000;
 }
 
+/*
+ * Trace time of field col: us − origin, within ±SIM_TIME_LIMIT (a stamp
+ * centuries from the origin would wrap the run's clock once loop shifts and
+ * offsets are added). Returns 0 or -EINVAL with e filled.
+ */
+static int trace_time(const struct csvstream *cs, int col, int64_t us, int64_t origin, sim_time *t,
+                      struct trace_err *e)
+{
+    if (sim_time_sub_checked(us, origin, t) < 0 || !sim_time_in_range(*t))
+        return csvstream_field_error(cs, e, (size_t)col,
+                                     "a time within " LIMIT_YEARS_TEXT " years of the origin");
+    return 0;
+}
+
 /* Remember the previous time field for "goes backwards" messages. */
 struct lastref {
     bool have;
@@ -100,12 +120,12 @@ static const char *unit_expect(enum tfield_unit u)
     case TFIELD_WALL:
         return "a wall-clock time YYYY-MM-DD HH:MM:SS[.fffffff]";
     case TFIELD_MS:
-        return "a time in milliseconds";
+        return "a time in milliseconds (at most " LIMIT_YEARS_TEXT " years)";
     case TFIELD_US:
-        return "a time in microseconds";
+        return "a time in microseconds (at most " LIMIT_YEARS_TEXT " years)";
     case TFIELD_SEC:
     default:
-        return "a time in seconds";
+        return "a time in seconds (at most " LIMIT_YEARS_TEXT " years)";
     }
 }
 
@@ -116,8 +136,10 @@ static int parse_tokens(const struct csvstream *cs, int col, uint32_t *out, stru
         *out = 0;
         return 0;
     }
-    if (tfield_i64(csvstream_field(cs, (size_t)col), &v) < 0 || v < 0 || v > UINT32_MAX)
+    if (tfield_i64(csvstream_field(cs, (size_t)col), &v) < 0 || v < 0)
         return csvstream_field_error(cs, e, (size_t)col, "a non-negative integer token count");
+    if (v > TRACE_MAX_TOKENS)
+        return csvstream_field_error(cs, e, (size_t)col, "a token count of at most 10000000");
     *out = (uint32_t)v;
     return 0;
 }
@@ -168,8 +190,7 @@ static int acsv_row(struct acsv *r, struct arrival *out, struct trace_err *e)
         r->origin = r->unit == TFIELD_WALL ? local_midnight(us, r->tz) : 0;
         r->origin_set = true;
     }
-    out->t = us - r->origin;
-    return 0;
+    return trace_time(r->cs, r->ct, us, r->origin, &out->t, e);
 }
 
 static int acsv_next(struct araw *raw, struct arrival *out, struct trace_err *err)
@@ -267,10 +288,11 @@ static int sg_row(struct asg *r, struct trace_err *e)
 {
     const struct csvstream *cs = r->cs;
     double ts, rate, shape = 0, scale = 0;
-    if (tfield_f64(csvstream_field(cs, 0), &ts) < 0 || ts < 0)
-        return csvstream_field_error(cs, e, 0, "a window start in seconds (>= 0)");
-    if (tfield_f64(csvstream_field(cs, 1), &rate) < 0 || rate < 0)
-        return csvstream_field_error(cs, e, 1, "a non-negative rate in req/s");
+    if (tfield_f64(csvstream_field(cs, 0), &ts) < 0 || ts < 0 || ts > SIM_TIME_LIMIT_SEC)
+        return csvstream_field_error(cs, e, 0,
+                                     "a window start in seconds, 0.." LIMIT_YEARS_TEXT " years");
+    if (tfield_f64(csvstream_field(cs, 1), &rate) < 0 || rate < 0 || rate > TRACE_MAX_RATE)
+        return csvstream_field_error(cs, e, 1, "a rate in req/s, 0..1000000");
     const char *p = csvstream_field(cs, 3);
     enum sg_pattern pat;
     if (*p == '\0')
@@ -282,12 +304,15 @@ static int sg_row(struct asg *r, struct trace_err *e)
     else
         return csvstream_field_error(cs, e, 3, "'Gamma', 'Weibull' or empty");
     if (pat != SG_NONE) {
-        if (tfield_f64(csvstream_field(cs, 4), &shape) < 0 || !(shape > 0))
-            return csvstream_field_error(cs, e, 4, "a positive shape");
+        /* ServeGen's fitted shapes span 0.01..364 (traces/data/servegen). Below 0.001 a
+         * Gamma draw underflows to 0 for good: endless arrivals at one instant. */
+        if (tfield_f64(csvstream_field(cs, 4), &shape) < 0 || !(shape >= SG_MIN_SHAPE) ||
+            shape > SG_MAX_SHAPE)
+            return csvstream_field_error(cs, e, 4, "a shape in [0.001, 1000000]");
         if (tfield_f64(csvstream_field(cs, 5), &scale) < 0 || !(scale > 0))
             return csvstream_field_error(cs, e, 5, "a positive scale");
     }
-    int64_t us = sim_time_from_sec(ts);
+    int64_t us = sim_time_from_sec(ts); /* <= SIM_TIME_LIMIT: + a window cannot wrap */
     if (r->last.have && us >= r->last.us && us < r->last.us + SERVEGEN_WINDOW)
         return csvstream_error(cs, e,
                                "column 'timestamp': window at %.40s s overlaps the previous one "
@@ -295,7 +320,10 @@ static int sg_row(struct asg *r, struct trace_err *e)
                                csvstream_field(cs, 0));
     if (check_monotonic(&r->last, cs, 0, us, e) < 0)
         return -EINVAL;
-    double w0 = (double)(us - r->origin);
+    sim_time tw;
+    if (trace_time(cs, 0, us, r->origin, &tw, e) < 0)
+        return -EINVAL;
+    double w0 = (double)tw;
     r->w_end = w0 + (double)SERVEGEN_WINDOW;
     r->pat = rate > 0 ? pat : SG_NONE;
     if (r->w_end <= (double)r->base.skip_before)
@@ -303,6 +331,10 @@ static int sg_row(struct asg *r, struct trace_err *e)
     if (r->pat != SG_NONE) {
         /* Mean of one unit-scale draw: Gamma k·1, Weibull Γ(1 + 1/k). */
         double mean = r->pat == SG_GAMMA ? shape : tgamma(1.0 + 1.0 / shape);
+        /* A Weibull shape below ~0.006 has a mean beyond DBL_MAX: the gaps would be
+         * 0 · ∞ and the window would emit arrivals at one instant for ever. */
+        if (!isfinite(mean) || !(mean > 0))
+            return csvstream_field_error(cs, e, 4, "a shape whose mean gap is finite");
         r->shape = shape;
         r->gscale = 1e6 / (rate * mean);
         r->nt = w0 + rng_uniform_pos(&r->rng) * sg_draw(r);
@@ -402,6 +434,9 @@ static int acnt_row(struct acnt *r, struct trace_err *e)
         return csvstream_field_error(r->cs, e, (size_t)r->ct, unit_expect(r->unit));
     if (tfield_i64(csvstream_field(r->cs, (size_t)r->cc), &n) < 0 || n < 0)
         return csvstream_field_error(r->cs, e, (size_t)r->cc, "a non-negative integer count");
+    if (n > TRACE_MAX_COUNT)
+        return csvstream_field_error(r->cs, e, (size_t)r->cc,
+                                     "a count of at most 1000000000 requests");
     if (r->last.have && us >= r->last.us && us < r->last.us + r->interval)
         return csvstream_error(
             r->cs, e, "column '%s': interval at '%.40s' overlaps the previous one",
@@ -412,7 +447,8 @@ static int acnt_row(struct acnt *r, struct trace_err *e)
         r->origin = r->unit == TFIELD_WALL ? local_midnight(us, r->tz) : 0;
         r->origin_set = true;
     }
-    r->w0 = us - r->origin;
+    if (trace_time(r->cs, r->ct, us, r->origin, &r->w0, e) < 0)
+        return -EINVAL;
     r->remaining = n;
     r->u = 0;
     return 0;
@@ -439,6 +475,10 @@ static int acnt_next(struct araw *raw, struct arrival *out, struct trace_err *er
         rc = acnt_row(r, &e);
         if (rc < 0 && (rc = bad_row(r->base.st, rc, &e, err)) < 0)
             return rc;
+        /* An interval wholly before what the clip keeps: its arrivals are not drawn (a row
+         * may hold 10^9 requests; drawing them only to drop them took minutes). */
+        if (rc == 0 && r->w0 + r->interval <= r->base.skip_before) /* both within 100 y */
+            r->remaining = 0;
     }
 }
 
@@ -479,6 +519,13 @@ struct tsrc {
     size_t nextra, iextra, cap_extra;
 };
 
+static int time_wraps(const struct tsrc *s, struct trace_err *err)
+{
+    snprintf(err->msg, sizeof(err->msg),
+             "%s: an arrival time overflows once the loop shift and offset are added", s->path);
+    return -ERANGE;
+}
+
 static int tsrc_fetch(struct tsrc *s, struct arrival *a, struct trace_err *err)
 {
     for (;;) {
@@ -489,7 +536,9 @@ static int tsrc_fetch(struct tsrc *s, struct arrival *a, struct trace_err *err)
             s->pass_n++;
             if (a->t > s->max_raw)
                 s->max_raw = a->t;
-            a->t += s->shift;
+            /* |a->t| <= SIM_TIME_LIMIT and shift < clip_end + period: checked all the same. */
+            if (sim_time_add_checked(a->t, s->shift, &a->t) < 0)
+                return time_wraps(s, err);
             return 0;
         }
         if (rc < 0 || !s->o.loop || s->pass_n == 0)
@@ -575,7 +624,10 @@ static int tsrc_next(struct arrival_source *src, struct arrival *out, struct tra
             if (s->o.scale < 1.0 && rng_uniform_pos(&s->rng) >= s->o.scale)
                 continue;
         }
-        a.t += s->o.offset;
+        if (sim_time_add_checked(a.t, s->o.offset, &a.t) < 0) {
+            s->done = true;
+            return time_wraps(s, err);
+        }
         if (a.t < s->o.clip_start)
             continue;
         if (s->o.clip_end > 0 && a.t >= s->o.clip_end) {
@@ -615,6 +667,13 @@ static struct tsrc *tsrc_new(const char *path, const struct trace_time_opts *o,
     }
     if (o->loop && o->clip_end <= 0) {
         snprintf(err->msg, sizeof(err->msg), "%s: loop needs an end time (clip_end)", path);
+        return NULL;
+    }
+    if (!sim_time_in_range(o->offset) || !sim_time_in_range(o->clip_start) ||
+        !sim_time_in_range(o->clip_end) || o->loop_period < 0 || o->loop_period > SIM_TIME_LIMIT) {
+        snprintf(err->msg, sizeof(err->msg),
+                 "%s: offset, loop period and clip times must be within " LIMIT_YEARS_TEXT " years",
+                 path);
         return NULL;
     }
     struct tsrc *s = calloc(1, sizeof(*s));
@@ -701,6 +760,12 @@ struct arrival_source *arrivals_counts_create(const char *path, const struct arr
     r->unit = m->unit;
     r->tz = s->o.tz_s;
     r->interval = m->interval > 0 ? m->interval : 60 * SIM_SEC;
+    if (r->interval > SIM_TIME_LIMIT) {
+        snprintf(err->msg, sizeof(err->msg),
+                 "%s: count interval must be at most " LIMIT_YEARS_TEXT " years", path);
+        free(r);
+        return tsrc_attach(s, NULL);
+    }
     if (rng_init(&r->rng, s->o.seed, s->o.stream_id) < 0) {
         snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
         goto fail;
@@ -1006,11 +1071,12 @@ int servegen_dir_rates(const char *dir, double **rates, size_t *nwin, size_t *nf
         while ((rc = csvstream_next(cs, err)) == 0) {
             double ts, rate;
             if (tfield_f64(csvstream_field(cs, 0), &ts) < 0 || ts < 0 || ts > 1e9) {
-                rc = csvstream_field_error(cs, err, 0, "a window start in seconds (>= 0)");
+                rc = csvstream_field_error(cs, err, 0, "a window start in seconds, 0..1000000000");
                 break;
             }
-            if (tfield_f64(csvstream_field(cs, 1), &rate) < 0 || rate < 0) {
-                rc = csvstream_field_error(cs, err, 1, "a non-negative rate in req/s");
+            if (tfield_f64(csvstream_field(cs, 1), &rate) < 0 || rate < 0 ||
+                rate > TRACE_MAX_RATE) {
+                rc = csvstream_field_error(cs, err, 1, "a rate in req/s, 0..1000000");
                 break;
             }
             size_t w = (size_t)(ts / 600.0);

@@ -103,21 +103,33 @@ static const char *fld(const struct jsrc *s, int col)
     return col < 0 ? "" : csvstream_field(s->cs, (size_t)col);
 }
 
+/* "100" as text, for messages naming the time limit. */
+#define LIMIT_YEARS_TEXT "100"
+_Static_assert(SIM_TIME_LIMIT_YEARS == 100, "LIMIT_YEARS_TEXT names SIM_TIME_LIMIT");
+#define GPU_LIMIT_TEXT "65536"
+_Static_assert(JOB_MAX_GPUS == 65536, "GPU_LIMIT_TEXT names JOB_MAX_GPUS");
+
 static int parse_time(struct jsrc *s, int col, enum tfield_unit unit, int64_t *us,
                       struct trace_err *e)
 {
     if (tfield_time(fld(s, col), unit, s->o.tz_s, us) < 0)
         return field_err(s, e, col,
                          unit == TFIELD_WALL ? "a wall-clock time YYYY-MM-DD HH:MM:SS"
-                                             : "a time in seconds");
+                                             : "a time in seconds (at most " LIMIT_YEARS_TEXT
+                                               " years)");
     return 0;
 }
 
-static void set_submit(struct jsrc *s, struct job_spec *j, int64_t us)
+/*
+ * submit = us − origin, which must stay within ±SIM_TIME_LIMIT (a stamp
+ * centuries away from the first row's day would otherwise wrap or overflow the
+ * run's clock later). Returns 0 or -EINVAL with e filled.
+ */
+static int set_submit(struct jsrc *s, struct job_spec *j, int64_t us, struct trace_err *e)
 {
     if (!s->origin_set) {
         if (s->submit_unit == TFIELD_WALL) {
-            int64_t local = us + (int64_t)s->o.tz_s * SIM_SEC;
+            int64_t local = us + (int64_t)s->o.tz_s * SIM_SEC; /* wall stamps: |us| < 3e17 */
             int64_t day = local >= 0 ? local / SIM_DAY : -((-local + SIM_DAY - 1) / SIM_DAY);
             s->origin = day * SIM_DAY - (int64_t)s->o.tz_s * SIM_SEC;
         } else {
@@ -125,10 +137,25 @@ static void set_submit(struct jsrc *s, struct job_spec *j, int64_t us)
         }
         s->origin_set = true;
     }
-    j->submit = us - s->origin;
+    sim_time t;
+    if (sim_time_sub_checked(us, s->origin, &t) < 0 || !sim_time_in_range(t))
+        return field_err(s, e, s->c_submit,
+                         "a submit time within " LIMIT_YEARS_TEXT " years of the origin");
+    j->submit = t;
+    return 0;
 }
 
-static int set_gpus_total(struct job_spec *j, double total)
+/* A run time of at most SIM_TIME_LIMIT, else -EINVAL naming column col. */
+static int set_work(struct jsrc *s, struct job_spec *j, sim_time w, int col, struct trace_err *e)
+{
+    if (w > SIM_TIME_LIMIT)
+        return field_err(s, e, col, "a run time of at most " LIMIT_YEARS_TEXT " years");
+    j->work = w > 0 ? w : 1;
+    return 0;
+}
+
+/* total GPUs in [JOB_MIN_FRACTION, JOB_MAX_GPUS] (checked by the caller). */
+static void set_gpus_total(struct job_spec *j, double total)
 {
     if (total < 1.0) {
         j->gpus = 1;
@@ -137,7 +164,6 @@ static int set_gpus_total(struct job_spec *j, double total)
         j->gpus = (uint32_t)ceil(total - 1e-9);
         j->gpu_fraction = 1.0;
     }
-    return 0;
 }
 
 static int row_openb(struct jsrc *s, struct job_spec *j, struct trace_err *e)
@@ -186,8 +212,8 @@ static int row_openb(struct jsrc *s, struct job_spec *j, struct trace_err *e)
     snprintf(j->queue, sizeof(j->queue), "%s", qos);
     j->gpus = (uint32_t)ngpu;
     j->gpu_fraction = milli < 1000 ? (double)milli / 1000.0 : 1.0;
-    set_submit(s, j, created);
-    j->work = del > sched ? del - sched : 1;
+    if (set_submit(s, j, created, e) < 0 || set_work(s, j, del - sched, s->c_end, e) < 0)
+        return -EINVAL;
     const char *name = fld(s, s->c_id), *dash = strrchr(name, '-');
     int64_t id;
     j->id = dash && tfield_i64(dash + 1, &id) == 0 && id >= 0 ? (uint64_t)id : s->rowno;
@@ -204,11 +230,12 @@ static int row_pai(struct jsrc *s, struct job_spec *j, struct trace_err *e)
     const char *pg = fld(s, s->c_gpus);
     if (*pg == '\0') {
         plan = 0;
-    } else if (tfield_f64(pg, &plan) < 0 || plan < 0) {
-        return field_err(s, e, s->c_gpus, "a GPU request in percent of a GPU (>= 0)");
+    } else if (tfield_f64(pg, &plan) < 0 || plan < 0 || plan > 100.0 * JOB_MAX_GPUS) {
+        return field_err(s, e, s->c_gpus,
+                         "a GPU request in percent of a GPU, 0.." GPU_LIMIT_TEXT "00");
     }
     if (tfield_f64(fld(s, s->c_inst), &inst) < 0 || inst < 1 || inst > 1e6)
-        return field_err(s, e, s->c_inst, "an instance count >= 1");
+        return field_err(s, e, s->c_inst, "an instance count 1..1000000");
     if (plan == 0) {
         s->st.cpu_only++;
         return ROW_FILTERED;
@@ -217,10 +244,10 @@ static int row_pai(struct jsrc *s, struct job_spec *j, struct trace_err *e)
         s->st.never_ran++;
         return ROW_FILTERED;
     }
-    if (tfield_f64(fld(s, s->c_submit), &st) < 0 || st < 0)
-        return field_err(s, e, s->c_submit, "a time in seconds");
-    if (tfield_f64(fld(s, s->c_end), &en) < 0)
-        return field_err(s, e, s->c_end, "a time in seconds");
+    if (tfield_f64(fld(s, s->c_submit), &st) < 0 || st < 0 || st > SIM_TIME_LIMIT_SEC)
+        return field_err(s, e, s->c_submit, "a time in seconds, 0.." LIMIT_YEARS_TEXT " years");
+    if (tfield_f64(fld(s, s->c_end), &en) < 0 || en > SIM_TIME_LIMIT_SEC)
+        return field_err(s, e, s->c_end, "a time in seconds, at most " LIMIT_YEARS_TEXT " years");
     if (en < st) {
         char want[96];
         snprintf(want, sizeof(want), "an end time >= start_time %s (negative duration)",
@@ -228,11 +255,16 @@ static int row_pai(struct jsrc *s, struct job_spec *j, struct trace_err *e)
         return field_err(s, e, s->c_end, want);
     }
     /* plan_gpu is percent of one GPU per instance (PAI README: 50 = half a GPU). */
-    set_gpus_total(j, inst * plan / 100.0);
+    double total = inst * plan / 100.0;
+    if (!(total >= JOB_MIN_FRACTION && total <= JOB_MAX_GPUS))
+        return field_err(s, e, s->c_gpus,
+                         "a request of 0.001.." GPU_LIMIT_TEXT " GPUs in all (inst_num x "
+                         "plan_gpu / 100)");
+    set_gpus_total(j, total);
     j->outcome = strcmp(status, "Failed") == 0 ? JOB_LOG_FAILED : JOB_LOG_COMPLETED;
-    set_submit(s, j, sim_time_from_sec(st));
-    sim_time w = sim_time_from_sec(en - st);
-    j->work = w > 0 ? w : 1;
+    if (set_submit(s, j, sim_time_from_sec(st), e) < 0 ||
+        set_work(s, j, sim_time_from_sec(en - st), s->c_end, e) < 0)
+        return -EINVAL;
     snprintf(j->queue, sizeof(j->queue), "%s", fld(s, s->c_queue));
     j->id = s->rowno;
     return 0;
@@ -241,8 +273,8 @@ static int row_pai(struct jsrc *s, struct job_spec *j, struct trace_err *e)
 static int row_helios(struct jsrc *s, struct job_spec *j, struct trace_err *e)
 {
     int64_t ngpu, dur, sub;
-    if (tfield_i64(fld(s, s->c_gpus), &ngpu) < 0 || ngpu < 0 || ngpu > 100000)
-        return field_err(s, e, s->c_gpus, "a GPU count >= 0");
+    if (tfield_i64(fld(s, s->c_gpus), &ngpu) < 0 || ngpu < 0 || ngpu > JOB_MAX_GPUS)
+        return field_err(s, e, s->c_gpus, "a GPU count 0.." GPU_LIMIT_TEXT);
     const char *state = fld(s, s->c_status);
     if (strcmp(state, "COMPLETED") == 0)
         j->outcome = JOB_LOG_COMPLETED;
@@ -260,6 +292,9 @@ static int row_helios(struct jsrc *s, struct job_spec *j, struct trace_err *e)
         return field_err(s, e, s->c_dur, "a duration in seconds");
     if (dur < 0)
         return field_err(s, e, s->c_dur, "a non-negative duration in seconds");
+    if (dur > SIM_TIME_LIMIT / SIM_SEC)
+        return field_err(s, e, s->c_dur,
+                         "a duration in seconds of at most " LIMIT_YEARS_TEXT " years");
     if (ngpu == 0) {
         s->st.cpu_only++;
         return ROW_FILTERED;
@@ -270,8 +305,9 @@ static int row_helios(struct jsrc *s, struct job_spec *j, struct trace_err *e)
     }
     j->gpus = (uint32_t)ngpu;
     j->gpu_fraction = 1.0;
-    j->work = dur * SIM_SEC;
-    set_submit(s, j, sub);
+    j->work = dur * SIM_SEC; /* dur <= SIM_TIME_LIMIT / SIM_SEC: no overflow */
+    if (set_submit(s, j, sub, e) < 0)
+        return -EINVAL;
     snprintf(j->queue, sizeof(j->queue), "%s", fld(s, s->c_queue));
     int64_t id;
     j->id = tfield_i64(fld(s, s->c_id), &id) == 0 && id >= 0 ? (uint64_t)id : s->rowno;
@@ -285,7 +321,7 @@ static int row_csv(struct jsrc *s, struct job_spec *j, struct trace_err *e)
     if (parse_time(s, s->c_submit, s->submit_unit, &sub, e) < 0)
         return -EINVAL;
     if (tfield_time(fld(s, s->c_dur), s->dur_unit, 0, &dur) < 0)
-        return field_err(s, e, s->c_dur, "a duration");
+        return field_err(s, e, s->c_dur, "a duration (at most " LIMIT_YEARS_TEXT " years)");
     if (dur < 0)
         return field_err(s, e, s->c_dur, "a non-negative duration");
     j->gpus = 0;
@@ -302,13 +338,13 @@ static int row_csv(struct jsrc *s, struct job_spec *j, struct trace_err *e)
         j->gpus = 1;
         j->gpu_fraction = (double)(mig[0] - '0') / 7.0; /* compute slices of 7 */
     } else if (*fr && !(tfield_f64(fr, &dv) == 0 && dv == 1.0 && *gp)) {
-        if (tfield_f64(fr, &dv) < 0 || !(dv > 0) || dv > 1)
-            return field_err(s, e, s->c_frac, "a GPU fraction in (0, 1]");
+        if (tfield_f64(fr, &dv) < 0 || !(dv >= JOB_MIN_FRACTION) || dv > 1)
+            return field_err(s, e, s->c_frac, "a GPU fraction in [0.001, 1]");
         j->gpus = 1;
         j->gpu_fraction = dv;
     } else {
-        if (tfield_i64(gp, &iv) < 0 || iv < 0 || iv > 100000)
-            return field_err(s, e, s->c_gpus, "a GPU count");
+        if (tfield_i64(gp, &iv) < 0 || iv < 0 || iv > JOB_MAX_GPUS)
+            return field_err(s, e, s->c_gpus, "a GPU count 1.." GPU_LIMIT_TEXT);
         if (iv == 0)
             return field_err(s, e, s->c_gpus, "a positive GPU count (a training job needs a GPU)");
         j->gpus = (uint32_t)iv;
@@ -319,8 +355,9 @@ static int row_csv(struct jsrc *s, struct job_spec *j, struct trace_err *e)
         j->priority = (int32_t)iv;
     }
     if (s->c_params >= 0 && *fld(s, s->c_params)) {
-        if (tfield_f64(fld(s, s->c_params), &dv) < 0 || dv < 0)
-            return field_err(s, e, s->c_params, "a model size in billions of parameters");
+        if (tfield_f64(fld(s, s->c_params), &dv) < 0 || dv < 0 || dv > JOB_MAX_PARAMS_B)
+            return field_err(s, e, s->c_params,
+                             "a model size in billions of parameters, 0..1000000");
         j->params_b = dv;
     }
     const char *oc = fld(s, s->c_outcome);
@@ -335,8 +372,8 @@ static int row_csv(struct jsrc *s, struct job_spec *j, struct trace_err *e)
     else
         return field_err(s, e, s->c_outcome, "completed, failed, cancelled or service");
     snprintf(j->queue, sizeof(j->queue), "%s", fld(s, s->c_queue));
-    set_submit(s, j, sub);
-    j->work = dur > 0 ? dur : 1;
+    if (set_submit(s, j, sub, e) < 0 || set_work(s, j, dur, s->c_dur, e) < 0)
+        return -EINVAL;
     j->id =
         s->c_id >= 0 && tfield_i64(fld(s, s->c_id), &iv) == 0 && iv >= 0 ? (uint64_t)iv : s->rowno;
     return 0;
@@ -408,6 +445,11 @@ static int read_one(struct jsrc *s, struct jent *x, struct trace_err *err)
             rc = row_csv(s, &x->job, &e);
             break;
         }
+        if (rc == 0 && (sim_time_add_checked(x->job.submit, s->o.offset, &x->job.submit) < 0 ||
+                        !sim_time_in_range(x->job.submit)))
+            rc = field_err(s, &e, s->c_submit,
+                           "a submit time within " LIMIT_YEARS_TEXT
+                           " years of t = 0 once the offset is added");
         if (rc == ROW_FILTERED)
             continue;
         if (rc < 0) {
@@ -421,7 +463,6 @@ static int read_one(struct jsrc *s, struct jent *x, struct trace_err *err)
         }
         x->line = csvstream_line(s->cs);
         snprintf(x->text, sizeof(x->text), "%.40s", fld(s, s->c_submit));
-        x->job.submit += s->o.offset;
         return 0;
     }
 }
@@ -517,6 +558,13 @@ static struct jsrc *jsrc_open(const char *path, enum jkind kind, const char *col
     if (s->o.reorder_window > 10000000) {
         snprintf(err->msg, sizeof(err->msg), "%s: reorder window %zu is too large (max 1e7)", path,
                  s->o.reorder_window);
+        free(s);
+        return NULL;
+    }
+    if (!sim_time_in_range(s->o.offset) || !sim_time_in_range(s->o.clip_start) ||
+        !sim_time_in_range(s->o.clip_end)) {
+        snprintf(err->msg, sizeof(err->msg),
+                 "%s: offset and clip times must be within " LIMIT_YEARS_TEXT " years", path);
         free(s);
         return NULL;
     }

@@ -23,6 +23,19 @@ struct trace_err {
     char msg[512];
 };
 
+/*
+ * Limits every reader enforces on the values it takes from a file (a value
+ * outside them is a malformed record: "PATH:LINE: column 'X': expected ...").
+ * Times and durations: within ±SIM_TIME_LIMIT (100 years, sim/core/simtime.h),
+ * before and after the origin, offset and loop shift are applied.
+ */
+#define JOB_MAX_GPUS     65536u      /* GPUs one job may request */
+#define JOB_MIN_FRACTION 0.001       /* smallest fraction of a GPU (1 milli-GPU) */
+#define JOB_MAX_PARAMS_B 1e6         /* model size, billions of parameters */
+#define TRACE_MAX_TOKENS 10000000u   /* prompt or output tokens of one request */
+#define TRACE_MAX_RATE   1e6         /* req/s of one ServeGen client window */
+#define TRACE_MAX_COUNT  1000000000u /* requests in one per-interval count row */
+
 /* One inference request arrival. Tokens are 0 when the source does not know them. */
 struct arrival {
     sim_time t; /* µs since the run's t = 0 */

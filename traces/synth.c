@@ -339,6 +339,8 @@ static int synth_jobs_next(struct job_source *src, struct job_spec *out, struct 
     double d = rng_lognormal_median_sigma(&s->rng, s->mix.median_s, s->mix.sigma);
     if (s->mix.max_s > 0 && d > s->mix.max_s)
         d = s->mix.max_s;
+    if (!(d <= SIM_TIME_LIMIT_SEC)) /* a far lognormal tail (sigma up to 10): 100 years at most */
+        d = SIM_TIME_LIMIT_SEC;
     if (d < 1.0)
         d = 1.0;
     double u = rng_uniform_pos(&s->rng);

@@ -68,7 +68,7 @@ struct job_mix {
     double per_hour;   /* mean submissions per hour (Poisson) */
     double median_s;   /* lognormal duration: median, s */
     double sigma;      /* lognormal duration: sigma of log */
-    double max_s;      /* durations are capped here (0 = no cap), s */
+    double max_s;      /* durations are capped here (0 = no cap; always at 100 years), s */
     uint32_t sizes[8]; /* GPU counts, e.g. 1, 2, 4, 8 */
     double weights[8]; /* their relative weights */
     unsigned nsizes;

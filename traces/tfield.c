@@ -164,20 +164,19 @@ int tfield_time(const char *s, enum tfield_unit unit, int32_t tz_s, int64_t *us)
 {
     if (unit == TFIELD_WALL)
         return tfield_wallclock(s, tz_s, us);
-    int64_t iv;
-    double scale = unit == TFIELD_SEC ? 1e6 : unit == TFIELD_MS ? 1e3 : 1.0;
+    int64_t iv, k = unit == TFIELD_SEC ? SIM_SEC : unit == TFIELD_MS ? SIM_MS : SIM_US;
+    sim_time t;
     if (tfield_i64(s, &iv) == 0) {
-        double lim = 9.2e18 / scale;
-        if ((double)iv > lim || (double)iv < -lim)
+        if (sim_time_mul_checked(iv, k, &t) < 0 || !sim_time_in_range(t))
             return -EINVAL;
-        *us = iv * (int64_t)scale;
+        *us = t;
         return 0;
     }
     double v;
     if (tfield_f64(s, &v) < 0)
         return -EINVAL;
-    double u = v * scale;
-    if (!(fabs(u) < 9.2e18))
+    double u = v * (double)k;
+    if (!(fabs(u) <= (double)SIM_TIME_LIMIT))
         return -EINVAL;
     *us = (int64_t)llround(u);
     return 0;

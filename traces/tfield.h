@@ -11,6 +11,8 @@
 
 #include <stdint.h>
 
+#include "sim/core/simtime.h"
+
 /* How a time column is written. */
 enum tfield_unit {
     TFIELD_SEC,  /* seconds, integer or decimal */
@@ -36,7 +38,11 @@ int tfield_wallclock(const char *s, int32_t tz_s, int64_t *us);
 /* Time zone "UTC", "Z", "+08:00", "-05:00", "+0800", "+8": seconds east of UTC. */
 int tfield_tz(const char *s, int32_t *tz_s);
 
-/* A time field in `unit` to µs (numeric units: relative to the unit's zero). */
+/*
+ * A time field in `unit` to µs (numeric units: relative to the unit's zero).
+ * Numeric values beyond ±SIM_TIME_LIMIT (100 years, sim/core/simtime.h) are
+ * -EINVAL; wall-clock stamps (years 0000-9999) always fit in int64 µs.
+ */
 int tfield_time(const char *s, enum tfield_unit unit, int32_t tz_s, int64_t *us);
 
 /* "s", "ms", "us", "wall" (also "sec", "seconds", "µs", "datetime") to a unit; -EINVAL if unknown.

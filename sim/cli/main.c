@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/h5read.h"
 #include "sim/cli/cmd_analysis.h"
 #include "sim/cli/cmd_mig.h"
 #include "sim/cli/cmd_run.h"
@@ -55,6 +56,11 @@ int main(int argc, char **argv)
         {"mig", cli_mig},         {"traces", cli_traces},
     };
     const char *cmd = argv[1];
+    /* These read results files, which are not trusted: bound their CPU time and memory
+     * (analysis/h5read.h, docs/security.md); check's exit code for an unreadable file is 2. */
+    if (!strcmp(cmd, "report") || !strcmp(cmd, "compare") || !strcmp(cmd, "check") ||
+        !strcmp(cmd, "plot"))
+        h5_rd_limit_process(H5READ_MAX_CPU_S, H5READ_MAX_AS, strcmp(cmd, "check") ? 1 : 2);
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
         if (!strcmp(cmd, commands[i].name))
             return commands[i].fn(argc - 1, argv + 1);

@@ -480,7 +480,8 @@ static void kai_on_submit(struct sim *s, void *state, uint32_t j)
     struct kp *k = state;
     const struct job *job = &s->tr.jobs[j];
     int32_t q = grow_jobs(k, j) ? -1 : job_leaf(k, job);
-    if (q < 0 || job->spec.gpus > s->cl.ngpus ||
+    /* A job of no GPU (the trainer refuses those; kept out here too) could never be placed. */
+    if (q < 0 || job->spec.gpus == 0 || job->spec.gpus > s->cl.ngpus ||
         (kai_cap(&k->q[q]) < kai_job_units(s, job) - EPS)) {
         trainer_reject(&s->tr, j);
         return;

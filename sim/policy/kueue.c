@@ -414,7 +414,8 @@ static void admit_all(struct sim *s, struct kq *k)
             k->victims = v;
             k->cap_victims = d.n_victims;
         }
-        memcpy(k->victims, d.victims, d.n_victims * sizeof(*k->victims));
+        if (d.n_victims > 0) /* no victims: both pointers may be NULL (memcpy forbids that) */
+            memcpy(k->victims, d.victims, d.n_victims * sizeof(*k->victims));
         d.victims = k->victims;
         if (kueue_apply(k->q, &d, s->eng.now))
             return;

@@ -749,8 +749,9 @@ Test(conf, unknown_keys_listed_in_order)
 
 Test(conf, deep_nesting_and_big_maps)
 {
-    /* 2000 nested flow sequences and a 3000-key map: no recursion, no quadratic work. */
-    size_t depth = 2000, keys = 3000;
+    /* Nested flow sequences to the depth limit (the root map is one level) and a 3000-key map:
+     * no recursion, no quadratic work. Deeper input: tests/sim/test_conf_limits.c. */
+    size_t depth = CONF_LIMIT_DEPTH - 1, keys = 3000;
     size_t cap = 2 * depth + 16 + keys * 16;
     char *text = malloc(cap);
     size_t len = 0;

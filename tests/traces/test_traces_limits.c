@@ -1,0 +1,253 @@
+/* test_traces_limits.c — every reader range-checks what it takes from a file: GPU counts,
+ * fractions, model sizes, tokens, rates, counts, times and durations (traces/source.h,
+ * sim/core/simtime.h), with a PATH:LINE message naming the column; no time wraps. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "traces/arrivals.h"
+#include "traces/jobs.h"
+#include "traces/synth.h"
+
+/* Read jobs until the source fails; the message must be msg. */
+static void expect_job_error(struct job_source *s, const char *err_open, const char *msg)
+{
+    struct trace_err e;
+    struct job_spec j;
+    int rc, n = 0;
+    cr_assert_not_null(s, "%s", err_open);
+    while ((rc = job_source_next(s, &j, &e)) == 0) {
+        /* Whatever was accepted before the bad row is in range. */
+        cr_assert(j.gpus >= 1 && j.gpus <= JOB_MAX_GPUS);
+        cr_assert(j.work > 0 && j.work <= SIM_TIME_LIMIT);
+        cr_assert(sim_time_in_range(j.submit));
+        n++;
+    }
+    cr_assert_lt(rc, 0, "accepted %d jobs and ended cleanly; expected: %s", n, msg);
+    cr_assert_str_eq(e.msg, msg);
+    job_source_destroy(s);
+}
+
+Test(traces_limits, pai_gpu_request_and_times)
+{
+    struct trace_err e;
+    /* Before: 1e22 % of a GPU became a 0-GPU job (a double to uint32 cast) that crashed kai. */
+    expect_job_error(jobs_pai_task_create("tests/data/pai_huge_plan_gpu.csv", NULL, &e), e.msg,
+                     "tests/data/pai_huge_plan_gpu.csv:2: column 'plan_gpu': expected a GPU "
+                     "request in percent of a GPU, 0..6553600, got '1e22'");
+    /* 1000 instances x 10000 % = 100,000 GPUs. */
+    expect_job_error(jobs_pai_task_create("tests/data/pai_too_many_gpus.csv", NULL, &e), e.msg,
+                     "tests/data/pai_too_many_gpus.csv:2: column 'plan_gpu': expected a request "
+                     "of 0.001..65536 GPUs in all (inst_num x plan_gpu / 100), got '10000'");
+    expect_job_error(jobs_pai_task_create("tests/data/pai_huge_end.csv", NULL, &e), e.msg,
+                     "tests/data/pai_huge_end.csv:2: column 'end_time': expected a time in "
+                     "seconds, at most 100 years, got '1e300'");
+}
+
+Test(traces_limits, helios_gpus_duration_and_submit)
+{
+    struct trace_err e;
+    /* Before: 9e15 s x 1e6 overflowed int64 and the report showed -5.6e8 GPU-hours. */
+    expect_job_error(jobs_helios_create("tests/data/helios_huge_duration.csv", NULL, &e), e.msg,
+                     "tests/data/helios_huge_duration.csv:3: column 'duration': expected a "
+                     "duration in seconds of at most 100 years, got '9000000000000000'");
+    expect_job_error(jobs_helios_create("tests/data/helios_huge_gpus.csv", NULL, &e), e.msg,
+                     "tests/data/helios_huge_gpus.csv:3: column 'gpu_num': expected a GPU count "
+                     "0..65536, got '70000'");
+    /* Origin: midnight of 2020-06-09; 9999-12-31 is 7,979 years later. */
+    expect_job_error(jobs_helios_create("tests/data/helios_far_submit.csv", NULL, &e), e.msg,
+                     "tests/data/helios_far_submit.csv:3: column 'submit_time': expected a "
+                     "submit time within 100 years of the origin, got '9999-12-31 23:59:59'");
+}
+
+Test(traces_limits, generic_and_openb_fields)
+{
+    struct trace_err e;
+    struct job_csv_map m;
+    job_csv_map_generic(&m);
+    /* 9.2e12 s = 9.2e18 us: it used to fit int64 and wrap once an offset was added. */
+    expect_job_error(jobs_csv_create("tests/data/jobs_huge_values.csv", &m, NULL, &e), e.msg,
+                     "tests/data/jobs_huge_values.csv:3: column 'submit_s': expected a time in "
+                     "seconds (at most 100 years), got '9200000000000'");
+    expect_job_error(jobs_csv_create("tests/data/jobs_huge_gpus.csv", &m, NULL, &e), e.msg,
+                     "tests/data/jobs_huge_gpus.csv:2: column 'gpus': expected a GPU count "
+                     "1..65536, got '70000'");
+    expect_job_error(jobs_csv_create("tests/data/jobs_tiny_fraction.csv", &m, NULL, &e), e.msg,
+                     "tests/data/jobs_tiny_fraction.csv:2: column 'gpu_fraction': expected a GPU "
+                     "fraction in [0.001, 1], got '1e-300'");
+    expect_job_error(jobs_csv_create("tests/data/jobs_huge_params.csv", &m, NULL, &e), e.msg,
+                     "tests/data/jobs_huge_params.csv:2: column 'params_b': expected a model "
+                     "size in billions of parameters, 0..1000000, got '1e300'");
+    expect_job_error(jobs_csv_create("tests/data/jobs_huge_duration.csv", &m, NULL, &e), e.msg,
+                     "tests/data/jobs_huge_duration.csv:2: column 'duration_s': expected a "
+                     "duration (at most 100 years), got '9000000000000'");
+    /* Both stamps in range, but 3e9 - (-1e9) s = 127 years of run time. */
+    expect_job_error(jobs_openb_create("tests/data/openb_huge_run.csv", NULL, &e), e.msg,
+                     "tests/data/openb_huge_run.csv:3: column 'deletion_time': expected a run "
+                     "time of at most 100 years, got '3000000000'");
+}
+
+Test(traces_limits, job_offsets_never_wrap)
+{
+    struct trace_err e;
+    struct job_csv_map m;
+    job_csv_map_generic(&m);
+    struct job_trace_opts o;
+    job_trace_opts_init(&o);
+    /* Before: row 2 (10.5 s) + this offset wrapped to a negative submit time. */
+    o.offset = INT64_MAX - 5 * SIM_SEC;
+    cr_assert_null(jobs_csv_create("tests/data/jobs_generic.csv", &m, &o, &e));
+    cr_assert_str_eq(e.msg, "tests/data/jobs_generic.csv: offset and clip times must be within "
+                            "100 years");
+    /* In range, but row 2 ends up past 100 years: named at its line and column. */
+    o.offset = SIM_TIME_LIMIT - 10 * SIM_SEC;
+    expect_job_error(jobs_csv_create("tests/data/jobs_generic.csv", &m, &o, &e), e.msg,
+                     "tests/data/jobs_generic.csv:3: column 'submit_s': expected a submit time "
+                     "within 100 years of t = 0 once the offset is added, got '10.5'");
+}
+
+/* Read at most 100,000 arrivals: the source must fail with msg (a wrong source would emit
+ * billions of arrivals or loop for ever at one instant). */
+static void expect_arrival_error(struct arrival_source *s, const char *err_open, const char *msg)
+{
+    struct trace_err e;
+    struct arrival a;
+    int rc = 0;
+    cr_assert_not_null(s, "%s", err_open);
+    for (int n = 0; n < 100000 && (rc = arrival_source_next(s, &a, &e)) == 0; n++)
+        cr_assert(sim_time_in_range(a.t) && a.in_tokens <= TRACE_MAX_TOKENS);
+    cr_assert_lt(rc, 0, "no error after 100,000 arrivals; expected: %s", msg);
+    cr_assert_str_eq(e.msg, msg);
+    arrival_source_destroy(s);
+}
+
+Test(traces_limits, arrival_fields)
+{
+    struct trace_err e;
+    expect_arrival_error(arrivals_azure_create("tests/data/azure_huge_tokens.csv", NULL, &e), e.msg,
+                         "tests/data/azure_huge_tokens.csv:3: column 'ContextTokens': expected a "
+                         "token count of at most 10000000, got '4000000000'");
+    struct arrival_csv_map m = {"time_s", TFIELD_SEC, "in_tokens", "out_tokens"};
+    expect_arrival_error(arrivals_csv_create("tests/data/arrivals_huge_time.csv", &m, NULL, &e),
+                         e.msg,
+                         "tests/data/arrivals_huge_time.csv:3: column 'time_s': expected a time "
+                         "in seconds (at most 100 years), got '9200000000000'");
+    /* Before: 1e19 s saturated to INT64_MAX us and the overlap test's + 600 s wrapped. */
+    expect_arrival_error(arrivals_servegen_create("tests/data/servegen_huge_time.csv", NULL, &e),
+                         e.msg,
+                         "tests/data/servegen_huge_time.csv:3: column 'timestamp': expected a "
+                         "window start in seconds, 0..100 years, got '1e19'");
+    expect_arrival_error(arrivals_servegen_create("tests/data/servegen_huge_rate.csv", NULL, &e),
+                         e.msg,
+                         "tests/data/servegen_huge_rate.csv:2: column 'rate': expected a rate in "
+                         "req/s, 0..1000000, got '1e300'");
+    /* Weibull shape 0.001: mean Γ(1001) = ∞, gaps 0 · ∞: before, endless arrivals at t = 0. */
+    expect_arrival_error(
+        arrivals_servegen_create("tests/data/servegen_tiny_weibull.csv", NULL, &e), e.msg,
+        "tests/data/servegen_tiny_weibull.csv:1: column 'shape': expected a shape whose mean gap "
+        "is finite, got '0.001'");
+    /* Gamma shape 1e-300: every draw U^(1/k) underflows to 0: before, endless arrivals at
+     * t = 0 (the mean, k, is finite, so only the shape's own range catches it). */
+    expect_arrival_error(
+        arrivals_servegen_create("tests/data/servegen_tiny_gamma.csv", NULL, &e), e.msg,
+        "tests/data/servegen_tiny_gamma.csv:2: column 'shape': expected a shape in [0.001, "
+        "1000000], got '1e-300'");
+    struct arrival_counts_map cm = {"minute", TFIELD_SEC, "requests", 0};
+    expect_arrival_error(arrivals_counts_create("tests/data/counts_huge.csv", &cm, NULL, &e), e.msg,
+                         "tests/data/counts_huge.csv:3: column 'requests': expected a count of "
+                         "at most 1000000000 requests, got '2000000000'");
+}
+
+Test(traces_limits, arrival_options_in_range)
+{
+    struct trace_err e;
+    struct trace_time_opts o;
+    struct arrival_csv_map m = {"time_s", TFIELD_SEC, "in_tokens", "out_tokens"};
+    const char *msg = "tests/data/arrivals_huge_time.csv: offset, loop period and clip times "
+                      "must be within 100 years";
+    trace_time_opts_init(&o);
+    o.offset = INT64_MAX - 5 * SIM_SEC; /* before: t = 0 + offset, and t = 10 s wrapped */
+    cr_assert_null(arrivals_csv_create("tests/data/arrivals_huge_time.csv", &m, &o, &e));
+    cr_assert_str_eq(e.msg, msg);
+    trace_time_opts_init(&o);
+    o.loop = true;
+    o.clip_end = SIM_DAY;
+    o.loop_period = SIM_TIME_LIMIT + 1;
+    cr_assert_null(arrivals_csv_create("tests/data/arrivals_huge_time.csv", &m, &o, &e));
+    cr_assert_str_eq(e.msg, msg);
+    /* The largest offset allowed still works: the first arrival at exactly 100 years. */
+    trace_time_opts_init(&o);
+    o.offset = SIM_TIME_LIMIT;
+    struct arrival_source *s = arrivals_csv_create("tests/data/arrivals_huge_time.csv", &m, &o, &e);
+    cr_assert_not_null(s, "%s", e.msg);
+    struct arrival a;
+    cr_assert_eq(arrival_source_next(s, &a, &e), 0, "%s", e.msg);
+    cr_assert_eq(a.t, SIM_TIME_LIMIT);
+    arrival_source_destroy(s);
+}
+
+Test(traces_limits, time_fields_bounded_at_100_years)
+{
+    int64_t us = 0;
+    /* 100 Julian years = 3,155,760,000 s. */
+    cr_assert_eq(tfield_time("3155760000", TFIELD_SEC, 0, &us), 0);
+    cr_assert_eq(us, SIM_TIME_LIMIT);
+    cr_assert_eq(tfield_time("-3155760000", TFIELD_SEC, 0, &us), 0);
+    cr_assert_eq(us, -SIM_TIME_LIMIT);
+    cr_assert_eq(tfield_time("3155760000000", TFIELD_MS, 0, &us), 0);
+    cr_assert_eq(us, SIM_TIME_LIMIT);
+    us = 7;
+    cr_assert_eq(tfield_time("3155760001", TFIELD_SEC, 0, &us), -EINVAL);
+    cr_assert_eq(tfield_time("3155760000.5", TFIELD_SEC, 0, &us), -EINVAL);
+    cr_assert_eq(tfield_time("3155760000001", TFIELD_MS, 0, &us), -EINVAL);
+    cr_assert_eq(tfield_time("3155760000000001", TFIELD_US, 0, &us), -EINVAL);
+    cr_assert_eq(tfield_time("9223372036854775807", TFIELD_US, 0, &us), -EINVAL);
+    cr_assert_eq(tfield_time("-9223372036854775808", TFIELD_SEC, 0, &us), -EINVAL);
+    cr_assert_eq(us, 7); /* untouched by refusals */
+    /* Wall clocks of any 4-digit year fit: 9999-12-31 is day 2,932,896. */
+    cr_assert_eq(tfield_time("9999-12-31", TFIELD_WALL, 0, &us), 0);
+    cr_assert_eq(us, (int64_t)2932896 * 86400 * 1000000);
+}
+
+Test(traces_limits, synthetic_durations_capped_at_100_years)
+{
+    /* A median of 10^12 s (31,700 years) with sigma 0: every job is capped at 100 years. */
+    struct job_mix m = {.per_hour = 1, .median_s = 1e12, .sigma = 0, .nsizes = 1};
+    m.sizes[0] = 1;
+    m.weights[0] = 1;
+    m.backlog = 3;
+    struct job_source *s = synth_jobs_create(&m, SIM_DAY, 1, 2);
+    cr_assert_not_null(s);
+    struct job_spec j;
+    struct trace_err e;
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(job_source_next(s, &j, &e), 0);
+        cr_assert_eq(j.work, SIM_TIME_LIMIT);
+        cr_assert_eq(j.submit, 0);
+    }
+    job_source_destroy(s);
+}
+
+Test(traces_limits, clipped_away_counts_are_not_drawn, .timeout = 30)
+{
+    /* Row 1 holds 10^9 requests in the first minute, which clip_start = 1 h throws away; row
+     * 2 holds 5 at 2 h. Before, the reader drew all 10^9 only to drop them (the counts fuzzer
+     * timed out on such a row); now the first arrival kept is row 2's, at once. (The timeout
+     * is a hang guard, not a measurement.) */
+    struct trace_err e;
+    struct trace_time_opts o;
+    trace_time_opts_init(&o);
+    o.clip_start = SIM_HOUR;
+    struct arrival_counts_map cm = {"minute", TFIELD_SEC, "requests", 0};
+    struct arrival_source *s =
+        arrivals_counts_create("tests/data/counts_clipped_huge.csv", &cm, &o, &e);
+    cr_assert_not_null(s, "%s", e.msg);
+    struct arrival a;
+    int n = 0;
+    while (arrival_source_next(s, &a, &e) == 0) {
+        cr_assert(a.t >= 2 * SIM_HOUR && a.t < 2 * SIM_HOUR + SIM_MIN, "arrival at %lld us",
+                  (long long)a.t);
+        n++;
+    }
+    cr_expect_eq(n, 5);
+    arrival_source_destroy(s);
+}
