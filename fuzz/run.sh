@@ -7,6 +7,10 @@
 #   CRASHES  where each crash, leak, timeout or out-of-memory input is copied,
 #            as CRASHES/TARGET/<kind>-<sha1> (tests/data/fuzz by default: `make test`
 #            replays it)
+# A timeout (an input slower than 10 s) is reported and kept under BUILD/timeouts/TARGET,
+# but fails the run only with FUZZ_STRICT=1: a slow input is a performance finding, and
+# whether a 30 s smoke reaches one depends on the machine's speed, which would make CI
+# fail on noise. Crashes, leaks and out-of-memory inputs always fail it.
 # Extra libFuzzer flags: FUZZ_ARGS. The working corpus BUILD/corpus/TARGET
 # grows from run to run (it is never committed); the seeds are rebuilt each run.
 # Exit 0 when no target found anything, 1 otherwise.
@@ -64,15 +68,28 @@ for t in "$@"; do
     fi
     rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | tail -1)
     units=$(find "$b/corpus/$t" -type f | wc -l)
-    n=0
+    n=0 slow=0
     for f in "$b/artifacts/$t"/*; do
         [ -f "$f" ] || continue
-        n=$((n + 1))
-        mkdir -p "$crashes/$t"
-        cp "$f" "$crashes/$t/"
+        case $(basename "$f") in
+        timeout-* | slow-unit-*)
+            slow=$((slow + 1))
+            mkdir -p "$b/timeouts/$t"
+            cp "$f" "$b/timeouts/$t/"
+            [ "${FUZZ_STRICT:-0}" = 1 ] && n=$((n + 1))
+            ;;
+        *)
+            n=$((n + 1))
+            mkdir -p "$crashes/$t"
+            cp "$f" "$crashes/$t/"
+            ;;
+        esac
     done
+    what=none
+    [ "$n" -gt 0 ] && what="$n in $crashes/$t (log $log)"
+    [ "$slow" -gt 0 ] && what="$what; $slow slow input(s) in $b/timeouts/$t"
     printf '%-18s %12s %10s %8s %8s  %s\n' "$t" "${execs:-?}" "${rate:-?}" "$units" "${rss:-?}" \
-        "$([ "$n" -gt 0 ] && echo "$n in $crashes/$t (log $log)" || echo none)"
+        "$what"
     if [ "$n" -gt 0 ] || [ -z "$execs" ]; then
         found=1
         [ -z "$execs" ] && echo "fuzz: $t did not finish; see $log" >&2
