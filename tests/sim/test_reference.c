@@ -1,6 +1,7 @@
 /*
- * test_reference.c — every policy on its reference scenario (scenarios/reference/),
- * cut to two simulated hours: requests and GPU-seconds are conserved.
+ * test_reference.c — every policy on its reference scenario of both brackets
+ * (scenarios/reference/ and scenarios/reference/deep/), cut to thirty simulated
+ * minutes (with --set, as a user would): requests and GPU-seconds are conserved.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,36 +9,30 @@
 
 #include "tests/simtest.h"
 
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = calloc((size_t)n + 64, 1);
-    cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    char *d = strstr(buf, "duration: 3d");
-    cr_assert_not_null(d, "%s: no 'duration: 3d' to shorten", path);
-    memcpy(d, "duration: 2h", 12);
-    return buf;
-}
-
-static void check_policy(const char *policy)
+static void check_file(const char *dir, const char *policy)
 {
     char path[256];
-    snprintf(path, sizeof(path), "scenarios/reference/%s.yaml", policy);
-    char *text = read_text(path);
+    snprintf(path, sizeof(path), "scenarios/reference/%s%s.yaml", dir, policy);
+    static const char *const sets[] = {"duration=30m", "output.warmup=10m"};
     struct scenario sc;
     struct sim s;
-    simtest_run(&sc, &s, text, 1);
+    struct conf_err err;
+    int rc = scenario_load_set(&sc, path, NULL, sets, 2, &err);
+    cr_assert_eq(rc, 0, "%s: %s", path, err.msg);
+    rc = sim_init(&s, &sc, 1, NULL);
+    cr_assert_eq(rc, 0, "%s: %s", path, s.err);
+    cr_assert_eq(sim_run(&s, NULL), 0, "%s: %s", path, s.err);
     cr_expect_str_eq(sc.policy.name, policy);
     simtest_expect_conserved(&s);
     cr_expect_leq(sim_util_useful(&s), sim_util_busy(&s) + 1e-12);
     cr_expect_leq(sim_util_busy(&s), 1.0 + 1e-12);
     simtest_free(&sc, &s);
-    free(text);
+}
+
+static void check_policy(const char *policy)
+{
+    check_file("", policy);
+    check_file("deep/", policy);
 }
 
 Test(reference, dedicated_conserves)
