@@ -346,16 +346,41 @@ static int open_job_trace(struct sim *s, struct job_source **out)
 }
 
 /*
- * Mean rate over [0, span) of the arrivals a fresh copy of service c's stream
- * gives (the same trace and seed as the service's own: the same arrivals).
+ * A service's load as the policies size for it, from a fresh copy of its
+ * arrival stream (the same trace or synthetic stream and seed: the same
+ * arrivals): *first = the mean rate over [0, span) (span = the sample
+ * interval), *peak = the highest mean rate of any such interval of the run.
+ * Synthetic: the profile's maximum; a ServeGen folder: the highest 600 s
+ * window of its summed client rates (× scale) in the run's span, read from
+ * the files without generating; any other trace: one counting pass.
  */
-static int first_interval_rate(struct sim *s, const struct service_cfg *c, uint64_t stream,
-                               sim_time span, double *rate)
+static int service_rates(struct sim *s, const struct service_cfg *c, uint64_t stream, sim_time span,
+                         double *first, double *peak)
 {
     struct arrival_source *src;
-    *rate = 0;
+    *first = *peak = 0;
     if (span <= 0)
         return 0;
+    bool sg = c->from_trace && c->trace.format == ARRFMT_SERVEGEN;
+    bool count_peak = c->from_trace && !sg;
+    if (!c->from_trace)
+        *peak = rate_profile_max(&c->arrivals);
+    if (sg) {
+        double *rates = NULL;
+        size_t nwin = 0, nfiles = 0;
+        struct trace_err e = {{0}};
+        if (servegen_dir_rates(c->trace.path, &rates, &nwin, &nfiles, &e) == 0) {
+            double origin = c->trace.origin ? strtod(c->trace.origin, NULL) : 0;
+            double scale = c->trace.scale > 0 ? c->trace.scale : 1;
+            double end = origin + sim_time_to_sec(s->sc->duration);
+            for (size_t w = 0; w < nwin; w++) {
+                double t0 = (double)w * 600.0;
+                if ((c->trace.loop || (t0 + 600 > origin && t0 < end)) && rates[w] * scale > *peak)
+                    *peak = rates[w] * scale;
+            }
+            free(rates);
+        }
+    }
     if (c->from_trace) {
         int rc = open_arrival_trace(s, c, stream, &src);
         if (rc)
@@ -366,25 +391,45 @@ static int first_interval_rate(struct sim *s, const struct service_cfg *c, uint6
             return -ENOMEM;
     }
     sim_time t[1024];
-    uint64_t count = 0;
+    uint64_t count = 0, first_n = 0;
+    int64_t bucket = 0;
     struct trace_err err = {{0}};
-    for (;;) {
+    double secs = sim_time_to_sec(span);
+    for (bool more = true; more;) {
         uint32_t n = 0;
         int rc = arrival_source_fill(src, t, 1024, &n, &err);
-        uint32_t k = 0;
-        while (k < n && t[k] < span)
-            k++;
-        count += k;
         if (rc < 0) {
             snprintf(s->err, sizeof(s->err), "%s", err.msg[0] ? err.msg : "cannot read the trace");
             arrival_source_destroy(src);
             return rc;
         }
-        if (rc || k < n)
-            break;
+        for (uint32_t k = 0; k < n; k++) {
+            int64_t b = t[k] / span;
+            if (!count_peak && b > 0) {
+                more = false; /* the first interval is all a synthetic or ServeGen source needs */
+                break;
+            }
+            if (b != bucket) {
+                if (bucket == 0)
+                    first_n = count;
+                if ((double)count / secs > *peak)
+                    *peak = (double)count / secs;
+                bucket = b;
+                count = 0;
+            }
+            count++;
+        }
+        if (rc)
+            more = false;
     }
+    if (bucket == 0)
+        first_n = count;
+    if (count_peak && (double)count / secs > *peak)
+        *peak = (double)count / secs;
     arrival_source_destroy(src);
-    *rate = (double)count / sim_time_to_sec(span);
+    *first = (double)first_n / secs;
+    if (*first > *peak)
+        *peak = *first;
     return 0;
 }
 
@@ -394,7 +439,8 @@ static int build_services(struct sim *s)
     char name[160];
     s->svcs = calloc(sc->nservices ? sc->nservices : 1, sizeof(*s->svcs));
     s->first_rate = calloc(sc->nservices ? sc->nservices : 1, sizeof(*s->first_rate));
-    if (!s->svcs || !s->first_rate)
+    s->peak_rate = calloc(sc->nservices ? sc->nservices : 1, sizeof(*s->peak_rate));
+    if (!s->svcs || !s->first_rate || !s->peak_rate)
         return -ENOMEM;
     sim_time span = sc->sample_interval < sc->duration ? sc->sample_interval : sc->duration;
     for (uint32_t i = 0; i < sc->nservices; i++) {
@@ -415,7 +461,8 @@ static int build_services(struct sim *s)
         if (rc)
             return rc;
         s->nsvcs++;
-        if ((rc = first_interval_rate(s, c, rng_stream_id(name), span, &s->first_rate[i])))
+        if ((rc = service_rates(s, c, rng_stream_id(name), span, &s->first_rate[i],
+                                &s->peak_rate[i])))
             return rc;
     }
     return 0;
@@ -627,8 +674,9 @@ void sim_release(struct sim *s)
         service_release(&s->svcs[i]);
     free(s->svcs);
     free(s->first_rate);
+    free(s->peak_rate);
     s->svcs = NULL;
-    s->first_rate = NULL;
+    s->first_rate = s->peak_rate = NULL;
     s->nsvcs = 0;
     trainer_release(&s->tr);
     cluster_release(&s->cl);

@@ -52,6 +52,10 @@ struct sim {
      * replicas with it, as a cluster that was already running would be.
      */
     double *first_rate;
+    /* Per service: the highest mean arrival rate of any metrics interval of the
+     * run (synthetic: the profile's maximum; a trace: read from it at set-up).
+     * Fixed splits (dedicated, tidal's windows) size by it. */
+    double *peak_rate;
     struct trainer tr;
     const struct policy_ops *pol;
     void *pol_state;

@@ -232,10 +232,10 @@ void pol_split_by_peak(const struct sim *s, uint32_t n, uint32_t *out)
 {
     double tot = 0;
     for (uint32_t i = 0; i < s->nsvcs; i++)
-        tot += rate_profile_max(&s->sc->services[i].arrivals) + 1e-9;
+        tot += s->peak_rate[i] + 1e-9;
     uint32_t given = 0;
     for (uint32_t i = 0; i < s->nsvcs; i++) {
-        double w = (rate_profile_max(&s->sc->services[i].arrivals) + 1e-9) / tot;
+        double w = (s->peak_rate[i] + 1e-9) / tot;
         out[i] = (uint32_t)(w * n);
         if (out[i] == 0)
             out[i] = 1;
@@ -314,12 +314,12 @@ int pol_place_initial(struct sim *s, pol_pick_fn pick, void *ctx)
     double tot = 0;
     for (uint32_t i = 0; i < s->nsvcs; i++)
         if (sc->services[i].replicas == 0)
-            tot += rate_profile_max(&sc->services[i].arrivals) + 1e-9;
+            tot += s->peak_rate[i] + 1e-9;
     uint32_t given = 0;
     for (uint32_t i = 0; i < s->nsvcs; i++) {
         uint32_t want = sc->services[i].replicas;
         if (want == 0) {
-            double w = (rate_profile_max(&sc->services[i].arrivals) + 1e-9) / tot;
+            double w = (s->peak_rate[i] + 1e-9) / tot;
             want = --flexible == 0 ? spare - given : (uint32_t)(w * spare + 0.5);
             if (want == 0)
                 want = 1;
