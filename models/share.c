@@ -248,13 +248,30 @@ size_t share_oom(enum share_mode mode, const struct share_tenant *t, size_t n, d
     size_t dead = 0;
     double used = 0.0;
     for (size_t i = 0; i < n; i++) {
-        bool over_limit =
-            mode == SHARE_MPS && t[i].mem_limit_gib > 0.0 && t[i].mem_gib > t[i].mem_limit_gib;
-        killed[i] = over_limit || used + t[i].mem_gib > cap_gib;
-        if (killed[i])
-            dead++;
-        else
-            used += t[i].mem_gib;
+        double mem = t[i].mem_gib, limit = t[i].mem_limit_gib;
+        double req =
+            t[i].mem_quota_gib > 0.0 && t[i].mem_quota_gib < mem ? t[i].mem_quota_gib : mem;
+        killed[i] = false;
+        if (limit > 0.0 && mem > limit && mode != SHARE_MIG) {
+            killed[i] = true; /* over its enforced limit: its own allocation fails */
+        } else if (used + mem <= cap_gib) {
+            used += mem;
+        } else if (mode == SHARE_TIMESLICE && req < mem && used + req <= cap_gib) {
+            /* Its request fits, its excess overflows the shared pool: the card-mates die. */
+            for (size_t j = 0; j < i; j++)
+                if (!killed[j]) {
+                    killed[j] = true;
+                    dead++;
+                }
+            used = 0.0;
+            if (mem <= cap_gib)
+                used = mem;
+            else
+                killed[i] = true;
+        } else {
+            killed[i] = true;
+        }
+        dead += killed[i];
     }
     return dead;
 }

@@ -28,7 +28,9 @@
  *
  * Memory (share_oom) and fault blast radius (share_fault_victims) follow the
  * isolation NVIDIA documents: time-slicing has none (an overflowing allocation
- * OOM-kills its tenant; a fatal fault ends every tenant on the card); MPS has a
+ * OOM-kills its tenant, an over-user's excess its card-mates; a fatal fault
+ * ends every tenant on the card) unless HAMi-style quotas are enforced (a
+ * tenant over its limit fails alone); MPS has a
  * per-client pinned memory limit (over it => that client's OOM only) but
  * reports a fatal fault to every client on the GPU, which then exit; MIG
  * isolates memory (oversized jobs are refused at placement, mig_fits_memory)
@@ -99,7 +101,8 @@ struct share_tenant {
     double slice_speed;   /* MIG: its instance's speed factor, (0, 1] */
     int group;            /* MIG: instance id on the card (fault domain); unused otherwise */
     double mem_gib;       /* memory it allocates, GiB */
-    double mem_limit_gib; /* MPS pinned device memory limit, GiB; 0 = none */
+    double mem_limit_gib; /* enforced limit (MPS pinned, time-slicing quota), GiB; 0 = none */
+    double mem_quota_gib; /* memory it asked the scheduler for, GiB; 0 = mem_gib */
     double ts_slice_s;    /* time-slicing: its own slice length, s; 0 = the card's (knobs) */
 };
 
@@ -183,10 +186,19 @@ double share_ts_max_wait_s(const struct share_knobs *k, size_t others_active);
 /*
  * Memory admission on one card (for MIG: on one instance, cap_gib = its memory;
  * placement normally refuses first). Tenants are given in allocation order;
- * killed[i] is set when tenant i's allocation fails and it is OOM-killed:
+ * killed[i] is set when tenant i is OOM-killed:
+ *   any mode, a tenant with an enforced limit (mem_limit_gib > 0: MPS pinned
+ *       limit, time-slicing memory quota) that allocates more than it: only
+ *       that tenant (HAMi-style quota or MPS pinning: the allocation over the
+ *       limit fails in its own process);
  *   timeslice, exclusive: the allocation that overflows cap_gib (no isolation:
- *       whoever allocates last loses; earlier tenants keep running);
- *   mps: first its own pinned limit (over it => only that client), then the card;
+ *       whoever allocates last loses; earlier tenants keep running), except:
+ *   timeslice, a tenant over its own request (mem_gib > mem_quota_gib > 0, no
+ *       limit in force) whose request fits but whose excess overflows the card:
+ *       its excess is taken while it runs, from the pool its card-mates
+ *       allocate from, so every earlier live tenant on the card dies (their
+ *       next allocation fails) and it keeps running if it now fits alone;
+ *   mps: first its own pinned limit, then the card;
  *   mig: the allocation that overflows its instance.
  * A killed tenant's memory is not counted for later ones. Returns the number
  * killed. killed must hold n entries.

@@ -126,6 +126,8 @@ int cluster_init(struct cluster *c, uint32_t nodes, uint32_t per_node, const str
     c->slots = mode == SHARE_EXCLUSIVE ? 1 : mode == SHARE_MIG ? MIG_MAX_INSTANCES : slots;
     if (c->slots == 0)
         c->slots = 1;
+    if (c->slots > CARD_MAX_TENANTS)
+        c->slots = CARD_MAX_TENANTS;
     uint32_t maxten = c->slots > MIG_MAX_INSTANCES ? c->slots : MIG_MAX_INSTANCES;
     c->cards = calloc(c->ngpus, sizeof(*c->cards));
     c->node_free = calloc(nodes, sizeof(*c->node_free));
@@ -484,27 +486,35 @@ int cluster_place(struct cluster *c, uint32_t gpu, sim_time now, const struct te
     if (r->demand > 0 && r->demand <= 1)
         t->st.demand = r->demand;
     t->ts_idle_at = -1;
-    /* k8s device plugin MPS: each replica gets 1/N of the memory (its README). */
-    t->st.mem_limit_gib = c->mode != SHARE_MPS   ? 0
-                          : c->mps_limit_gib > 0 ? c->mps_limit_gib
-                                                 : c->mem_gib / c->slots;
+    /* k8s device plugin MPS: each replica gets 1/N of the memory (its README); time-slicing
+     * with enforced quotas (HAMi): the memory it asked for. */
+    t->st.mem_quota_gib = r->mem_quota_gib > 0 ? r->mem_quota_gib : 0;
+    t->st.mem_limit_gib = c->mode == SHARE_MPS
+                              ? (c->mps_limit_gib > 0 ? c->mps_limit_gib : c->mem_gib / c->slots)
+                          : c->mode == SHARE_TIMESLICE && c->mem_quota ? t->st.mem_quota_gib
+                                                                       : 0;
     if (inst >= 0) {
         t->st.group = inst;
         t->st.slice_speed = mig_knobs_speed(&c->mig, g->layout.inst[inst].profile);
         g->inst_tenant[inst] = id;
     }
 
+    /* Memory: does this allocation fail, or kill card-mates it did not kill before? */
+    uint32_t victims[CARD_MAX_TENANTS + 1], nvict = 0;
     if (c->mode != SHARE_MIG) {
-        /* Memory without isolation: does this allocation overflow the card? */
-        bool killed[SHARE_MPS_MAX_CLIENTS + 1] = {false};
+        bool before[CARD_MAX_TENANTS + 1] = {false}, killed[CARD_MAX_TENANTS + 1] = {false};
         for (uint32_t i = 0; i < g->nten; i++)
             c->scratch[i] = c->tenants[g->ten[i]].st;
+        share_oom(c->mode, c->scratch, g->nten, c->mem_gib, before);
         c->scratch[g->nten] = t->st;
         share_oom(c->mode, c->scratch, g->nten + 1, c->mem_gib, killed);
         if (killed[g->nten]) {
             tenant_free(c, id);
             return 1;
         }
+        for (uint32_t i = 0; i < g->nten; i++)
+            if (killed[i] && !before[i])
+                victims[nvict++] = g->ten[i];
     }
     if (g->nten == 0) {
         c->free_cards--;
@@ -517,6 +527,8 @@ int cluster_place(struct cluster *c, uint32_t gpu, sim_time now, const struct te
     *tid = id;
     if (c->on_place)
         c->on_place(c->cb_ctx, id);
+    for (uint32_t i = 0; i < nvict && c->on_oom; i++)
+        c->on_oom(c->cb_ctx, victims[i]);
     return 0;
 }
 
@@ -674,7 +686,7 @@ uint32_t cluster_fault_victims(const struct cluster *c, uint32_t tid, uint32_t *
 {
     const struct tenant *t = &c->tenants[tid];
     const struct card *g = &c->cards[t->gpu];
-    bool dies[SHARE_MPS_MAX_CLIENTS + MIG_MAX_INSTANCES] = {false};
+    bool dies[CARD_MAX_TENANTS + 1] = {false};
     size_t self = 0;
     for (uint32_t i = 0; i < g->nten; i++) {
         c->scratch[i] = c->tenants[g->ten[i]].st;

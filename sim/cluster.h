@@ -59,6 +59,9 @@ enum tenant_kind { TENANT_INFER, TENANT_TRAIN };
 
 #define TENANT_NONE UINT32_MAX
 
+/* Most tenants one card holds (time-slicing replicas <= 64, MPS <= 48, MIG <= 7). */
+#define CARD_MAX_TENANTS 64
+
 struct tenant {
     enum tenant_kind kind;
     uint32_t gpu;
@@ -135,6 +138,10 @@ struct cluster {
     struct mig_knobs mig;
     double mem_gib;       /* card memory */
     double mps_limit_gib; /* MPS pinned memory limit per client, 0 = card / slots */
+    /* Time-slicing memory quotas (cluster.timeSlicing.memory_quota: enforced, HAMi-style):
+     * each tenant is limited to the memory it asked for (tenant_req.mem_quota_gib, else
+     * mem_gib). Off: the device plugin, which does not isolate memory. */
+    bool mem_quota;
     struct share_prio prio;
     struct tenant *tenants;
     uint32_t ntenants, cap_tenants, free_tenant; /* free list, 1-based; 0 = none */
@@ -142,6 +149,9 @@ struct cluster {
     cluster_speed_fn on_speed; /* a tenant's speed changed (timeslice/MPS) */
     cluster_speed_fn on_place; /* a tenant was placed (for fault draws) */
     cluster_speed_fn on_leave; /* a tenant is about to leave its card (its id still valid) */
+    /* A placement's memory overflow OOM-killed this card-mate (time-slicing without quotas,
+     * share_oom): the owner must take it off the card; cluster_place does not remove it. */
+    cluster_speed_fn on_oom;
     void *cb_ctx;
     /* scratch for share_speeds */
     struct share_tenant *scratch;
@@ -171,6 +181,7 @@ struct tenant_req {
     enum tenant_kind kind;
     uint32_t owner, member;
     double mem_gib;          /* memory it allocates */
+    double mem_quota_gib;    /* memory it asked for (its quota when enforced); 0 = mem_gib */
     double sm_cap;           /* MPS active thread percentage / 100 (1 = uncapped) */
     double demand;           /* fraction of the SMs its kernels fill alone, (0, 1]; 0 = 1 */
     const char *mig_profile; /* MIG: instance profile wanted (NULL = any free instance) */
@@ -186,8 +197,12 @@ int cluster_can_place(const struct cluster *c, uint32_t gpu, const struct tenant
 /*
  * Place a tenant (idle, not active) and return its id in *tid. Returns 0;
  * 1 when placed but immediately OOM-killed (time-slicing/MPS memory: no
- * isolation or over its pinned limit; the tenant is already removed, *tid
- * untouched); or the refusal of cluster_can_place (nothing changed).
+ * isolation, over its pinned limit or its enforced quota; the tenant is
+ * already removed, *tid untouched); or the refusal of cluster_can_place
+ * (nothing changed). Under time-slicing without quotas a tenant over its
+ * request whose excess overflows the card kills its card-mates instead
+ * (share_oom): it is placed (returns 0) and on_oom is called for each of
+ * them, after on_place; they stay on the card until their owner removes them.
  */
 int cluster_place(struct cluster *c, uint32_t gpu, sim_time now, const struct tenant_req *r,
                   uint32_t *tid);
@@ -257,6 +272,12 @@ void cluster_ts_end(struct cluster *c, uint32_t tid, sim_time now);
 
 /* Set the inference-priority rule and apply it to every card (caps and slices). */
 void cluster_set_prio(struct cluster *c, const struct share_prio *p, sim_time now);
+
+/* The memory a tenant asked for (what a scheduler sums), GiB: its quota, else what it allocates. */
+static inline double tenant_mem_request(const struct tenant *t)
+{
+    return t->st.mem_quota_gib > 0 ? t->st.mem_quota_gib : t->st.mem_gib;
+}
 
 static inline double cluster_tenant_speed(const struct cluster *c, uint32_t tid)
 {

@@ -392,7 +392,8 @@ static int load_service(const struct conf_doc *d, const struct conf_node *n, str
     static const char *const keys[] = {"name",        "latency",   "batching",
                                        "slo",         "replicas",  "arrivals",
                                        "max_queue",   "memory_gb", "active_thread_percentage",
-                                       "mig_profile", "demand",    NULL};
+                                       "mig_profile", "demand",    "memory_used_gb",
+                                       NULL};
     static const char *const lkeys[] = {"model", "a_ms", "b_ms", "fixed_compute_share",
                                         "dist",  "cv",   NULL};
     static const char *const bkeys[] = {"max_batch", "max_wait", NULL};
@@ -497,6 +498,7 @@ static int load_service(const struct conf_doc *d, const struct conf_node *n, str
     double atp = 100;
     c->demand = 1;
     if ((rc = conf_double(d, n, "memory_gb", false, 0, 1024, &c->mem_gib, err)) ||
+        (rc = conf_double(d, n, "memory_used_gb", false, 0, 1024, &c->mem_used_gib, err)) ||
         (rc = conf_double(d, n, "active_thread_percentage", false, 1, 100, &atp, err)) ||
         (rc = conf_double(d, n, "demand", false, 0.01, 1, &c->demand, err)) ||
         (rc = conf_string(d, n, "mig_profile", false, &c->mig_profile, err)))
@@ -807,7 +809,9 @@ static int load_sharing(struct scenario *sc, const struct conf_node *c, struct c
 {
     static const char *const mkeys[] = {"layout",   "efficiency",  "speeds",
                                         "reconfig", "drain_grace", NULL};
-    static const char *const tkeys[] = {"replicas", "slice", "overhead", "switch", NULL};
+    static const char *const tkeys[] = {"replicas", "slice",        "overhead",
+                                        "switch",   "memory_quota", NULL};
+    static const char *const quotas[] = {"none", "enforced", NULL};
     static const char *const pkeys[] = {"replicas", "interference", "pinned_mem_limit_gb", NULL};
     static const char *const fkeys[] = {"per_tenant_per_hour", "restart", NULL};
     const struct conf_doc *d = &sc->doc;
@@ -865,13 +869,16 @@ static int load_sharing(struct scenario *sc, const struct conf_node *c, struct c
     if (sc->sharing == SHARE_TIMESLICE) {
         sc->slots = 4;
         sim_time slice = sim_time_from_sec(sc->knobs.ts_slice_s), sw = -1;
+        int quota = 0;
         if (t &&
             ((rc = conf_check_keys(d, t, "timeSlicing", tkeys, err)) ||
              (rc = get_u32(d, t, "replicas", false, 1, 64, &sc->slots, err)) ||
              (rc = conf_duration(d, t, "slice", false, 1, &slice, err)) ||
              (rc = conf_double(d, t, "overhead", false, 0, 0.9, &sc->knobs.ts_overhead, err)) ||
-             (rc = conf_duration(d, t, "switch", false, 0, &sw, err))))
+             (rc = conf_duration(d, t, "switch", false, 0, &sw, err)) ||
+             (rc = conf_enum(d, t, "memory_quota", false, quotas, &quota, err))))
             return rc;
+        sc->ts_mem_quota = quota == 1;
         if (t && conf_get(t, "switch") && conf_get(t, "overhead"))
             return conf_errf(err, d, conf_get(t, "switch"), "switch",
                              "give either 'switch' (a time) or 'overhead' (a fraction), not both");

@@ -72,7 +72,8 @@ struct service_cfg {
     uint32_t replicas;   /* replicas the policy starts with (0 = policy decides) */
     uint32_t min_replicas, max_replicas;
     uint64_t max_queue;      /* waiting requests beyond this are dropped */
-    double mem_gib;          /* memory a replica allocates, GiB */
+    double mem_gib;          /* memory a replica asks for (and allocates), GiB */
+    double mem_used_gib;     /* memory it really allocates when not mem_gib (0 = mem_gib) */
     double sm_cap;           /* MPS active thread percentage / 100 */
     double demand;           /* fraction of the SMs its kernels fill alone (MPS), (0, 1] */
     const char *mig_profile; /* MIG instance profile a replica asks for (NULL = any) */
@@ -114,6 +115,7 @@ struct scenario {
     const struct gpu_spec *spec; /* its specification (models/gpu.h, with cluster.spec overrides) */
     struct gpu_spec spec_own;    /* the copy spec points to */
     double mps_mem_limit_gib;    /* MPS pinned memory limit per client, 0 = card / replicas */
+    bool ts_mem_quota;           /* timeSlicing.memory_quota: enforced (HAMi-style) */
     uint32_t nodes, gpus_per_node;
     enum share_mode sharing;
     uint32_t slots;           /* tenants per card (timeslice/MPS replicas) */

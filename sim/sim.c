@@ -166,8 +166,8 @@ int sim_inject_fault(struct sim *s, uint32_t tid)
         return -EINVAL;
     if (tenant_down(s, tid))
         return 0;
-    uint32_t victims[SHARE_MPS_MAX_CLIENTS + MIG_MAX_INSTANCES];
-    struct tenant vt[SHARE_MPS_MAX_CLIENTS + MIG_MAX_INSTANCES];
+    uint32_t victims[CARD_MAX_TENANTS + 1];
+    struct tenant vt[CARD_MAX_TENANTS + 1];
     uint32_t all = cluster_fault_victims(&s->cl, tid, victims), n = 0;
     for (uint32_t i = 0; i < all; i++)
         if (!tenant_down(s, victims[i])) {
@@ -194,6 +194,41 @@ int sim_inject_fault(struct sim *s, uint32_t tid)
             event_failed(s);
     }
     return (int)n;
+}
+
+/*
+ * A card-mate's memory overflow OOM-killed this tenant (cluster on_oom:
+ * time-slicing without quotas). It dies at once, in an event of its own (the
+ * placement that killed it may be inside a policy's or the trainer's loop): a
+ * training member kills its job (restart from the last checkpoint, queued
+ * again, as a fault); a replica loses its batch and leaves its card (its
+ * restart in place would fail again while the card is full; the HPA or the
+ * policy places a new one).
+ */
+static void on_oom_kill(void *ctx, uint64_t arg)
+{
+    struct sim *s = ctx;
+    struct tenant *t = arg_tenant(s, arg);
+    if (!t)
+        return; /* left meanwhile (its gang died with an earlier victim) */
+    s->oom_kills++;
+    fault_clock_stop(s, (uint32_t)arg);
+    if (t->kind == TENANT_TRAIN) {
+        trainer_kill(&s->tr, t->owner);
+        return;
+    }
+    struct service *sv = &s->svcs[t->owner];
+    uint32_t ri = t->member;
+    service_replica_down(sv, ri);
+    if (!sv->reps[ri].gone)
+        service_remove_replica(sv, ri);
+}
+
+static void on_tenant_oom(void *ctx, uint32_t tid)
+{
+    struct sim *s = ctx;
+    if (engine_at(&s->eng, s->eng.now, on_oom_kill, s, tenant_arg(s, tid), NULL))
+        event_failed(s);
 }
 
 /* The warm-up snapshot: card time by state and allocation, service counters and histograms. */
@@ -491,9 +526,11 @@ int sim_init(struct sim *s, const struct scenario *sc, uint64_t seed, const stru
     if (rc)
         goto fail;
     s->cl.mps_limit_gib = sc->mps_mem_limit_gib;
+    s->cl.mem_quota = sc->ts_mem_quota;
     s->cl.on_speed = on_tenant_speed;
     s->cl.on_place = on_tenant_placed;
     s->cl.on_leave = on_tenant_leave;
+    s->cl.on_oom = on_tenant_oom;
     s->cl.cb_ctx = s;
     if ((rc = build_services(s)))
         goto fail_src;
@@ -558,7 +595,8 @@ int sim_start_replica(struct sim *s, uint32_t svc, uint32_t gpu, sim_time delay)
     struct tenant_req req = {
         .kind = TENANT_INFER,
         .owner = svc,
-        .mem_gib = c->mem_gib,
+        .mem_gib = c->mem_used_gib > 0 ? c->mem_used_gib : c->mem_gib,
+        .mem_quota_gib = c->mem_gib,
         .sm_cap = c->sm_cap,
         .demand = c->demand,
         .mig_profile = c->mig_profile,

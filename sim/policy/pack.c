@@ -6,8 +6,8 @@
  * cluster.mps.replicas) and the Kubernetes scheduler packs pods onto those
  * slots:
  *   timeslice  tenants take turns on the card (models/share.h); memory has no
- *              isolation, so the allocation that overflows the card is
- *              OOM-killed by the cluster;
+ *              isolation unless cluster.timeSlicing.memory_quota is enforced,
+ *              so the cluster's OOM rule applies (share_oom);
  *   mps        tenants run concurrently under a thread-percentage cap per
  *              class (services[].active_thread_percentage,
  *              training.active_thread_percentage, overridable here with
@@ -22,7 +22,7 @@
  * member per distinct card, the g best cards. Optional limits:
  * `max_training_per_card`, `inference_spread` (replicas of one service on
  * distinct cards) and `check_memory` (default true: a careful scheduler sums
- * the tenants' memory and refuses a card the new tenant would overflow, and
+ * the tenants' memory requests and refuses a card the new tenant would overflow, and
  * under MPS a tenant above the per-client limit; false reproduces naive
  * time-slicing, where the cluster's OOM rule kills the overflowing tenant).
  *
@@ -77,7 +77,7 @@ static bool card_fits(const struct sim *s, const struct pack *p, uint32_t gpu,
     bool same = false;
     for (uint32_t i = 0; i < g->nten; i++) {
         const struct tenant *t = &c->tenants[g->ten[i]];
-        used += t->st.mem_gib;
+        used += tenant_mem_request(t);
         ntrain += t->kind == TENANT_TRAIN;
         same = same || (t->kind == TENANT_INFER && t->owner == owner);
     }
@@ -213,7 +213,7 @@ static bool fits_without_training(const struct sim *s, const struct pack *p, uin
             continue;
         }
         left++;
-        used += t->st.mem_gib;
+        used += tenant_mem_request(t);
         if (p->cfg.spread && t->owner == svc)
             return false;
     }

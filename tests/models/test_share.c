@@ -177,6 +177,48 @@ Test(share, timeslice_oom_kills_exactly_the_overflowing_tenant)
     cr_assert_eq(share_oom(SHARE_TIMESLICE, t, 3, 80.0, killed), 0);
 }
 
+/*
+ * Memory quotas under time-slicing, by hand on an 80 GiB card: A asks for and
+ * allocates 40 GiB; B asks for 40 GiB and allocates 60 (over its request).
+ * Enforced (B's limit = its 40 GiB request, HAMi-style): B's own allocation
+ * fails, A lives. None: B's request fits (80), its excess (100 > 80) takes
+ * the pool A allocates from, so A dies and B (60 alone) runs. A tenant whose
+ * request itself does not fit still fails alone (C: 50 after A's 40).
+ */
+Test(share, timeslice_quota_kills_alone_none_kills_the_card_mates)
+{
+    struct share_tenant t[3];
+    bool killed[3];
+    for (int i = 0; i < 3; i++)
+        share_tenant_init(&t[i]);
+    t[0].mem_gib = 40.0;
+    t[1].mem_gib = 60.0;
+    t[1].mem_quota_gib = 40.0;
+    t[1].mem_limit_gib = 40.0; /* enforced */
+    cr_assert_eq(share_oom(SHARE_TIMESLICE, t, 2, 80.0, killed), 1);
+    cr_expect(!killed[0] && killed[1]);
+    t[1].mem_limit_gib = 0.0; /* none */
+    cr_assert_eq(share_oom(SHARE_TIMESLICE, t, 2, 80.0, killed), 1);
+    cr_expect(killed[0] && !killed[1]);
+    /* B over the whole card (90 > 80): it dies too, after A */
+    t[1].mem_gib = 90.0;
+    cr_assert_eq(share_oom(SHARE_TIMESLICE, t, 2, 80.0, killed), 2);
+    /* an over-user whose excess still fits harms nobody (40 + 35 <= 80) */
+    t[1].mem_gib = 35.0;
+    t[1].mem_quota_gib = 30.0;
+    cr_assert_eq(share_oom(SHARE_TIMESLICE, t, 2, 80.0, killed), 0);
+    /* a request that does not fit fails alone: A 40, C asks 50 and allocates 70 */
+    t[1].mem_gib = 70.0;
+    t[1].mem_quota_gib = 50.0;
+    cr_assert_eq(share_oom(SHARE_TIMESLICE, t, 2, 80.0, killed), 1);
+    cr_expect(!killed[0] && killed[1]);
+    /* MPS keeps its rule: no card-mate dies of another client's excess */
+    t[1].mem_gib = 60.0;
+    t[1].mem_quota_gib = 40.0;
+    cr_assert_eq(share_oom(SHARE_MPS, t, 2, 80.0, killed), 1);
+    cr_expect(!killed[0] && killed[1]);
+}
+
 Test(share, mps_pinned_limit_is_per_client)
 {
     struct share_tenant t[3];
