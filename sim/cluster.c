@@ -483,6 +483,7 @@ int cluster_place(struct cluster *c, uint32_t gpu, sim_time now, const struct te
     t->st.mem_gib = r->mem_gib;
     t->st.sm_cap = c->mode == SHARE_MPS && r->sm_cap > 0 && r->sm_cap <= 1 ? r->sm_cap : 1.0;
     t->base_cap = t->st.sm_cap;
+    t->fraction = r->fraction > 0 && r->fraction <= 1 ? r->fraction : 0;
     if (r->demand > 0 && r->demand <= 1)
         t->st.demand = r->demand;
     t->ts_idle_at = -1;

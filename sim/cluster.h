@@ -75,6 +75,7 @@ struct tenant {
     uint32_t gen;               /* bumped when the id is reused */
     struct evq_handle fault_ev; /* its pending fatal fault (sim/sim.c); zero when none */
     double base_cap;            /* MPS: its own thread-percentage cap (sm_cap before priority) */
+    double fraction;            /* card fraction it asked for; 0 = one slot */
     /* Time-slicing batch (cluster_ts_begin): its speed is fixed at work/latency and the
      * card's other tenants lose ts_rate of card time per unit of time until it ends. */
     bool ts_batch;
@@ -182,6 +183,7 @@ struct tenant_req {
     uint32_t owner, member;
     double mem_gib;          /* memory it allocates */
     double mem_quota_gib;    /* memory it asked for (its quota when enforced); 0 = mem_gib */
+    double fraction;         /* card fraction it asked for, (0, 1]; 0 = one slot (1 / slots) */
     double sm_cap;           /* MPS active thread percentage / 100 (1 = uncapped) */
     double demand;           /* fraction of the SMs its kernels fill alone, (0, 1]; 0 = 1 */
     const char *mig_profile; /* MIG: instance profile wanted (NULL = any free instance) */
@@ -277,6 +279,12 @@ void cluster_set_prio(struct cluster *c, const struct share_prio *p, sim_time no
 static inline double tenant_mem_request(const struct tenant *t)
 {
     return t->st.mem_quota_gib > 0 ? t->st.mem_quota_gib : t->st.mem_gib;
+}
+
+/* The card share a tenant asked for: its fraction, else one slot (1 / slots). */
+static inline double tenant_units(const struct cluster *c, const struct tenant *t)
+{
+    return t->fraction > 0 ? t->fraction : 1.0 / c->slots;
 }
 
 static inline double cluster_tenant_speed(const struct cluster *c, uint32_t tid)

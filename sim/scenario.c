@@ -389,11 +389,11 @@ static int check_plain_name(const struct conf_doc *d, const struct conf_node *ma
 static int load_service(const struct conf_doc *d, const struct conf_node *n, struct service_cfg *c,
                         const struct gpu_spec *sc_spec, struct conf_err *err)
 {
-    static const char *const keys[] = {"name",        "latency",   "batching",
-                                       "slo",         "replicas",  "arrivals",
-                                       "max_queue",   "memory_gb", "active_thread_percentage",
-                                       "mig_profile", "demand",    "memory_used_gb",
-                                       NULL};
+    static const char *const keys[] = {"name",         "latency",   "batching",
+                                       "slo",          "replicas",  "arrivals",
+                                       "max_queue",    "memory_gb", "active_thread_percentage",
+                                       "mig_profile",  "demand",    "memory_used_gb",
+                                       "gpu_fraction", NULL};
     static const char *const lkeys[] = {"model", "a_ms", "b_ms", "fixed_compute_share",
                                         "dist",  "cv",   NULL};
     static const char *const bkeys[] = {"max_batch", "max_wait", NULL};
@@ -499,6 +499,7 @@ static int load_service(const struct conf_doc *d, const struct conf_node *n, str
     c->demand = 1;
     if ((rc = conf_double(d, n, "memory_gb", false, 0, 1024, &c->mem_gib, err)) ||
         (rc = conf_double(d, n, "memory_used_gb", false, 0, 1024, &c->mem_used_gib, err)) ||
+        (rc = conf_double(d, n, "gpu_fraction", false, 0.01, 1, &c->gpu_fraction, err)) ||
         (rc = conf_double(d, n, "active_thread_percentage", false, 1, 100, &atp, err)) ||
         (rc = conf_double(d, n, "demand", false, 0.01, 1, &c->demand, err)) ||
         (rc = conf_string(d, n, "mig_profile", false, &c->mig_profile, err)))

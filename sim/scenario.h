@@ -74,6 +74,7 @@ struct service_cfg {
     uint64_t max_queue;      /* waiting requests beyond this are dropped */
     double mem_gib;          /* memory a replica asks for (and allocates), GiB */
     double mem_used_gib;     /* memory it really allocates when not mem_gib (0 = mem_gib) */
+    double gpu_fraction;     /* card share a replica asks for (timeslice/mps packing); 0 = a slot */
     double sm_cap;           /* MPS active thread percentage / 100 */
     double demand;           /* fraction of the SMs its kernels fill alone (MPS), (0, 1] */
     const char *mig_profile; /* MIG instance profile a replica asks for (NULL = any) */

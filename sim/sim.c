@@ -597,6 +597,7 @@ int sim_start_replica(struct sim *s, uint32_t svc, uint32_t gpu, sim_time delay)
         .owner = svc,
         .mem_gib = c->mem_used_gib > 0 ? c->mem_used_gib : c->mem_gib,
         .mem_quota_gib = c->mem_gib,
+        .fraction = c->gpu_fraction,
         .sm_cap = c->sm_cap,
         .demand = c->demand,
         .mig_profile = c->mig_profile,

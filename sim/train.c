@@ -420,6 +420,20 @@ int trainer_begin(struct trainer *t)
     return t->src_error;
 }
 
+double trainer_job_fraction(const struct job_spec *j)
+{
+    return j->gpus == 1 && j->gpu_fraction > 0 && j->gpu_fraction < 1 ? j->gpu_fraction : 0;
+}
+
+double trainer_job_mem_gib(const struct trainer *t, const struct job_spec *j, double card_gib)
+{
+    /* Only on shared cards: exclusive and MIG place a fractional job on a whole card or an
+     * instance, which it fills as a whole-GPU member would. */
+    bool shared = t->cl->mode == SHARE_TIMESLICE || t->cl->mode == SHARE_MPS;
+    double f = shared ? trainer_job_fraction(j) : 0;
+    return f > 0 ? f * card_gib : t->cfg.mem_gib_per_gpu;
+}
+
 int trainer_start(struct trainer *t, uint32_t id, const uint32_t *gpus)
 {
     if (id >= t->njobs)
@@ -431,7 +445,8 @@ int trainer_start(struct trainer *t, uint32_t id, const uint32_t *gpus)
     struct tenant_req req = {
         .kind = TENANT_TRAIN,
         .owner = id,
-        .mem_gib = t->cfg.mem_gib_per_gpu,
+        .mem_gib = trainer_job_mem_gib(t, &j->spec, t->cl->mem_gib),
+        .fraction = trainer_job_fraction(&j->spec),
         .sm_cap = t->cfg.sm_cap,
         .demand = t->cfg.demand,
         .mig_profile = j->spec.mig_profile[0] ? j->spec.mig_profile : NULL,

@@ -46,7 +46,7 @@ struct train_cfg {
     struct ckpt_knobs knobs;     /* bandwidths, fixed costs, warm-up, grace */
     bool ckpt_per_gpu;           /* every member writes / reads its shard at the bandwidths
                                     (sharded checkpoints); false: one writer per job */
-    double mem_gib_per_gpu;      /* memory each member allocates, GiB */
+    double mem_gib_per_gpu;      /* memory each member of a whole-GPU job allocates, GiB */
     double sm_cap;               /* MPS active thread percentage / 100 for training */
     double demand;               /* fraction of the SMs its kernels fill alone (MPS), (0, 1] */
 };
@@ -137,6 +137,20 @@ int64_t trainer_submit(struct trainer *t, const struct job_spec *spec);
 
 /* Schedule the first submission. Call once callbacks are set. */
 int trainer_begin(struct trainer *t);
+
+/*
+ * The card fraction job j asks for: its gpu_fraction when it is a one-GPU job
+ * of a fraction in (0, 1), else 0 (whole cards).
+ */
+double trainer_job_fraction(const struct job_spec *j);
+
+/*
+ * The GPU memory each member of job j asks for and allocates, GiB: on a
+ * time-sliced or MPS card a fractional job its fraction of the card
+ * (card_gib; the GPU-sharing convention of KAI's gpu-fraction and HAMi's
+ * gpumem-percentage), otherwise mem_gib_per_gpu.
+ */
+double trainer_job_mem_gib(const struct trainer *t, const struct job_spec *j, double card_gib);
 
 /*
  * Start queued job j with one member on each card gpus[0..spec.gpus).

@@ -62,9 +62,12 @@ struct pack {
 /* Memory slack for sums of GiB figures. */
 #define PACK_MEM_EPS 1e-9
 
-/* Would card gpu take a tenant of this kind, owner and memory under the policy's rules? */
+/*
+ * Would card gpu take a tenant of this kind, owner, memory request and card
+ * share (units: its fraction, or one slot 1 / slots) under the policy's rules?
+ */
 static bool card_fits(const struct sim *s, const struct pack *p, uint32_t gpu,
-                      enum tenant_kind kind, uint32_t owner, double mem)
+                      enum tenant_kind kind, uint32_t owner, double mem, double units)
 {
     const struct cluster *c = &s->cl;
     const struct card *g = &c->cards[gpu];
@@ -72,12 +75,13 @@ static bool card_fits(const struct sim *s, const struct pack *p, uint32_t gpu,
         return false;
     if (kind == TENANT_TRAIN && p->held && p->held[gpu])
         return false; /* kept for the replica it was emptied for */
-    double used = 0;
+    double used = 0, share = 0;
     uint32_t ntrain = 0;
     bool same = false;
     for (uint32_t i = 0; i < g->nten; i++) {
         const struct tenant *t = &c->tenants[g->ten[i]];
         used += tenant_mem_request(t);
+        share += tenant_units(c, t);
         ntrain += t->kind == TENANT_TRAIN;
         same = same || (t->kind == TENANT_INFER && t->owner == owner);
     }
@@ -85,6 +89,8 @@ static bool card_fits(const struct sim *s, const struct pack *p, uint32_t gpu,
         return false;
     if (kind == TENANT_INFER && p->cfg.spread && same)
         return false;
+    if (share + units > 1 + PACK_MEM_EPS)
+        return false; /* fractions: the card's shares add up to at most one card */
     if (p->cfg.check_memory) {
         if (used + mem > c->mem_gib + PACK_MEM_EPS)
             return false;
@@ -150,11 +156,11 @@ static bool better(const struct sim *s, const struct pack *p, uint32_t a, uint32
  * number found (< count: the gang does not fit now).
  */
 static uint32_t pick_cards(const struct sim *s, struct pack *p, enum tenant_kind kind,
-                           uint32_t owner, double mem, uint32_t count)
+                           uint32_t owner, double mem, double units, uint32_t count)
 {
     uint32_t n = 0;
     for (uint32_t g = 0; g < s->cl.ngpus; g++)
-        if (card_fits(s, p, g, kind, owner, mem))
+        if (card_fits(s, p, g, kind, owner, mem, units))
             p->cand[n++] = g;
     uint32_t k = 0;
     for (; k < count && k < n; k++) {
@@ -174,7 +180,9 @@ static uint32_t pick_cards(const struct sim *s, struct pack *p, enum tenant_kind
 static uint32_t pack_pick(struct sim *s, void *ctx, uint32_t svc)
 {
     struct pack *p = ctx;
-    if (pick_cards(s, p, TENANT_INFER, svc, s->sc->services[svc].mem_gib, 1) < 1)
+    const struct service_cfg *c = &s->sc->services[svc];
+    double units = c->gpu_fraction > 0 ? c->gpu_fraction : 1.0 / s->cl.slots;
+    if (pick_cards(s, p, TENANT_INFER, svc, c->mem_gib, units, 1) < 1)
         return UINT32_MAX;
     uint32_t g = p->base.gang[0];
     if (p->held && p->held[g]) {
@@ -205,7 +213,9 @@ static bool fits_without_training(const struct sim *s, const struct pack *p, uin
     if (g->reconfiguring || p->held[gpu])
         return false;
     uint32_t left = 0, ntrain = 0;
-    double used = 0, mem = s->sc->services[svc].mem_gib;
+    const struct service_cfg *sc = &s->sc->services[svc];
+    double used = 0, mem = sc->mem_gib, share = 0;
+    double units = sc->gpu_fraction > 0 ? sc->gpu_fraction : 1.0 / c->slots;
     for (uint32_t i = 0; i < g->nten; i++) {
         const struct tenant *t = &c->tenants[g->ten[i]];
         if (t->kind == TENANT_TRAIN) {
@@ -214,10 +224,11 @@ static bool fits_without_training(const struct sim *s, const struct pack *p, uin
         }
         left++;
         used += tenant_mem_request(t);
+        share += tenant_units(c, t);
         if (p->cfg.spread && t->owner == svc)
             return false;
     }
-    if (ntrain == 0 || left >= c->slots)
+    if (ntrain == 0 || left >= c->slots || share + units > 1 + PACK_MEM_EPS)
         return false;
     if (p->cfg.check_memory && used + mem > c->mem_gib + PACK_MEM_EPS)
         return false;
@@ -302,7 +313,7 @@ static bool job_can_ever_fit(const struct sim *s, const struct pack *p, uint32_t
 {
     const struct cluster *c = &s->cl;
     uint32_t g = s->tr.jobs[j].spec.gpus;
-    double mem = s->tr.cfg.mem_gib_per_gpu;
+    double mem = trainer_job_mem_gib(&s->tr, &s->tr.jobs[j].spec, c->mem_gib);
     if (g == 0 || g > c->ngpus)
         return false;
     if (p->cfg.check_memory) {
@@ -325,7 +336,10 @@ static void start_pass(struct sim *s, struct pack *p)
             continue;
         }
         uint32_t g = job->spec.gpus;
-        if (pick_cards(s, p, TENANT_TRAIN, j, s->tr.cfg.mem_gib_per_gpu, g) == g &&
+        double f = trainer_job_fraction(&job->spec);
+        if (pick_cards(s, p, TENANT_TRAIN, j,
+                       trainer_job_mem_gib(&s->tr, &job->spec, s->cl.mem_gib),
+                       f > 0 ? f : 1.0 / s->cl.slots, g) == g &&
             trainer_start(&s->tr, j, p->base.gang) >= 0) {
             /* Started, or OOM-killed at its first allocation (FAILED): out of the queue. */
             jobq_remove_at(&p->base.q, i);
