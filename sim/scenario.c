@@ -394,8 +394,9 @@ static int load_service(const struct conf_doc *d, const struct conf_node *n, str
                                        "max_queue",    "memory_gb", "active_thread_percentage",
                                        "mig_profile",  "demand",    "memory_used_gb",
                                        "gpu_fraction", NULL};
-    static const char *const lkeys[] = {"model", "a_ms", "b_ms", "fixed_compute_share",
-                                        "dist",  "cv",   NULL};
+    static const char *const lkeys[] = {"model", "a_ms", "b_ms",  "fixed_compute_share",
+                                        "dist",  "cv",   "bound", NULL};
+    static const char *const bounds[] = {"compute", "memory", NULL};
     static const char *const bkeys[] = {"max_batch", "max_wait", NULL};
     static const char *const skeys[] = {"p99_ms", "target_ms", "quantile", NULL};
     static const char *const rkeys[] = {"count", "min", "max", NULL};
@@ -437,6 +438,10 @@ static int load_service(const struct conf_doc *d, const struct conf_node *n, str
             (rc = conf_enum(d, l, "dist", false, dist_names, &dist, err)) ||
             (rc = conf_double(d, l, "cv", false, 0, 10, &c->cv, err)))
             return rc;
+        int bound = 0;
+        if ((rc = conf_enum(d, l, "bound", false, bounds, &bound, err)))
+            return rc;
+        c->memory_bound = bound == 1;
     }
     c->dist = (enum svc_dist)dist;
     if (c->a_ms + c->b_ms <= 0)

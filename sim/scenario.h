@@ -63,6 +63,8 @@ struct service_cfg {
     /* Batch time a + b·batch on a full GPU (Inoue, arXiv 1912.06322), times a jitter of mean 1. */
     double a_ms, b_ms;
     double fixed_compute_share; /* φ: share of a that scales with a MIG slice (models/latency.h) */
+    bool memory_bound; /* latency.bound: memory — on MIG the batch scales with the instance's
+                          memory-bandwidth share (memory slices / 8), not its SM share */
     enum svc_dist dist;
     double cv;           /* lognormal jitter coefficient of variation */
     uint32_t max_batch;  /* dynamic batching: largest batch */

@@ -169,6 +169,12 @@ static double jitter(struct service *s)
 static void on_batch_done(void *ctx, uint64_t arg);
 static void on_wake(void *ctx, uint64_t arg);
 
+/* The replica's speed now: its tenant's, rescaled for a memory-bound service on MIG. */
+static double replica_speed(const struct service *s, const struct replica *r)
+{
+    return cluster_tenant_speed(s->cl, r->tid) * r->bw_factor;
+}
+
 /*
  * The batch of the first n queued requests begins at `start`: they leave the
  * queue (their arrivals are already in r->batch_arrivals) and their waits count.
@@ -205,7 +211,7 @@ static void plan_batch(struct service *s, uint32_t ri, uint64_t from, uint32_t n
     if (s->cl->mode == SHARE_TIMESLICE && !r->reserved) {
         /* Round-robin slices: the batch's latency in closed form (models/share.h). */
         us = cluster_ts_begin(s->cl, r->tid, start, work);
-        r->speed = cluster_tenant_speed(s->cl, r->tid);
+        r->speed = replica_speed(s, r);
     } else {
         us = wait + work / (r->speed > 0 ? r->speed : 1e-9);
     }
@@ -228,7 +234,7 @@ static void start_batch(struct service *s, uint32_t ri, uint32_t n, sim_time now
         s->hot = UINT32_MAX;                 /* its card never left inference: nothing to switch */
     else if (s->cl->mode != SHARE_TIMESLICE) /* time-slicing: plan_batch activates it */
         cluster_set_active(s->cl, r->tid, now, true, USE_INFER);
-    r->speed = cluster_tenant_speed(s->cl, r->tid);
+    r->speed = replica_speed(s, r);
     plan_batch(s, ri, 0, n, now, 0);
     begin_batch(s, r, n, now);
 }
@@ -495,7 +501,7 @@ void service_on_speed(struct service *s, uint32_t ri)
             r->work_left = 0;
         r->since = now;
     }
-    r->speed = cluster_tenant_speed(s->cl, r->tid);
+    r->speed = replica_speed(s, r);
     sim_time start = r->since > now ? r->since : now;
     double us = r->work_left / (r->speed > 0 ? r->speed : 1e-9);
     r->batch_end = start + (us < 1e15 ? (sim_time)(us + 0.5) : (sim_time)1e15);
@@ -636,6 +642,17 @@ int service_add_replica(struct service *s, uint32_t tid, bool ready, uint32_t *o
         s->cl->tenants[tid].instance >= 0
             ? latency_fixed_scale(s->cfg->fixed_compute_share, s->cl->tenants[tid].st.slice_speed)
             : 1.0;
+    /* Memory-bound work (LLM decode) on a MIG instance runs at the instance's share of the
+     * memory bandwidth, memory slices / 8 (NVIDIA MIG User Guide: an instance owns its
+     * memory slices and their bandwidth), not at its SM share. */
+    r->bw_factor = 1.0;
+    int inst = s->cl->tenants[tid].instance;
+    if (s->cfg->memory_bound && inst >= 0) {
+        const struct mig_profile *pr = s->cl->cards[r->gpu].layout.inst[inst].profile;
+        double sm = s->cl->tenants[tid].st.slice_speed;
+        if (pr && sm > 0)
+            r->bw_factor = (pr->memory_slices / 8.0) / sm;
+    }
     r->batch_arrivals = buf ? buf : malloc(s->cfg->max_batch * sizeof(*r->batch_arrivals));
     if (!r->batch_arrivals)
         return -ENOMEM;

@@ -49,6 +49,8 @@ struct replica {
     double speed;       /* current speed while a batch runs, fraction of a full GPU */
     double fixed_scale; /* factor on the fixed batch cost a: g(φ, s) on a MIG instance of
                            speed s, else 1 (models/latency.h) */
+    double bw_factor;   /* memory-bound service on a MIG instance: memory share / SM speed of
+                           the instance (its speed is rescaled by it); else 1 */
     double work_left;   /* µs of the running batch left at full speed */
     sim_time since;     /* when work_left was last brought up to date */
     bool busy;

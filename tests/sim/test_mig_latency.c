@@ -100,3 +100,44 @@ Test(mig_latency, fixed_term_scales_weakly_per_item_term_with_the_slice)
         (r->a_s * latency_fixed_scale(r->fixed_compute_share, s) + r->b_s) / s / (r->a_s + r->b_s);
     cr_expect_float_eq(ratio, 0.675 / 0.466, 0.02, "ResNet-50 batch-1 ratio %.3f", ratio);
 }
+
+/* One request at a time (a = 0, b = 10 ms) on a 3g.40gb instance, compute- or memory-bound. */
+static double mean_on_3g(const char *bound)
+{
+    char yaml[2048];
+    snprintf(yaml, sizeof(yaml),
+             "name: mig-bound\n"
+             "duration: 10m\n"
+             "sample_interval: 1m\n"
+             "cluster: { gpu: a100-sxm4-80gb, nodes: 1, gpus_per_node: 1, sharing: mig,\n"
+             "           mig: { layout: \"3g.40gb+3g.40gb\" } }\n"
+             "services:\n"
+             "  - name: s\n"
+             "    latency: { a_ms: 0, b_ms: 10, dist: deterministic, bound: %s }\n"
+             "    batching: { max_batch: 1, max_wait: 0s }\n"
+             "    slo: { p99_ms: 100000 }\n"
+             "    replicas: 1\n"
+             "    arrivals: { synthetic: { shape: constant, rate_rps: 2 } }\n"
+             "policy: { name: dedicated, inference_gpus: 1 }\n",
+             bound);
+    struct scenario sc;
+    struct sim s;
+    simtest_run(&sc, &s, yaml, 5);
+    double m = hist_mean(s.svcs[0].h_total) / 1e3;
+    double w = s.svcs[0].tot.wait_us / 1e3 / (double)s.svcs[0].tot.served;
+    simtest_free(&sc, &s);
+    return m - w; /* service time: latency less its wait */
+}
+
+/*
+ * Memory-bound work scales with the instance's memory slices: a 3g.40gb instance
+ * owns 4 of the card's 8 (NVIDIA MIG User Guide), so 10 ms of per-item work on the
+ * full card takes 10 / 0.5 = 20 ms; compute-bound it runs at the instance's SM
+ * speed, 0.968 × 42/108 = 0.3764: 26.57 ms.
+ */
+Test(mig_latency, memory_bound_work_scales_with_memory_slices)
+{
+    double c = mean_on_3g("compute"), m = mean_on_3g("memory");
+    cr_expect(fabs(c - 10 / (0.968 * 42.0 / 108.0)) < 0.01, "compute-bound %.4f ms", c);
+    cr_expect(fabs(m - 20.0) < 0.01, "memory-bound %.4f ms", m);
+}
