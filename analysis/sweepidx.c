@@ -12,14 +12,9 @@
 #include "analysis/results.h"
 #include "analysis/texttable.h"
 
-const char *const sweepidx_metrics[] = {"util_busy",
-                                        "util_allocated",
-                                        "slo_share",
-                                        "p99_ms_worst_service",
-                                        "training_gpu_hours",
-                                        "cost_total",
-                                        "share_fragmented",
-                                        NULL};
+const char *const sweepidx_metrics[] = {
+    "util_busy",          "util_allocated", "slo_share",        "p99_ms_worst_service",
+    "training_gpu_hours", "cost_total",     "share_fragmented", NULL};
 
 #define NMETRICS (sizeof(sweepidx_metrics) / sizeof(sweepidx_metrics[0]) - 1)
 
@@ -190,7 +185,8 @@ static int write_points(hid_t file, const struct sweepidx_desc *d)
             snprintf(an, sizeof(an), "axis_%zu", a);
             rc = h5_attr_str(pg, an, d->values[p * d->naxes + a]);
         }
-        if (!rc && H5Lcreate_external(d->files[p], "/", pg, "results", H5P_DEFAULT, H5P_DEFAULT) < 0)
+        if (!rc &&
+            H5Lcreate_external(d->files[p], "/", pg, "results", H5P_DEFAULT, H5P_DEFAULT) < 0)
             rc = h5io_fail();
         H5Gclose(pg);
     }
@@ -448,15 +444,16 @@ static int load(struct loaded *l, const char *path, char *err, size_t errlen)
 
 static void report_json(FILE *out, const struct loaded *l)
 {
-    fprintf(out, "{\"sweep\": \"%s\", \"mode\": \"%s\", \"points\": %zu, \"points_done\": %.0f, "
-                 "\"replications\": %.0f, \"axes\": [",
+    fprintf(out,
+            "{\"sweep\": \"%s\", \"mode\": \"%s\", \"points\": %zu, \"points_done\": %.0f, "
+            "\"replications\": %.0f, \"axes\": [",
             l->sweep_path, l->mode, l->np, l->done_n, l->reps);
     for (size_t a = 0; a < l->naxes; a++)
         fprintf(out, "%s\"%s\"", a ? ", " : "", l->axes[a]);
     fputs("], \"table\": [", out);
     for (size_t p = 0; p < l->np; p++) {
-        fprintf(out, "%s\n  {\"point\": %zu, \"file\": \"%s\", \"done\": %s, \"values\": [", p ? "," : "",
-                p, l->files[p], l->done[p] == 1 ? "true" : "false");
+        fprintf(out, "%s\n  {\"point\": %zu, \"file\": \"%s\", \"done\": %s, \"values\": [",
+                p ? "," : "", p, l->files[p], l->done[p] == 1 ? "true" : "false");
         for (size_t a = 0; a < l->naxes; a++) {
             fputs(a ? ", \"" : "\"", out);
             for (const char *s = l->vals[p * l->naxes + a]; *s; s++)

@@ -39,12 +39,12 @@
 
 /* What the index records; every pointer is the caller's. */
 struct sweepidx_desc {
-    const char *dir;            /* folder of the index and the point files */
-    size_t npoints, naxes;      /* points >= 1, axes >= 1 */
-    const char *const *axes;    /* [naxes] dotted paths */
-    const char *const *values;  /* [npoints * naxes]: point p's value of axis a at p*naxes+a */
-    const char *const *files;   /* [npoints] point file names, relative to dir */
-    const bool *done;           /* [npoints] a complete results file exists */
+    const char *dir;           /* folder of the index and the point files */
+    size_t npoints, naxes;     /* points >= 1, axes >= 1 */
+    const char *const *axes;   /* [naxes] dotted paths */
+    const char *const *values; /* [npoints * naxes]: point p's value of axis a at p*naxes+a */
+    const char *const *files;  /* [npoints] point file names, relative to dir */
+    const bool *done;          /* [npoints] a complete results file exists */
     unsigned replications;
     const char *mode;
     const char *hash;

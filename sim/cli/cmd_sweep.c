@@ -104,14 +104,11 @@ int cli_sweep(int argc, char **argv)
     h5io_quiet();
     catch_signals();
     enum { OPT_FORCE = 256, OPT_REPORT };
-    static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
-                                             {"jobs", required_argument, NULL, 'j'},
-                                             {"force", no_argument, NULL, OPT_FORCE},
-                                             {"report", required_argument, NULL, OPT_REPORT},
-                                             {"format", required_argument, NULL, 'f'},
-                                             {"quiet", no_argument, NULL, 'q'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'}, {"jobs", required_argument, NULL, 'j'},
+        {"force", no_argument, NULL, OPT_FORCE},  {"report", required_argument, NULL, OPT_REPORT},
+        {"format", required_argument, NULL, 'f'}, {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
     cli_getopt_begin();
     int c;
     while ((c = getopt_long(argc, argv, ":ho:j:f:q", longopts, NULL)) != -1) {

@@ -202,8 +202,9 @@ static int axis_value(struct sweep *sw, struct sweep_axis *ax, const struct conf
     int rc = b.nomem ? -ENOMEM : axis_add(ax, b.s ? b.s : "", v->line, v->col);
     free(b.s);
     if (rc)
-        return conf_errf(err, &sw->doc, v, ax->path, "out of memory, or the value is nested too "
-                                                     "deeply");
+        return conf_errf(err, &sw->doc, v, ax->path,
+                         "out of memory, or the value is nested too "
+                         "deeply");
     return 0;
 }
 
@@ -438,8 +439,9 @@ int sweep_validate(const struct sweep *sw, struct conf_err *err)
         }
         const struct sweep_axis *ax = &sw->axes[blame];
         size_t vi = sweep_value_index(sw, p, blame);
-        snprintf(err->msg, sizeof(err->msg), "%.120s:%u:%u: axis %.80s value '%.60s' (point %zu): %.200s",
-                 sw->path, ax->line[vi], ax->col[vi], ax->path, ax->vals[vi], p, serr.msg);
+        snprintf(err->msg, sizeof(err->msg),
+                 "%.120s:%u:%u: axis %.80s value '%.60s' (point %zu): %.200s", sw->path,
+                 ax->line[vi], ax->col[vi], ax->path, ax->vals[vi], p, serr.msg);
         free_sets(sets, sw->naxes);
         return -EINVAL;
     }
@@ -640,8 +642,7 @@ static void show(const struct runner *r, size_t running, size_t p, double took, 
         char eta[32] = "-";
         double el = now_s() - r->t0;
         if (r->finished > 0)
-            fmt_dur(eta, sizeof(eta),
-                    el / (double)r->finished * (double)(r->ntodo - r->finished));
+            fmt_dur(eta, sizeof(eta), el / (double)r->finished * (double)(r->ntodo - r->finished));
         fprintf(stderr, "\r  sweep: %zu/%zu points done, %zu running, ETA %s   ", r->ndone,
                 r->sw->npoints, running, eta);
         return;
@@ -750,8 +751,7 @@ static int run_all(struct runner *r)
                 if (!failed && r->tty && !r->o->quiet)
                     fputc('\n', stderr);
                 if (!r->tty || r->o->quiet || !failed)
-                    fprintf(stderr, "tidesim sweep: point %zu failed (exit status %d)\n", p,
-                            code);
+                    fprintf(stderr, "tidesim sweep: point %zu failed (exit status %d)\n", p, code);
                 failed = stopping = true;
                 for (unsigned j = 0; j < jobs; j++)
                     if (sl[j].pid > 0)
@@ -869,7 +869,8 @@ int sweep_run(const struct sweep *sw, const struct sweep_run_opts *o)
     if (write_index(&r))
         goto out;
     if (!o->quiet)
-        fprintf(stderr, "tidesim sweep: %zu point(s) × %u replication(s); %zu complete, %zu to run%s\n",
+        fprintf(stderr,
+                "tidesim sweep: %zu point(s) × %u replication(s); %zu complete, %zu to run%s\n",
                 sw->npoints, sw->reps, r.ndone, r.ntodo, r.ntodo ? "" : ": nothing to do");
     status = r.ntodo ? run_all(&r) : 0;
     if (r.ntodo && write_index(&r) && status == 0)

@@ -44,7 +44,7 @@ struct sweep_axis {
 };
 
 struct sweep {
-    char *path;      /* the sweep file, as given (malloc'd) */
+    char *path; /* the sweep file, as given (malloc'd) */
     struct conf_doc doc;
     char *base_path; /* resolved (malloc'd) */
     char *base_text; /* the base scenario's text (malloc'd) */
@@ -81,10 +81,10 @@ int sweep_point_sets(const struct sweep *sw, size_t p, char **sets);
 int sweep_validate(const struct sweep *sw, struct conf_err *err);
 
 struct sweep_run_opts {
-    const char *dir;   /* output folder (created if missing) */
-    unsigned jobs;     /* processes at a time (0 = online cores) */
-    bool force;        /* run again a folder made by another sweep/base/binary */
-    bool quiet;        /* no progress */
+    const char *dir; /* output folder (created if missing) */
+    unsigned jobs;   /* processes at a time (0 = online cores) */
+    bool force;      /* run again a folder made by another sweep/base/binary */
+    bool quiet;      /* no progress */
     volatile sig_atomic_t *interrupted;
 };
 
