@@ -52,8 +52,7 @@ static size_t count_lines(const char *s, const char *needle)
         const char *end = strchr(line, '\n');
         size_t len = end ? (size_t)(end - line) : strlen(line);
         char buf[1024];
-        snprintf(buf, sizeof(buf), "%.*s", (int)(len < sizeof(buf) ? len : sizeof(buf) - 1),
-                 line);
+        snprintf(buf, sizeof(buf), "%.*s", (int)(len < sizeof(buf) ? len : sizeof(buf) - 1), line);
         n += strstr(buf, needle) != NULL;
         line += len + (end != NULL);
     }
@@ -174,8 +173,8 @@ Test(sweep, j1_and_j2_give_the_same_datasets)
                  dir, p);
         cr_expect_eq(system(cmd), 0, "point %d differs between -j 1 and -j 2", p);
     }
-    snprintf(cmd, sizeof(cmd), "h5diff -q --exclude-path /meta %s/j1/index.h5 %s/j2/index.h5",
-             dir, dir);
+    snprintf(cmd, sizeof(cmd), "h5diff -q --exclude-path /meta %s/j1/index.h5 %s/j2/index.h5", dir,
+             dir);
     cr_expect_eq(system(cmd), 0, "the indexes differ");
     /* the comparison can fail: two different points do differ */
     snprintf(cmd, sizeof(cmd),
