@@ -442,36 +442,58 @@ static int load(struct loaded *l, const char *path, char *err, size_t errlen)
     return rc;
 }
 
+static void json_str(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+static void json_num(FILE *out, double v)
+{
+    if (isfinite(v))
+        fprintf(out, "%.17g", v);
+    else
+        fputs("null", out);
+}
+
 static void report_json(FILE *out, const struct loaded *l)
 {
-    fprintf(out,
-            "{\"sweep\": \"%s\", \"mode\": \"%s\", \"points\": %zu, \"points_done\": %.0f, "
-            "\"replications\": %.0f, \"axes\": [",
-            l->sweep_path, l->mode, l->np, l->done_n, l->reps);
-    for (size_t a = 0; a < l->naxes; a++)
-        fprintf(out, "%s\"%s\"", a ? ", " : "", l->axes[a]);
-    fputs("], \"table\": [", out);
+    fputs("{\"sweep\": ", out);
+    json_str(out, l->sweep_path);
+    fputs(", \"mode\": ", out);
+    json_str(out, l->mode);
+    fprintf(out, ", \"points\": %zu, \"points_done\": %.0f, \"replications\": %.0f, \"axes\": [",
+            l->np, l->done_n, l->reps);
+    for (size_t a = 0; a < l->naxes; a++) {
+        fputs(a ? ", " : "", out);
+        json_str(out, l->axes[a]);
+    }
+    fputs("],\n \"table\": [", out);
     for (size_t p = 0; p < l->np; p++) {
-        fprintf(out, "%s\n  {\"point\": %zu, \"file\": \"%s\", \"done\": %s, \"values\": [",
-                p ? "," : "", p, l->files[p], l->done[p] == 1 ? "true" : "false");
+        fprintf(out, "%s\n  {\"point\": %zu, \"file\": ", p ? "," : "", p);
+        json_str(out, l->files[p]);
+        fprintf(out, ", \"done\": %s, \"values\": [", l->done[p] == 1 ? "true" : "false");
         for (size_t a = 0; a < l->naxes; a++) {
-            fputs(a ? ", \"" : "\"", out);
-            for (const char *s = l->vals[p * l->naxes + a]; *s; s++)
-                if (*s == '"' || *s == '\\')
-                    fprintf(out, "\\%c", *s);
-                else if ((unsigned char)*s >= 0x20)
-                    fputc(*s, out);
-            fputc('"', out);
+            fputs(a ? ", " : "", out);
+            json_str(out, l->vals[p * l->naxes + a]);
         }
         fputs("]", out);
         for (size_t m = 0; m < NMETRICS; m++) {
             if (!l->mean[m])
                 continue;
-            double v = l->mean[m][p], c = l->ci[m][p];
             fprintf(out, ", \"%s_mean\": ", sweepidx_metrics[m]);
-            isfinite(v) ? fprintf(out, "%.17g", v) : fputs("null", out);
+            json_num(out, l->mean[m][p]);
             fprintf(out, ", \"%s_ci95\": ", sweepidx_metrics[m]);
-            isfinite(c) ? fprintf(out, "%.17g", c) : fputs("null", out);
+            json_num(out, l->ci[m][p]);
         }
         fputs("}", out);
     }

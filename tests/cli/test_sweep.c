@@ -122,6 +122,19 @@ Test(sweep, a_grid_has_the_product_of_its_axes_first_axis_slowest)
     const double want[6] = {100, 200, 300, 100, 200, 300};
     for (int i = 0; i < 6; i++)
         cr_expect_eq(v[i], want[i], "axis_1[%d] = %g", i, v[i]);
+    /* tidesim report reads the index as its point table */
+    char bin[2048], cmd[4096], out[16384];
+    ptest_bin_abs(bin, sizeof(bin));
+    snprintf(cmd, sizeof(cmd), "'%s' report '%s/out/index.h5' --format json", bin, dir);
+    FILE *pf = popen(cmd, "r");
+    cr_assert_not_null(pf);
+    size_t got = fread(out, 1, sizeof(out) - 1, pf);
+    out[got] = 0;
+    cr_expect_eq(pclose(pf), 0, "report on the index failed");
+    cr_expect(strstr(out, "\"points\": 6,") != NULL, "%s", out);
+    cr_expect(strstr(out, "{\"point\": 3, \"file\": \"point-0003.h5\", \"done\": true, "
+                          "\"values\": [\"2\", \"100\"]") != NULL,
+              "%s", out);
     ptest_rmdir(dir);
 }
 
