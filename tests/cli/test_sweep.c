@@ -252,6 +252,13 @@ Test(sweep, a_changed_sweep_file_is_refused_without_force)
     fputs("# edited\n", f);
     fclose(f);
     cr_expect_eq(sweep(dir, args, err, sizeof(err)), 1, "%s", err);
+    /* point files without an index are not taken for this sweep's */
+    snprintf(p, sizeof(p), "%s/out/index.h5", dir);
+    unlink(p);
+    cr_expect_eq(sweep(dir, forced, err, sizeof(err)), 0, "%s", err);
+    unlink(p);
+    cr_expect_eq(sweep(dir, args, err, sizeof(err)), 1, "%s", err);
+    cr_expect(strstr(err, "but no index") != NULL, "%s", err);
     ptest_rmdir(dir);
 }
 
