@@ -85,8 +85,8 @@ GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 VERSION    := 0.1.0
 
 # Every .c under the library folders is part of libtidesim, except the CLI entry
-# and `run` (they hold the signal flag, the one writable static).
-LIB_SRCS  := $(filter-out sim/cli/main.c sim/cli/cmd_run.c,$(wildcard sim/*.c sim/core/*.c sim/policy/*.c sim/driver/*.c \
+# `run` and `sweep` (they hold the signal flags, the only writable statics).
+LIB_SRCS  := $(filter-out sim/cli/main.c sim/cli/cmd_run.c sim/cli/cmd_sweep.c,$(wildcard sim/*.c sim/core/*.c sim/policy/*.c sim/driver/*.c \
                sim/cli/*.c models/*.c traces/*.c analysis/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_SRCS := $(wildcard tests/*.c tests/*/*.c)
@@ -131,7 +131,7 @@ $(LIB): $(LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BIN): $(BUILD)/obj/sim/cli/main.o $(BUILD)/obj/sim/cli/cmd_run.o $(LIB)
+$(BIN): $(BUILD)/obj/sim/cli/main.o $(BUILD)/obj/sim/cli/cmd_run.o $(BUILD)/obj/sim/cli/cmd_sweep.o $(LIB)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 $(TESTS): $(TEST_OBJS) $(FUZZ_OBJ) $(LIB)
@@ -224,4 +224,4 @@ clean:
 	rm -rf $(BUILD) $(BUILD)-san $(BUILD)-fuzzer
 
 -include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(FUZZ_OBJ:.o=.d) $(BUILD)/obj/sim/cli/main.d \
-	 $(BUILD)/obj/sim/cli/cmd_run.d
+	 $(BUILD)/obj/sim/cli/cmd_run.d $(BUILD)/obj/sim/cli/cmd_sweep.d

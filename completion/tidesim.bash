@@ -8,7 +8,7 @@ _tidesim() {
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD - 1]}
     cmd=${COMP_WORDS[1]}
-    local commands="run validate report compare check plot mig traces help"
+    local commands="run validate sweep report compare check plot mig traces help"
     if [ "$COMP_CWORD" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
         return
@@ -20,6 +20,9 @@ _tidesim() {
         files=yaml ;;
     validate)
         opts="--set --format --help"
+        files=yaml ;;
+    sweep)
+        opts="--output --jobs --force --report --format --quiet --help"
         files=yaml ;;
     report)
         opts="--format --output --help"
@@ -60,7 +63,7 @@ _tidesim() {
         report) COMPREPLY=($(compgen -W "text markdown json html" -- "$cur")) ;;
         compare) COMPREPLY=($(compgen -W "text markdown json" -- "$cur")) ;;
         check) COMPREPLY=($(compgen -W "text json junit" -- "$cur")) ;;
-        validate) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
+        validate | sweep) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
         plot) COMPREPLY=($(compgen -W "png svg" -- "$cur")) ;;
         traces) COMPREPLY=($(compgen -W "azure servegen csv counts openb pai helios text json" -- "$cur")) ;;
         esac
@@ -82,7 +85,11 @@ _tidesim() {
     --output | -o | --against)
         COMPREPLY=($(compgen -f -- "$cur"))
         return ;;
-    --seed | --replications | -r | --precision | --max-replications | --end | --loop-period | \
+    --report)
+        COMPREPLY=($(compgen -d -- "$cur"))
+        return ;;
+    --seed | --replications | -r | --precision | --max-replications | --jobs | -j | --end | \
+        --loop-period | \
         --max-records | --interval | \
         --min-util | --min-slo | --max-ckpt-overhead | --max-p99-ms | --tolerance | \
         --max-queue-delay | --backlog-drained-by | --min-training-gpu-h-per-day | --min | --max | \

@@ -13,6 +13,7 @@
 #include "analysis/report.h"
 #include "analysis/report_html.h"
 #include "analysis/results.h"
+#include "analysis/sweepidx.h"
 
 #include "sim/cli/args.h"
 
@@ -23,6 +24,8 @@ static const char report_usage[] =
     "Prints a results file's headline metrics (mean and 95% Student-t interval when\n"
     "the file holds replications), the per-service latency and SLO table, training\n"
     "outcomes and GPU-time by state. Figures the file does not hold print as '-'.\n"
+    "A sweep's index (DIR/index.h5 of tidesim sweep) prints as its point table: axis\n"
+    "values and headline metrics ± 95% half-width (text; json with --format json).\n"
     "\n"
     "--format html writes one self-contained page (no script, font or image from\n"
     "outside: it reads offline) for one run, a replicated run or several runs side by\n"
@@ -113,6 +116,8 @@ int cli_report_run(int argc, char **argv, FILE *out, FILE *err)
         if (plot_find_scripts(argv[0], scripts, sizeof(scripts)) == 0)
             ho.scripts = scripts;
         wrc = report_html(dst, paths, n, &ho, msg, sizeof(msg));
+    } else if (sweepidx_is_index(paths[0])) { /* a sweep's index: its point table */
+        wrc = sweepidx_report(dst, paths[0], fmt == REPORT_JSON, msg, sizeof(msg));
     } else {
         wrc = report_write(dst, paths[0], fmt, msg, sizeof(msg));
     }

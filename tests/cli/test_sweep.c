@@ -1,0 +1,306 @@
+/*
+ * test_sweep.c — `tidesim sweep` (sim/driver/sweep.h, docs/sweeps.md): how
+ * many points a grid and a zip make and which values each point gets, a bad
+ * axis value refused at its file:line:col before anything runs, -j 1 and -j 2
+ * giving the same datasets, a re-run running only the missing points, a
+ * changed sweep file refused without --force, and an interrupt leaving the
+ * completed points and an index that says it is incomplete.
+ *
+ * References: the point count is the product of the axis lengths (grid) or
+ * their common length (zip); a point's cards are nodes × gpus_per_node of the
+ * values the test wrote; positions are counted by hand in the texts below.
+ * Every sweep runs tests/data/scenarios/small.yaml (1 h, 4 cards, ~0.1 s).
+ */
+#include <hdf5.h>
+#include <stdint.h>
+
+#include "tests/h5test.h"
+#include "tests/proctest.h"
+
+/* A scratch folder holding small.yaml and the sweep file `name` with `text`. */
+static void setup(char *dir, size_t n, const char *name, const char *text)
+{
+    ptest_tmpdir(dir, n, "sweep");
+    char src[2048], cwd[1024], path[1200], cmd[4096];
+    cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+    snprintf(src, sizeof(src), "%s/tests/data/scenarios/small.yaml", cwd);
+    snprintf(cmd, sizeof(cmd), "cp '%s' '%s/small.yaml'", src, dir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    ptest_write(path, text);
+}
+
+/* Run tidesim in dir; stderr (all of it, up to errlen) in err. Returns the exit status. */
+static int sweep(const char *dir, const char *const args[], char *err, size_t errlen)
+{
+    char ef[1200];
+    snprintf(ef, sizeof(ef), "%s/stderr.txt", dir);
+    int rc = ptest_wait(ptest_spawn(dir, ef, args), 120);
+    FILE *f = fopen(ef, "r");
+    cr_assert_not_null(f);
+    size_t n = fread(err, 1, errlen - 1, f);
+    err[n] = 0;
+    fclose(f);
+    return rc;
+}
+
+/* Lines of s containing needle. */
+static size_t count_lines(const char *s, const char *needle)
+{
+    size_t n = 0;
+    for (const char *line = s; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        char buf[1024];
+        snprintf(buf, sizeof(buf), "%.*s", (int)(len < sizeof(buf) ? len : sizeof(buf) - 1), line);
+        n += strstr(buf, needle) != NULL;
+        line += len + (end != NULL);
+    }
+    return n;
+}
+
+static int64_t meta_i64(const char *path, const char *group, const char *name)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    cr_assert_geq(f, 0, "cannot open %s", path);
+    hid_t g = H5Gopen2(f, group, H5P_DEFAULT);
+    cr_assert_geq(g, 0, "%s: no %s", path, group);
+    int64_t v = (int64_t)h5test_f64(g, name);
+    H5Gclose(g);
+    H5Fclose(f);
+    return v;
+}
+
+static bool exists(const char *dir, const char *name)
+{
+    char p[1200];
+    struct stat st;
+    snprintf(p, sizeof(p), "%s/%s", dir, name);
+    return stat(p, &st) == 0;
+}
+
+static const char grid_text[] = "base: small.yaml\n"
+                                "axes:\n"
+                                "  cluster.nodes: [1, 2]\n"
+                                "  services.chat.arrivals.synthetic.peak_rps: {from: 100, to: "
+                                "300, step: 100}\n";
+
+Test(sweep, a_grid_has_the_product_of_its_axes_first_axis_slowest)
+{
+    char dir[128], err[8192], p[1200];
+    setup(dir, sizeof(dir), "g.yaml", grid_text);
+    const char *args[] = {"sweep", "g.yaml", "-o", "out", "-j", "2", NULL};
+    cr_assert_eq(sweep(dir, args, err, sizeof(err)), 0, "%s", err);
+    char *names[16];
+    snprintf(p, sizeof(p), "%s/out", dir);
+    size_t n = ptest_list(p, "point-", names, 16);
+    ptest_free_list(names, n < 16 ? n : 16);
+    cr_expect_eq(n, 6, "2 × 3 points: %zu files", n);
+    snprintf(p, sizeof(p), "%s/out/index.h5", dir);
+    cr_expect_eq(meta_i64(p, "/meta", "points"), 6);
+    cr_expect_eq(meta_i64(p, "/meta", "complete"), 1);
+    /* point 3 = nodes 2 (second value of the first axis), peak 100: 2 × 4 cards */
+    snprintf(p, sizeof(p), "%s/out/point-0003.h5", dir);
+    cr_expect_eq(meta_i64(p, "/summary", "gpus"), 8);
+    snprintf(p, sizeof(p), "%s/out/point-0002.h5", dir);
+    cr_expect_eq(meta_i64(p, "/summary", "gpus"), 4);
+    /* the index's table holds the axis values as numbers, in point order */
+    snprintf(p, sizeof(p), "%s/out/index.h5", dir);
+    hid_t f = H5Fopen(p, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t d = H5Dopen2(f, "/table/axis_1", H5P_DEFAULT);
+    double v[6];
+    cr_assert_geq(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v), 0);
+    H5Dclose(d);
+    /* the external link reaches the point's own file */
+    hid_t s = H5Gopen2(f, "/points/point-0003/results/summary", H5P_DEFAULT);
+    cr_expect_geq(s, 0, "external link to point-0003.h5");
+    if (s >= 0) {
+        cr_expect_eq(h5test_f64(s, "gpus"), 8);
+        H5Gclose(s);
+    }
+    H5Fclose(f);
+    const double want[6] = {100, 200, 300, 100, 200, 300};
+    for (int i = 0; i < 6; i++)
+        cr_expect_eq(v[i], want[i], "axis_1[%d] = %g", i, v[i]);
+    /* tidesim report reads the index as its point table */
+    char bin[2048], cmd[4096], out[16384];
+    ptest_bin_abs(bin, sizeof(bin));
+    snprintf(cmd, sizeof(cmd), "'%s' report '%s/out/index.h5' --format json", bin, dir);
+    FILE *pf = popen(cmd, "r");
+    cr_assert_not_null(pf);
+    size_t got = fread(out, 1, sizeof(out) - 1, pf);
+    out[got] = 0;
+    cr_expect_eq(pclose(pf), 0, "report on the index failed");
+    cr_expect(strstr(out, "\"points\": 6,") != NULL, "%s", out);
+    cr_expect(strstr(out, "{\"point\": 3, \"file\": \"point-0003.h5\", \"done\": true, "
+                          "\"values\": [\"2\", \"100\"]") != NULL,
+              "%s", out);
+    ptest_rmdir(dir);
+}
+
+Test(sweep, zip_pairs_the_values_and_replications_give_intervals)
+{
+    char dir[128], err[8192], p[1200];
+    setup(dir, sizeof(dir), "z.yaml",
+          "base: small.yaml\nmode: zip\nreplications: 2\naxes:\n  cluster.nodes: [1, 2, 3]\n"
+          "  policy.inference_gpus: [1, 2, 3]\n");
+    const char *args[] = {"sweep", "z.yaml", "-o", "out", "-j", "2", NULL};
+    cr_assert_eq(sweep(dir, args, err, sizeof(err)), 0, "%s", err);
+    snprintf(p, sizeof(p), "%s/out/index.h5", dir);
+    cr_expect_eq(meta_i64(p, "/meta", "points"), 3);
+    cr_expect_eq(meta_i64(p, "/meta", "replications"), 2);
+    snprintf(p, sizeof(p), "%s/out/point-0002.h5", dir);
+    cr_expect_eq(meta_i64(p, "/meta", "replications"), 2, "a replicated point file");
+    cr_expect_eq(meta_i64(p, "/summary", "gpus_mean"), 12);
+    cr_expect(!exists(dir, "out/point-0003.h5"));
+    ptest_rmdir(dir);
+}
+
+Test(sweep, a_bad_axis_value_is_refused_at_its_position_before_anything_runs)
+{
+    char dir[128], err[8192];
+    /* "  cluster.nodes: [1, two]": 'two' starts at column 22 of line 3 */
+    setup(dir, sizeof(dir), "bad.yaml",
+          "base: small.yaml\naxes:\n  cluster.nodes: [1, two]\n  policy.name: [dedicated]\n");
+    const char *args[] = {"sweep", "bad.yaml", "-o", "out", NULL};
+    cr_assert_eq(sweep(dir, args, err, sizeof(err)), 1, "%s", err);
+    cr_expect(!strncmp(err, "bad.yaml:3:22: axis cluster.nodes value 'two'", 45), "%s", err);
+    cr_expect(strstr(err, "expected a positive integer") != NULL, "%s", err);
+    cr_expect(!exists(dir, "out"), "nothing may be written");
+    ptest_rmdir(dir);
+}
+
+Test(sweep, j1_and_j2_give_the_same_datasets)
+{
+    char dir[128], err[8192], cmd[4096];
+    setup(dir, sizeof(dir), "s.yaml",
+          "base: small.yaml\naxes:\n  cluster.nodes: [1, 2]\n"
+          "  services.chat.arrivals.synthetic.peak_rps: [150, 250]\n");
+    const char *a1[] = {"sweep", "s.yaml", "-o", "j1", "-j", "1", NULL};
+    const char *a2[] = {"sweep", "s.yaml", "-o", "j2", "-j", "2", NULL};
+    cr_assert_eq(sweep(dir, a1, err, sizeof(err)), 0, "%s", err);
+    cr_assert_eq(sweep(dir, a2, err, sizeof(err)), 0, "%s", err);
+    for (int p = 0; p < 4; p++) {
+        snprintf(cmd, sizeof(cmd),
+                 "h5diff -q --exclude-path /meta %s/j1/point-%04d.h5 %s/j2/point-%04d.h5", dir, p,
+                 dir, p);
+        cr_expect_eq(system(cmd), 0, "point %d differs between -j 1 and -j 2", p);
+    }
+    snprintf(cmd, sizeof(cmd), "h5diff -q --exclude-path /meta %s/j1/index.h5 %s/j2/index.h5", dir,
+             dir);
+    cr_expect_eq(system(cmd), 0, "the indexes differ");
+    /* the comparison can fail: two different points do differ */
+    snprintf(cmd, sizeof(cmd),
+             "h5diff -q --exclude-path /meta %s/j1/point-0000.h5 %s/j1/point-0001.h5 >/dev/null",
+             dir, dir);
+    cr_expect_neq(system(cmd), 0, "h5diff sees no difference between two points");
+    ptest_rmdir(dir);
+}
+
+Test(sweep, a_rerun_runs_only_the_missing_points)
+{
+    char dir[128], err[8192], p[1200];
+    setup(dir, sizeof(dir), "s.yaml",
+          "base: small.yaml\naxes:\n  services.chat.arrivals.synthetic.peak_rps: [100, 200, 300, "
+          "400]\n");
+    const char *args[] = {"sweep", "s.yaml", "-o", "out", "-j", "2", NULL};
+    cr_assert_eq(sweep(dir, args, err, sizeof(err)), 0, "%s", err);
+    cr_expect_eq(count_lines(err, "done ("), 4, "%s", err);
+    struct stat before, after;
+    snprintf(p, sizeof(p), "%s/out/point-0000.h5", dir);
+    cr_assert_eq(stat(p, &before), 0);
+    snprintf(p, sizeof(p), "%s/out/point-0001.h5", dir);
+    unlink(p);
+    snprintf(p, sizeof(p), "%s/out/point-0003.h5", dir);
+    unlink(p);
+    cr_assert_eq(sweep(dir, args, err, sizeof(err)), 0, "%s", err);
+    cr_expect_eq(count_lines(err, "done ("), 2, "%s", err);
+    cr_expect_eq(count_lines(err, "point 1 done"), 1, "%s", err);
+    cr_expect_eq(count_lines(err, "point 3 done"), 1, "%s", err);
+    snprintf(p, sizeof(p), "%s/out/point-0000.h5", dir);
+    cr_assert_eq(stat(p, &after), 0);
+    cr_expect(before.st_mtim.tv_sec == after.st_mtim.tv_sec &&
+                  before.st_mtim.tv_nsec == after.st_mtim.tv_nsec,
+              "point 0 was written again");
+    cr_expect(exists(dir, "out/point-0003.h5"));
+    /* a third run has nothing to do */
+    cr_assert_eq(sweep(dir, args, err, sizeof(err)), 0, "%s", err);
+    cr_expect_eq(count_lines(err, "done ("), 0, "%s", err);
+    ptest_rmdir(dir);
+}
+
+Test(sweep, a_changed_sweep_file_is_refused_without_force)
+{
+    char dir[128], err[8192], p[1200];
+    setup(dir, sizeof(dir), "s.yaml",
+          "base: small.yaml\naxes:\n  services.chat.arrivals.synthetic.peak_rps: [100, 200]\n");
+    const char *args[] = {"sweep", "s.yaml", "-o", "out", NULL};
+    cr_assert_eq(sweep(dir, args, err, sizeof(err)), 0, "%s", err);
+    snprintf(p, sizeof(p), "%s/s.yaml", dir);
+    ptest_write(p, "base: small.yaml\naxes:\n  services.chat.arrivals.synthetic.peak_rps: [100, "
+                   "300]\n");
+    cr_expect_eq(sweep(dir, args, err, sizeof(err)), 1, "%s", err);
+    cr_expect(strstr(err, "another sweep file, base scenario or binary") != NULL, "%s", err);
+    cr_expect_eq(count_lines(err, "done ("), 0, "%s", err);
+    const char *forced[] = {"sweep", "s.yaml", "-o", "out", "--force", NULL};
+    cr_assert_eq(sweep(dir, forced, err, sizeof(err)), 0, "%s", err);
+    cr_expect_eq(count_lines(err, "done ("), 2, "--force runs every point again: %s", err);
+    /* the base scenario changed is refused the same way */
+    snprintf(p, sizeof(p), "%s/small.yaml", dir);
+    FILE *f = fopen(p, "a");
+    cr_assert_not_null(f);
+    fputs("# edited\n", f);
+    fclose(f);
+    cr_expect_eq(sweep(dir, args, err, sizeof(err)), 1, "%s", err);
+    /* point files without an index are not taken for this sweep's */
+    snprintf(p, sizeof(p), "%s/out/index.h5", dir);
+    unlink(p);
+    cr_expect_eq(sweep(dir, forced, err, sizeof(err)), 0, "%s", err);
+    unlink(p);
+    cr_expect_eq(sweep(dir, args, err, sizeof(err)), 1, "%s", err);
+    cr_expect(strstr(err, "but no index") != NULL, "%s", err);
+    ptest_rmdir(dir);
+}
+
+Test(sweep, an_interrupt_keeps_finished_points_and_an_incomplete_index)
+{
+    char dir[128], err[8192], p[1200], ef[1200];
+    setup(dir, sizeof(dir), "s.yaml",
+          "base: small.yaml\naxes:\n  services.chat.arrivals.synthetic.peak_rps: {from: 100, to: "
+          "2000, step: 100}\n");
+    const char *args[] = {"sweep", "s.yaml", "-o", "out", "-j", "1", NULL};
+    snprintf(ef, sizeof(ef), "%s/stderr.txt", dir);
+    pid_t pid = ptest_spawn(dir, ef, args);
+    snprintf(p, sizeof(p), "%s/out", dir);
+    bool started = false;
+    for (int i = 0; i < 3000 && !started; i++) { /* the folder exists once the sweep starts */
+        struct stat st;
+        started = stat(p, &st) == 0;
+        if (!started)
+            ptest_nap();
+    }
+    cr_assert(started);
+    cr_assert(ptest_await_files(p, "point-0001.h5", 1, 60));
+    kill(-pid, SIGINT); /* the group, as Ctrl-C does */
+    int rc = ptest_wait(pid, 60);
+    cr_assert_eq(rc, 130, "exit %d", rc);
+    char *names[32];
+    size_t n = ptest_list(p, "point-", names, 32);
+    size_t complete = 0;
+    for (size_t i = 0; i < n && i < 32; i++)
+        complete += strlen(names[i]) == strlen("point-0000.h5");
+    ptest_free_list(names, n < 32 ? n : 32);
+    cr_expect_eq(complete, n, "only complete point files are left (%zu of %zu)", complete, n);
+    cr_expect_lt(complete, 20);
+    snprintf(p, sizeof(p), "%s/out/index.h5", dir);
+    cr_expect_eq(meta_i64(p, "/meta", "complete"), 0);
+    cr_expect_eq(meta_i64(p, "/meta", "points_done"), (int64_t)complete);
+    snprintf(p, sizeof(p), "%s/out", dir);
+    cr_expect_eq(ptest_list(p, "index.h5.tmp", names, 1), 0, "a temporary index is left");
+    snprintf(p, sizeof(p), "%s/out/index.h5", dir);
+    /* run again: the rest, and only the rest */
+    cr_assert_eq(sweep(dir, args, err, sizeof(err)), 0, "%s", err);
+    cr_expect_eq(count_lines(err, "done ("), 20 - complete, "%s", err);
+    cr_expect_eq(meta_i64(p, "/meta", "complete"), 1);
+    ptest_rmdir(dir);
+}
