@@ -107,7 +107,11 @@ static bool gp_path_safe(const char *p)
  * gnuplot command) become '?'; in words also blanks become '_'. */
 static void gp_clean(char *buf, size_t n, const char *s, bool word)
 {
-    snprintf(buf, n, "%s", s);
+    size_t i = 0; /* a copy cut to the buffer: a label may be longer than its room */
+    for (; n && s[i] && i + 1 < n; i++)
+        buf[i] = s[i];
+    if (n)
+        buf[i] = '\0';
     for (char *p = buf; *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             *p = '?';
