@@ -23,9 +23,10 @@ static int read_cols(struct h5_rd *rd, hid_t g, const char *const *names, double
                      size_t *n)
 {
     *n = 0;
+    for (size_t i = 0; i < k; i++)
+        cols[i] = NULL; /* all of them: the caller frees every one, also after a refusal */
     for (size_t i = 0; i < k; i++) {
         size_t m = 0;
-        cols[i] = NULL;
         int rc = h5_rd_f64(rd, g, names[i], &cols[i], &m);
         if (rc == -ENOENT)
             continue;
