@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/escape.h"
 #include "analysis/compare.h"
 #include "analysis/h5read.h"
 #include "analysis/results.h"
@@ -539,27 +540,6 @@ void check_print_text(FILE *out, const struct check_list *l)
 
 /* XML text or attribute value: &<>"' escaped, control characters (not allowed in XML 1.0) as '?'.
  */
-static void xml(FILE *out, const char *s)
-{
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '&')
-            fputs("&amp;", out);
-        else if (c == '<')
-            fputs("&lt;", out);
-        else if (c == '>')
-            fputs("&gt;", out);
-        else if (c == '"')
-            fputs("&quot;", out);
-        else if (c == '\'')
-            fputs("&apos;", out);
-        else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
-            fputc('?', out);
-        else
-            fputc(c, out);
-    }
-}
-
 void check_print_junit(FILE *out, const struct check_list *l, const struct results *r)
 {
     const struct check_outcome *o = &l->o;
@@ -574,7 +554,7 @@ void check_print_junit(FILE *out, const struct check_list *l, const struct resul
             "skipped=\"%zu\">\n",
             o->evaluated + errors, o->failed, errors, skipped);
     fputs("  <testsuite name=\"", out);
-    xml(out, r->path);
+    esc_xml(out, r->path);
     fprintf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\">\n",
             o->evaluated + errors, o->failed, errors, skipped);
     fputs("    <properties>\n", out);
@@ -582,16 +562,16 @@ void check_print_junit(FILE *out, const struct check_list *l, const struct resul
     const char *const vals[] = {r->scenario_name, r->policy, r->version, r->git_commit};
     for (size_t i = 0; i < 4; i++) {
         fprintf(out, "      <property name=\"%s\" value=\"", keys[i]);
-        xml(out, vals[i] ? vals[i] : "-");
+        esc_xml(out, vals[i] ? vals[i] : "-");
         fputs("\"/>\n", out);
     }
     fprintf(out, "      <property name=\"replications\" value=\"%zu\"/>\n", r->reps);
     fputs("    </properties>\n", out);
     if (errors) {
         fputs("    <testcase name=\"complete run\" classname=\"", out);
-        xml(out, classname);
+        esc_xml(out, classname);
         fputs("\">\n      <error message=\"", out);
-        xml(out, r->path);
+        esc_xml(out, r->path);
         fputs(" is an incomplete (interrupted) run: its figures cover only part of the "
               "scenario\" type=\"incomplete\"/>\n    </testcase>\n",
               out);
@@ -599,28 +579,28 @@ void check_print_junit(FILE *out, const struct check_list *l, const struct resul
     for (size_t i = 0; i < l->n; i++) {
         const struct check_item *it = &l->items[i];
         fputs("    <testcase name=\"", out);
-        xml(out, it->gate);
+        esc_xml(out, it->gate);
         fputs("\" classname=\"", out);
-        xml(out, classname);
+        esc_xml(out, classname);
         fputs("\">\n", out);
         if (it->status == CHECK_FAIL) {
             fputs("      <failure message=\"", out);
-            xml(out, it->msg);
+            esc_xml(out, it->msg);
             fputs("\" type=\"gate\">", out);
-            xml(out, it->msg);
+            esc_xml(out, it->msg);
             fputs("</failure>\n", out);
         } else if (it->status == CHECK_INCONCLUSIVE) {
             fputs("      <skipped message=\"", out);
-            xml(out, it->msg);
+            esc_xml(out, it->msg);
             fputs("\"/>\n", out);
         }
         fputs("      <system-out>", out);
-        xml(out, it->msg);
+        esc_xml(out, it->msg);
         fputs("</system-out>\n    </testcase>\n", out);
     }
     if (l->notes[0]) {
         fputs("    <system-out>", out);
-        xml(out, l->notes);
+        esc_xml(out, l->notes);
         fputs("</system-out>\n", out);
     }
     fputs("  </testsuite>\n</testsuites>\n", out);

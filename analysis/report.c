@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/escape.h"
 #include "analysis/perday.h"
 #include "analysis/results.h"
 #include "analysis/texttable.h"
@@ -192,46 +193,19 @@ static int report_human(FILE *out, const struct results *r, bool md)
     return rc ? -ENOMEM : 0;
 }
 
-static void json_str(FILE *out, const char *s)
-{
-    if (!s) {
-        fputs("null", out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
-}
-
-static void json_num(FILE *out, double v)
-{
-    if (isfinite(v))
-        fprintf(out, "%.17g", v);
-    else
-        fputs("null", out);
-}
-
 static void json_table(FILE *out, const struct results_table *t, const char *ind)
 {
     fputs("{", out);
     for (size_t i = 0; i < t->n; i++) {
         const struct results_metric *m = &t->m[i];
         fprintf(out, "%s\n%s  ", i ? "," : "", ind);
-        json_str(out, m->key);
+        esc_json_str(out, m->key);
         fputs(": {\"mean\": ", out);
-        json_num(out, m->s.mean);
+        esc_json_num(out, m->s.mean);
         fputs(", \"ci95\": ", out);
-        json_num(out, m->s.ci95);
+        esc_json_num(out, m->s.ci95);
         fputs(", \"sd\": ", out);
-        json_num(out, m->s.sd);
+        esc_json_num(out, m->s.sd);
         fprintf(out, ", \"n\": %zu}", m->s.n);
     }
     fprintf(out, "\n%s}", ind);
@@ -240,32 +214,32 @@ static void json_table(FILE *out, const struct results_table *t, const char *ind
 static int report_json(FILE *out, const struct results *r)
 {
     fputs("{\n  \"file\": ", out);
-    json_str(out, r->path);
+    esc_json_str(out, r->path);
     fputs(",\n  \"scenario\": ", out);
-    json_str(out, r->scenario_name);
+    esc_json_str(out, r->scenario_name);
     fputs(",\n  \"policy\": ", out);
-    json_str(out, r->policy);
+    esc_json_str(out, r->policy);
     fputs(",\n  \"gpu\": ", out);
-    json_str(out, r->gpu);
+    esc_json_str(out, r->gpu);
     fputs(",\n  \"sharing\": ", out);
-    json_str(out, r->sharing);
+    esc_json_str(out, r->sharing);
     fputs(",\n  \"tidesim_version\": ", out);
-    json_str(out, r->version);
+    esc_json_str(out, r->version);
     fprintf(out, ",\n  \"replications\": %zu,\n  \"complete\": %s,\n  \"seed\": ", r->reps,
             r->complete ? "true" : "false");
-    json_num(out, r->seed);
+    esc_json_num(out, r->seed);
     fputs(",\n  \"duration_s\": ", out);
-    json_num(out, r->duration_s);
+    esc_json_num(out, r->duration_s);
     fputs(",\n  \"sim_time_reached_s\": ", out);
-    json_num(out, r->sim_time_reached_s);
+    esc_json_num(out, r->sim_time_reached_s);
     fputs(",\n  \"gpus\": ", out);
-    json_num(out, r->gpus);
+    esc_json_num(out, r->gpus);
     fputs(",\n  \"headline\": ", out);
     json_table(out, &r->headline, "  ");
     fputs(",\n  \"services\": {", out);
     for (size_t i = 0; i < r->nsvcs; i++) {
         fprintf(out, "%s\n    ", i ? "," : "");
-        json_str(out, r->svcs[i].name);
+        esc_json_str(out, r->svcs[i].name);
         fputs(": ", out);
         json_table(out, &r->svcs[i].t, "    ");
     }

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/escape.h"
 #include "analysis/h5io.h"
 #include "analysis/h5read.h"
 #include "analysis/plot.h"
@@ -17,27 +18,6 @@
 
 const char *const report_html_sections[] = {"summary", "services", "training",   "gpu-time",
                                             "charts",  "scenario", "provenance", NULL};
-
-static void esc(FILE *out, const char *s)
-{
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '&')
-            fputs("&amp;", out);
-        else if (c == '<')
-            fputs("&lt;", out);
-        else if (c == '>')
-            fputs("&gt;", out);
-        else if (c == '"')
-            fputs("&quot;", out);
-        else if (c == '\'')
-            fputs("&#39;", out);
-        else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
-            fputc('?', out);
-        else
-            fputc(c, out);
-    }
-}
 
 static const char *or_dash(const char *s)
 {
@@ -125,11 +105,11 @@ static void cell(FILE *out, const struct results *r, const struct results_metric
     }
     results_format(v, sizeof(v), m, m->s.mean);
     fputs("<td class=\"num\">", out);
-    esc(out, v);
+    esc_xml(out, v);
     if (r->replicated && m->s.n >= 2 && isfinite(m->s.ci95)) {
         results_format(c, sizeof(c), m, m->s.ci95);
         fputs(" <span class=\"ci\">± ", out);
-        esc(out, c);
+        esc_xml(out, c);
         fputs("</span>", out);
     }
     fputs("</td>", out);
@@ -164,7 +144,7 @@ static void side_table(FILE *out, const struct results *rs, size_t nr, char name
     fputs("<table><thead><tr><th>metric</th><th>unit</th>", out);
     for (size_t i = 0; i < nr; i++) {
         fputs("<th>", out);
-        esc(out, names[i]);
+        esc_xml(out, names[i]);
         fputs("</th>", out);
     }
     fputs("</tr></thead><tbody>\n", out);
@@ -188,9 +168,9 @@ static void side_table(FILE *out, const struct results *rs, size_t nr, char name
             if (select && (select > 0) != key_figure(m->key))
                 continue;
             fputs("<tr><th scope=\"row\">", out);
-            esc(out, results_label(m));
+            esc_xml(out, results_label(m));
             fputs("</th><td>", out);
-            esc(out, in_hours(m) ? "h" : m->unit);
+            esc_xml(out, in_hours(m) ? "h" : m->unit);
             fputs("</td>", out);
             for (size_t g = 0; g < nr; g++) {
                 const struct results_table *u = table == 0   ? &rs[g].headline
@@ -217,7 +197,7 @@ static void services(FILE *out, const struct results *r, const char *name)
                                       "arrivals within SLO (%)",
                                       "served within SLO (%)"};
     fputs("<h3>", out);
-    esc(out, name);
+    esc_xml(out, name);
     fputs("</h3>\n", out);
     if (!r->nsvcs) {
         fputs("<p>No inference services.</p>\n", out);
@@ -230,7 +210,7 @@ static void services(FILE *out, const struct results *r, const char *name)
     for (size_t i = 0; i < r->nsvcs; i++) {
         const struct results_service *s = &r->svcs[i];
         fputs("<tr><th scope=\"row\">", out);
-        esc(out, s->name);
+        esc_xml(out, s->name);
         fputs("</th>", out);
         for (size_t k = 0; k < 8; k++)
             cell(out, r, results_table_find(&s->t, cols[k]));
@@ -369,7 +349,7 @@ static void charts(FILE *out, const char *const *paths, size_t n, const struct r
     int rc = plot_all(&po, paths, n, &made, err, sizeof(err));
     if (rc) {
         fputs("<p class=\"note\">Some charts could not be drawn: ", out);
-        esc(out, err);
+        esc_xml(out, err);
         fputs("</p>\n", out);
     }
     /* The all-runs charts first (they compare), then each file's. */
@@ -384,7 +364,7 @@ static void charts(FILE *out, const char *const *paths, size_t n, const struct r
             if (!inline_svg(out, l.path[i]))
                 fputs("<p class=\"note\">(chart missing)</p>", out);
             fputs("<figcaption>", out);
-            esc(out, chart_caption(l.name[i]));
+            esc_xml(out, chart_caption(l.name[i]));
             if (strchr(l.name[i], ' ')) {
                 fputs(" — ", out);
                 fprintf(out, "%.*s", (int)(strchr(l.name[i], ' ') - l.name[i]), l.name[i]);
@@ -441,18 +421,18 @@ int report_html(FILE *out, const char *const *paths, size_t n, const struct repo
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
           "<title>tidesim report: ",
           out);
-    esc(out, title);
+    esc_xml(out, title);
     fprintf(out,
             "</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n<h1>Capacity report: ", style);
-    esc(out, title);
+    esc_xml(out, title);
     fputs("</h1>\n<p>", out);
     if (n == 1) {
         fprintf(out, "Policy <b>");
-        esc(out, or_dash(rs[0].policy));
+        esc_xml(out, or_dash(rs[0].policy));
         fprintf(out, "</b> on %.0f × ", rs[0].gpus);
-        esc(out, or_dash(rs[0].gpu));
+        esc_xml(out, or_dash(rs[0].gpu));
         fprintf(out, " (");
-        esc(out, or_dash(rs[0].sharing));
+        esc_xml(out, or_dash(rs[0].sharing));
         fprintf(out, "), %.4g h simulated, ", rs[0].duration_s / 3600);
         if (rs[0].replicated)
             fprintf(out, "%zu replications: values are means ± 95 %% Student-t intervals.",
@@ -463,9 +443,9 @@ int report_html(FILE *out, const char *const *paths, size_t n, const struct repo
         fprintf(out, "%zu runs side by side: ", n);
         for (size_t i = 0; i < n; i++) {
             fputs(i ? ", " : "", out);
-            esc(out, names[i]);
+            esc_xml(out, names[i]);
             fprintf(out, " (scenario ");
-            esc(out, or_dash(rs[i].scenario_name));
+            esc_xml(out, or_dash(rs[i].scenario_name));
             if (rs[i].replicated)
                 fprintf(out, ", %zu replications)", rs[i].reps);
             else
@@ -477,7 +457,7 @@ int report_html(FILE *out, const char *const *paths, size_t n, const struct repo
     for (size_t i = 0; i < n; i++)
         if (!rs[i].complete) {
             fputs("<p class=\"warn\">Incomplete run: ", out);
-            esc(out, names[i]);
+            esc_xml(out, names[i]);
             fprintf(out,
                     " was interrupted at %.4g h of simulated time; its figures cover only "
                     "that part.</p>\n",
@@ -510,9 +490,9 @@ int report_html(FILE *out, const char *const *paths, size_t n, const struct repo
     fputs("</section>\n<section id=\"scenario\">\n<h2>Scenario</h2>\n", out);
     for (size_t i = 0; i < n; i++) {
         fputs("<h3>", out);
-        esc(out, names[i]);
+        esc_xml(out, names[i]);
         fputs("</h3>\n<pre>", out);
-        esc(out, meta[i].scenario ? meta[i].scenario : "(the file does not hold the scenario)");
+        esc_xml(out, meta[i].scenario ? meta[i].scenario : "(the file does not hold the scenario)");
         fputs("</pre>\n", out);
     }
     fputs("</section>\n<section id=\"provenance\">\n<h2>Provenance</h2>\n<table><thead><tr>"
@@ -524,15 +504,15 @@ int report_html(FILE *out, const char *const *paths, size_t n, const struct repo
         const struct results *r = &rs[i];
         const char *b = strrchr(r->path, '/');
         fputs("<tr><th scope=\"row\">", out);
-        esc(out, names[i]);
+        esc_xml(out, names[i]);
         fputs("</th><td>", out);
-        esc(out, b ? b + 1 : r->path);
+        esc_xml(out, b ? b + 1 : r->path);
         fputs("</td><td>", out);
-        esc(out, or_dash(meta[i].scenario_path));
+        esc_xml(out, or_dash(meta[i].scenario_path));
         fputs("</td><td>", out);
-        esc(out, or_dash(r->version));
+        esc_xml(out, or_dash(r->version));
         fputs("</td><td>", out);
-        esc(out, or_dash(r->git_commit));
+        esc_xml(out, or_dash(r->git_commit));
         fputs("</td><td>", out);
         if (r->replicated && r->seeds)
             fprintf(out, "%.0f..%.0f (%zu replications)", r->seeds[0], r->seeds[r->reps - 1],
@@ -540,9 +520,9 @@ int report_html(FILE *out, const char *const *paths, size_t n, const struct repo
         else
             fprintf(out, "%.0f", r->seed);
         fprintf(out, "</td><td>%s</td><td>", r->complete ? "yes" : "no (interrupted)");
-        esc(out, or_dash(meta[i].host));
+        esc_xml(out, or_dash(meta[i].host));
         fputs("</td><td>", out);
-        esc(out, or_dash(meta[i].wall_start));
+        esc_xml(out, or_dash(meta[i].wall_start));
         if (isfinite(r->wall_seconds))
             fprintf(out, "</td><td>%.1f s</td></tr>\n", r->wall_seconds);
         else

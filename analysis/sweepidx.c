@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/escape.h"
 #include "analysis/h5io.h"
 #include "analysis/h5read.h"
 #include "analysis/results.h"
@@ -442,58 +443,35 @@ static int load(struct loaded *l, const char *path, char *err, size_t errlen)
     return rc;
 }
 
-static void json_str(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
-}
-
-static void json_num(FILE *out, double v)
-{
-    if (isfinite(v))
-        fprintf(out, "%.17g", v);
-    else
-        fputs("null", out);
-}
-
 static void report_json(FILE *out, const struct loaded *l)
 {
     fputs("{\"sweep\": ", out);
-    json_str(out, l->sweep_path);
+    esc_json_str(out, l->sweep_path);
     fputs(", \"mode\": ", out);
-    json_str(out, l->mode);
+    esc_json_str(out, l->mode);
     fprintf(out, ", \"points\": %zu, \"points_done\": %.0f, \"replications\": %.0f, \"axes\": [",
             l->np, l->done_n, l->reps);
     for (size_t a = 0; a < l->naxes; a++) {
         fputs(a ? ", " : "", out);
-        json_str(out, l->axes[a]);
+        esc_json_str(out, l->axes[a]);
     }
     fputs("],\n \"table\": [", out);
     for (size_t p = 0; p < l->np; p++) {
         fprintf(out, "%s\n  {\"point\": %zu, \"file\": ", p ? "," : "", p);
-        json_str(out, l->files[p]);
+        esc_json_str(out, l->files[p]);
         fprintf(out, ", \"done\": %s, \"values\": [", l->done[p] == 1 ? "true" : "false");
         for (size_t a = 0; a < l->naxes; a++) {
             fputs(a ? ", " : "", out);
-            json_str(out, l->vals[p * l->naxes + a]);
+            esc_json_str(out, l->vals[p * l->naxes + a]);
         }
         fputs("]", out);
         for (size_t m = 0; m < NMETRICS; m++) {
             if (!l->mean[m])
                 continue;
             fprintf(out, ", \"%s_mean\": ", sweepidx_metrics[m]);
-            json_num(out, l->mean[m][p]);
+            esc_json_num(out, l->mean[m][p]);
             fprintf(out, ", \"%s_ci95\": ", sweepidx_metrics[m]);
-            json_num(out, l->ci[m][p]);
+            esc_json_num(out, l->ci[m][p]);
         }
         fputs("}", out);
     }

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "analysis/escape.h"
+
 bool cli_is_help(const char *a)
 {
     return !strcmp(a, "--help") || !strcmp(a, "-h");
@@ -72,27 +74,10 @@ bool cli_same_file(const char *a, const char *b)
 
 void cli_json_str(FILE *out, const char *s)
 {
-    if (!s) {
-        fputs("null", out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
+    esc_json_str(out, s);
 }
 
 void cli_json_num(FILE *out, double v)
 {
-    if (isfinite(v))
-        fprintf(out, "%.17g", v);
-    else
-        fputs("null", out);
+    esc_json_num(out, v);
 }
