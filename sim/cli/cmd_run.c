@@ -39,7 +39,7 @@ static void on_signal(int sig)
  * checks between set-up steps instead of killing the process with its
  * temporary file left behind.
  */
-static void catch_signals(void)
+volatile sig_atomic_t *cli_catch_signals(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
@@ -54,6 +54,7 @@ static void catch_signals(void)
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
     sigprocmask(SIG_UNBLOCK, &set, NULL);
+    return &interrupted;
 }
 
 /* Room for what tidesim appends to an output name: ".tmp.<pid>.rep0000.tmp.<pid>.partial". */
@@ -288,7 +289,7 @@ int cli_run(int argc, char **argv)
     int status = 2;
 
     h5io_quiet(); /* before the library's first use (see h5io.h) */
-    catch_signals();
+    cli_catch_signals();
     if (!sets) {
         fputs("tidesim run: out of memory\n", stderr);
         return 1;

@@ -15,6 +15,14 @@
 #ifndef TIDESIM_CLI_CMD_RUN_H
 #define TIDESIM_CLI_CMD_RUN_H
 
+#include <signal.h>
+
+/*
+ * Install the SIGINT/SIGTERM handler of the long-running commands (run, sweep)
+ * and unblock both; returns the flag it sets. Call it first thing.
+ */
+volatile sig_atomic_t *cli_catch_signals(void);
+
 /* Entry points for main(): argv[0] is the command name. */
 int cli_run(int argc, char **argv);
 int cli_validate(int argc, char **argv);

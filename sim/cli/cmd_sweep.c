@@ -18,30 +18,8 @@
 #include "analysis/h5io.h"
 #include "analysis/sweepidx.h"
 #include "sim/cli/args.h"
+#include "sim/cli/cmd_run.h"
 #include "sim/driver/sweep.h"
-
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    interrupted = 1;
-}
-
-static void catch_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigprocmask(SIG_UNBLOCK, &set, NULL);
-}
 
 static const char sweep_usage[] =
     "usage: tidesim sweep SWEEP.yaml [-o DIR] [-j N] [--force] [--quiet]\n"
@@ -102,7 +80,7 @@ int cli_sweep(int argc, char **argv)
     unsigned long jobs = 0;
     bool force = false, quiet = false, json = false;
     h5io_quiet();
-    catch_signals();
+    volatile sig_atomic_t *interrupted = cli_catch_signals();
     enum { OPT_FORCE = 256, OPT_REPORT };
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'}, {"jobs", required_argument, NULL, 'j'},
@@ -193,7 +171,7 @@ int cli_sweep(int argc, char **argv)
         fprintf(stderr, "tidesim sweep: no point run\n");
         goto out;
     }
-    if (interrupted) {
+    if (*interrupted) {
         status = 130;
         goto out;
     }
@@ -201,7 +179,7 @@ int cli_sweep(int argc, char **argv)
                                .jobs = (unsigned)jobs,
                                .force = force,
                                .quiet = quiet,
-                               .interrupted = &interrupted};
+                               .interrupted = interrupted};
     status = sweep_run(&sw, &o);
 out:
     sweep_release(&sw);

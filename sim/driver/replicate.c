@@ -44,7 +44,7 @@ static char *concat(const char *a, const char *b)
  * writes into a folder nobody will merge; a parent that died before the
  * prctl is caught by getppid(), which then names another process.
  */
-static void die_with_parent(pid_t parent)
+void replicate_die_with_parent(pid_t parent)
 {
 #ifdef __linux__
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -137,7 +137,7 @@ round:
                 continue;
             }
             if (pid == 0) {
-                die_with_parent(self);
+                replicate_die_with_parent(self);
                 _exit(run(ctx, o->seed + next, r[next].path));
             }
             r[next].pid = pid;

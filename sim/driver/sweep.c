@@ -656,16 +656,6 @@ static void show(const struct runner *r, size_t running, size_t p, double took, 
     fputc('\n', stderr);
 }
 
-/* In a new worker, right after fork: die with the parent (as replicate.c's workers do). */
-static void die_with_parent(pid_t parent)
-{
-#ifdef __linux__
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-#endif
-    if (getppid() != parent)
-        _exit(1);
-}
-
 static int run_all(struct runner *r)
 {
     const struct sweep *sw = r->sw;
@@ -711,7 +701,7 @@ static int run_all(struct runner *r)
                 continue;
             }
             if (pid == 0) {
-                die_with_parent(self);
+                replicate_die_with_parent(self);
                 _exit(run_point(sw, next, r->paths[next], width, r->o->interrupted));
             }
             sl[k] = (struct slot){pid, next, width, now_s()};
