@@ -12,23 +12,10 @@
 #include "analysis/h5read.h"
 #include "analysis/results.h"
 #include "tests/analysistest.h"
+#include "tests/h5test.h"
 
 #define SMALL "tests/data/scenarios/small.yaml"
 #define BUSY  "tests/data/scenarios/small_busy.yaml"
-
-static double read_attr(const char *file, const char *group, const char *name)
-{
-    h5io_quiet();
-    hid_t f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
-    cr_assert_geq(f, 0, "%s", file);
-    hid_t g = H5Gopen2(f, group, H5P_DEFAULT);
-    cr_assert_geq(g, 0, "%s:%s", file, group);
-    double v = NAN;
-    cr_assert_eq(h5_read_attr_double(g, name, &v), 0, "%s:%s/%s", file, group, name);
-    H5Gclose(g);
-    H5Fclose(f);
-    return v;
-}
 
 Test(analysis_cli, replications_ci_equals_hand_computed)
 {
@@ -46,11 +33,11 @@ Test(analysis_cli, replications_ci_equals_hand_computed)
         snprintf(seed, sizeof(seed), "--seed %d", 11 + i);
         atest_sim(SMALL, single, seed);
         for (int k = 0; k < 3; k++)
-            v[k][i] = read_attr(single, "/summary", keys[k]);
+            v[k][i] = h5test_file_f64(single, "/summary", keys[k]);
         char rep[32];
         snprintf(rep, sizeof(rep), "/rep%04d/meta", i);
-        cr_expect_float_eq(read_attr(merged, rep, "seed"), 11.0 + i, 1e-9);
-        cr_expect_float_eq(read_attr(merged, rep, "replication"), (double)i, 1e-9);
+        cr_expect_float_eq(h5test_file_f64(merged, rep, "seed"), 11.0 + i, 1e-9);
+        cr_expect_float_eq(h5test_file_f64(merged, rep, "replication"), (double)i, 1e-9);
     }
     for (int k = 0; k < 3; k++) {
         double mean = (v[k][0] + v[k][1] + v[k][2]) / 3, ss = 0;
@@ -59,10 +46,11 @@ Test(analysis_cli, replications_ci_equals_hand_computed)
         double half = 4.302653 * sqrt(ss / 2) / sqrt(3.0); /* t(0.975, 2) = 4.302653 */
         char name[64];
         snprintf(name, sizeof(name), "%s_mean", keys[k]);
-        cr_expect_float_eq(read_attr(merged, "/summary", name), mean, 1e-12 * fabs(mean) + 1e-15);
+        cr_expect_float_eq(h5test_file_f64(merged, "/summary", name), mean,
+                           1e-12 * fabs(mean) + 1e-15);
         snprintf(name, sizeof(name), "%s_ci95", keys[k]);
-        cr_expect_float_eq(read_attr(merged, "/summary", name), half, 1e-6 * half + 1e-15, "%s",
-                           keys[k]);
+        cr_expect_float_eq(h5test_file_f64(merged, "/summary", name), half, 1e-6 * half + 1e-15,
+                           "%s", keys[k]);
         /* The reader computes the same from the replication groups. */
         struct results r;
         char err[256];
@@ -73,8 +61,8 @@ Test(analysis_cli, replications_ci_equals_hand_computed)
         cr_expect_float_eq(m->s.ci95, half, 1e-6 * half + 1e-15);
         results_release(&r);
     }
-    cr_expect_float_eq(read_attr(merged, "/summary", "replications"), 3, 0);
-    cr_expect_float_eq(read_attr(merged, "/meta", "complete"), 1, 0);
+    cr_expect_float_eq(h5test_file_f64(merged, "/summary", "replications"), 3, 0);
+    cr_expect_float_eq(h5test_file_f64(merged, "/meta", "complete"), 1, 0);
 
     char cmd[512], *out = NULL;
     snprintf(cmd, sizeof(cmd), "%s report %s", atest_bin(), merged);
@@ -91,7 +79,7 @@ Test(analysis_cli, report_formats)
     atest_tmpdir(dir, sizeof(dir));
     snprintf(f, sizeof(f), "%s/s.h5", dir);
     atest_sim(SMALL, f, NULL);
-    double busy = read_attr(f, "/summary", "util_busy");
+    double busy = h5test_file_f64(f, "/summary", "util_busy");
     char want[64];
     snprintf(want, sizeof(want), "%.3f", busy * 100);
 
@@ -206,8 +194,8 @@ Test(analysis_cli, check_exit_codes_and_messages)
     snprintf(base, sizeof(base), "%s/busy.h5", dir);
     atest_sim(SMALL, f, NULL);
     atest_sim(BUSY, base, NULL);
-    double busy = read_attr(f, "/summary", "util_busy");
-    double p99 = read_attr(f, "/summary", "p99_ms_worst_service");
+    double busy = h5test_file_f64(f, "/summary", "util_busy");
+    double p99 = h5test_file_f64(f, "/summary", "p99_ms_worst_service");
     cr_assert(busy > 0.2 && busy < 0.95, "%g", busy);
 
     /* 0: every gate holds. */
@@ -277,10 +265,10 @@ Test(analysis_cli, interrupted_replicated_run_is_partial)
     free(out);
     cr_expect(!atest_exists(f), "an interrupted run left a file that looks complete");
     cr_assert(atest_exists(partial));
-    cr_expect_float_eq(read_attr(partial, "/meta", "complete"), 0, 0);
-    cr_expect_lt(read_attr(partial, "/meta", "sim_time_reached_s"),
-                 read_attr(partial, "/meta", "duration_s"));
-    cr_expect_float_eq(read_attr(partial, "/rep0000/meta", "complete"), 0, 0);
+    cr_expect_float_eq(h5test_file_f64(partial, "/meta", "complete"), 0, 0);
+    cr_expect_lt(h5test_file_f64(partial, "/meta", "sim_time_reached_s"),
+                 h5test_file_f64(partial, "/meta", "duration_s"));
+    cr_expect_float_eq(h5test_file_f64(partial, "/rep0000/meta", "complete"), 0, 0);
     /* No per-replication leftovers. */
     snprintf(cmd, sizeof(cmd), "ls %s | grep -c rep", dir);
     cr_expect_eq(atest_run(cmd, &out), 1, "leftovers: %s", out);

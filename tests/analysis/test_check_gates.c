@@ -15,23 +15,10 @@
 #include "analysis/h5io.h"
 #include "analysis/h5read.h"
 #include "tests/analysistest.h"
+#include "tests/h5test.h"
 
 #define SMALL   "tests/data/scenarios/small.yaml"
 #define BACKLOG "tests/data/scenarios/backlog_long.yaml"
-
-static double attr_at(const char *file, const char *group, const char *name)
-{
-    h5io_quiet();
-    hid_t f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
-    cr_assert_geq(f, 0, "%s", file);
-    hid_t g = H5Gopen2(f, group, H5P_DEFAULT);
-    cr_assert_geq(g, 0, "%s:%s", file, group);
-    double v = NAN;
-    cr_assert_eq(h5_read_attr_double(g, name, &v), 0, "%s:%s/%s", file, group, name);
-    H5Gclose(g);
-    H5Fclose(f);
-    return v;
-}
 
 /* The hand count: latest end of a job submitted at t = 0 in replication group `rep`. */
 static double backlog_end(const char *file, const char *rep, int *njobs)
@@ -96,8 +83,8 @@ Test(check_gates, training_gates_against_hand_computed_figures)
     free(out);
 
     /* Mean queueing delay: the mean of the replications' queue_delay_mean_s. */
-    double qd = (attr_at(f, "/rep0000/summary", "queue_delay_mean_s") +
-                 attr_at(f, "/rep0001/summary", "queue_delay_mean_s")) /
+    double qd = (h5test_file_f64(f, "/rep0000/summary", "queue_delay_mean_s") +
+                 h5test_file_f64(f, "/rep0001/summary", "queue_delay_mean_s")) /
                 2;
     snprintf(args, sizeof(args), "--max-queue-delay %.3fs", qd * 1.01 + 0.01);
     cr_expect_eq(check(f, args, &out), 0, "%s", out);
@@ -110,8 +97,8 @@ Test(check_gates, training_gates_against_hand_computed_figures)
     }
 
     /* GPU-hours per day: training_gpu_hours over a 1 h run is x 24 per day. */
-    double gh = (attr_at(f, "/rep0000/summary", "training_gpu_hours") +
-                 attr_at(f, "/rep0001/summary", "training_gpu_hours")) /
+    double gh = (h5test_file_f64(f, "/rep0000/summary", "training_gpu_hours") +
+                 h5test_file_f64(f, "/rep0001/summary", "training_gpu_hours")) /
                 2 * 24;
     cr_assert_gt(gh, 0);
     snprintf(args, sizeof(args), "--min-training-gpu-h-per-day %.6g", gh * 0.999);
@@ -151,8 +138,8 @@ Test(check_gates, generic_gates_on_any_summary_figure)
     atest_tmpdir(dir, sizeof(dir));
     snprintf(f, sizeof(f), "%s/s.h5", dir);
     atest_sim(SMALL, f, NULL);
-    double e = attr_at(f, "/summary", "energy_kwh");
-    double busy = attr_at(f, "/summary", "util_busy");
+    double e = h5test_file_f64(f, "/summary", "energy_kwh");
+    double busy = h5test_file_f64(f, "/summary", "util_busy");
     cr_assert_gt(e, 0);
     snprintf(args, sizeof(args), "--max energy_kwh=%.6g --min util_busy=%.4f%%", e * 1.01,
              busy * 100 * 0.99);
@@ -257,17 +244,7 @@ Test(check_gates, junit_has_the_schemas_required_elements)
     cr_expect(strstr(out, "cases 1 failures 0 errors 0") != NULL, "%s", out);
     free(out);
     /* The file marked incomplete (as an interrupted run leaves it): exit 4, an error testcase. */
-    h5io_quiet();
-    hid_t h = H5Fopen(f, H5F_ACC_RDWR, H5P_DEFAULT);
-    cr_assert_geq(h, 0);
-    hid_t m = H5Gopen2(h, "/meta", H5P_DEFAULT);
-    hid_t at = H5Aopen(m, "complete", H5P_DEFAULT);
-    cr_assert_geq(at, 0);
-    int64_t zero = 0;
-    cr_assert_geq(H5Awrite(at, H5T_NATIVE_INT64, &zero), 0);
-    H5Aclose(at);
-    H5Gclose(m);
-    H5Fclose(h);
+    h5test_mark_incomplete(f);
     cr_expect_eq(system(cmd) >> 8, 4);
     junit_validate(dir, x, &out);
     cr_expect(strstr(out, "cases 2 failures 0 errors 1") != NULL, "%s", out);
