@@ -12,6 +12,7 @@
 
 #include "sim/core/rng.h"
 #include "traces/csvstream.h"
+#include "traces/tokens.h"
 
 #define SERVEGEN_WINDOW (600 * SIM_SEC) /* ServeGen README: 600 s windows */
 #define SG_MIN_SHAPE    0.001           /* inter-arrival shape (Gamma k, Weibull k) */
@@ -273,8 +274,10 @@ struct asg {
     int64_t origin;
     struct lastref last;
     enum sg_pattern pat;
-    double shape, gscale; /* gap = draw(shape, 1) · gscale µs */
-    double nt, w_end;     /* next arrival, window end (µs, trace time) */
+    double shape, gscale;     /* gap = draw(shape, 1) · gscale µs */
+    double nt, w_end;         /* next arrival, window end (µs, trace time) */
+    struct tok_servegen *tok; /* the client's token PMFs (o->tokens), or NULL */
+    struct rng tok_rng;       /* their draws */
 };
 
 static double sg_draw(struct asg *r)
@@ -349,6 +352,9 @@ static int asg_next(struct araw *raw, struct arrival *out, struct trace_err *err
         if (r->pat != SG_NONE && r->nt < r->w_end) {
             out->t = (sim_time)r->nt;
             out->in_tokens = out->out_tokens = 0;
+            if (r->tok) /* the file's own clock: trace time + origin, s */
+                tok_servegen_draw(r->tok, (r->nt + (double)r->origin) / 1e6, &r->tok_rng,
+                                  &out->in_tokens, &out->out_tokens);
             r->nt += sg_draw(r);
             return 0;
         }
@@ -378,7 +384,39 @@ static void asg_destroy(struct araw *raw)
     csvstream_destroy(r->cs);
     if (r->rng_live)
         rng_release(&r->rng);
+    if (r->tok) {
+        tok_servegen_free(r->tok);
+        rng_release(&r->tok_rng);
+    }
     free(r);
+}
+
+/* The client's <client>-dataset.json beside <client>-trace.csv, if there is one. */
+static int sg_tokens_open(struct asg *r, const char *path, const struct trace_time_opts *o,
+                          struct trace_err *err)
+{
+    static const char suffix[] = "-trace.csv";
+    size_t n = strlen(path), k = sizeof(suffix) - 1;
+    if (n < k || strcmp(path + n - k, suffix) != 0)
+        return 0;
+    char ds[4096];
+    if (n - k + sizeof("-dataset.json") > sizeof(ds))
+        return 0;
+    snprintf(ds, sizeof(ds), "%.*s-dataset.json", (int)(n - k), path);
+    FILE *f = fopen(ds, "rb");
+    if (!f)
+        return 0; /* no token data for this client: lengths stay unknown */
+    fclose(f);
+    r->tok = tok_servegen_load(ds, err);
+    if (!r->tok)
+        return -EINVAL;
+    if (rng_init(&r->tok_rng, o->seed, rng_splitmix64(o->stream_id ^ 0x70c3e5)) < 0) {
+        tok_servegen_free(r->tok);
+        r->tok = NULL;
+        snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
+        return -ENOMEM;
+    }
+    return 0;
 }
 
 static struct araw *asg_create(const char *path, const struct trace_time_opts *o,
@@ -403,6 +441,8 @@ static struct araw *asg_create(const char *path, const struct trace_time_opts *o
         snprintf(err->msg, sizeof(err->msg), "origin: expected seconds, got '%.60s'", o->origin);
         goto fail;
     }
+    if (o->tokens && sg_tokens_open(r, path, o, err) < 0)
+        goto fail;
     return &r->base;
 fail:
     asg_destroy(&r->base);

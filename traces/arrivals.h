@@ -48,6 +48,10 @@ struct trace_time_opts {
     sim_time clip_start, clip_end; /* keep [start, end); end 0 = no end */
     uint64_t seed, stream_id;      /* draws for scaling and synthesis */
     bool skip_bad;                 /* skip malformed rows instead of failing */
+    /* ServeGen: give each arrival prompt/output lengths drawn from its client's
+     * <client>-dataset.json beside <client>-trace.csv, when there is one (traces/tokens.h;
+     * a draw stream of its own, so arrival times do not change). */
+    bool tokens;
 };
 
 /* Defaults: UTC, default origin, no offset, ×1, no loop, no clip, fail on bad rows. */
@@ -91,6 +95,9 @@ struct arrival_source *arrivals_csv_create(const char *path, const struct arriva
  * are Gamma(shape, scale) or Weibull(shape, scale) draws rescaled so the mean
  * gap is exactly 1/rate; the first arrival is at a uniform fraction of a gap
  * after the window start; an empty pattern (or rate 0) is a silent window.
+ * With o->tokens and a <client>-dataset.json beside the file, each arrival
+ * carries prompt/output lengths drawn from the file's token PMF of the 6-hour
+ * window holding it (tok_servegen_draw); otherwise its lengths are 0 (unknown).
  * Timestamps are seconds since local midnight of day 0 (checked against the
  * m-small sample: its hourly minimum is at 05:00 and maximum at 20:00 with no
  * shift, matching the ServeGen README's "span(72000, 75600) = 20:00-21:00").
