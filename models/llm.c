@@ -215,24 +215,50 @@ double llm_board_tflops(const char *gpu_name)
     return 0;
 }
 
+int llm_coef_base(const struct llm_model *m, const struct llm_knobs *k, double bw_gbps,
+                  double tflops, struct llm_coef *c)
+{
+    memset(c, 0, sizeof(*c));
+    if (!(bw_gbps > 0) || !(tflops > 0) || !(k->eta_bw > 0) || !(k->eta_flops > 0) ||
+        !(k->eta_attn > 0) || !(k->fixed_us >= 0))
+        return -EINVAL;
+    double bw = bw_gbps * 1e9 * k->eta_bw, fl = tflops * 1e12;
+    c->fixed_us = k->fixed_us;
+    c->weights_us = m->stream_bytes / bw * 1e6;
+    c->token_us = m->flops_per_token / (fl * k->eta_flops) * 1e6;
+    c->ctx_us = m->kv_bytes_per_token / bw * 1e6;
+    c->pair_us = m->attn_flops_per_pair / (fl * k->eta_attn) * 1e6;
+    return 0;
+}
+
+int llm_coef_scale(const struct llm_coef *base, const struct llm_knobs *k, uint32_t tp,
+                   double mem_share, double sm_share, struct llm_coef *c)
+{
+    double eff = llm_tp_efficiency(k, tp);
+    if (!(eff > 0) || !(mem_share > 0) || !(sm_share > 0)) {
+        memset(c, 0, sizeof(*c));
+        return -EINVAL;
+    }
+    double gpus = tp * eff; /* parallel speed-up of the GPU terms */
+    c->fixed_us = base->fixed_us;
+    c->weights_us = base->weights_us / (gpus * mem_share);
+    c->ctx_us = base->ctx_us / (gpus * mem_share);
+    c->token_us = base->token_us / (gpus * sm_share);
+    c->pair_us = base->pair_us / (gpus * sm_share);
+    return 0;
+}
+
 int llm_coef_derive(const struct llm_model *m, const struct llm_knobs *k, double bw_gbps,
                     double tflops, uint32_t tp, double mem_share, double sm_share,
                     struct llm_coef *c)
 {
-    memset(c, 0, sizeof(*c));
-    double eff = llm_tp_efficiency(k, tp);
-    if (!(eff > 0) || !(bw_gbps > 0) || !(tflops > 0) || !(mem_share > 0) || !(sm_share > 0) ||
-        !(k->eta_bw > 0) || !(k->eta_flops > 0) || !(k->eta_attn > 0))
-        return -EINVAL;
-    double gpus = tp * eff;                            /* parallel speed-up of the GPU terms */
-    double bw = bw_gbps * 1e9 * k->eta_bw * mem_share; /* B/s of one card (instance) */
-    double fl = tflops * 1e12 * sm_share;              /* FLOP/s of one card (instance) */
-    c->fixed_us = k->fixed_us;
-    c->weights_us = m->stream_bytes / bw / gpus * 1e6;
-    c->token_us = m->flops_per_token / (fl * k->eta_flops) / gpus * 1e6;
-    c->ctx_us = m->kv_bytes_per_token / bw / gpus * 1e6;
-    c->pair_us = m->attn_flops_per_pair / (fl * k->eta_attn) / gpus * 1e6;
-    return 0;
+    struct llm_coef base;
+    int rc = llm_coef_base(m, k, bw_gbps, tflops, &base);
+    if (rc) {
+        memset(c, 0, sizeof(*c));
+        return rc;
+    }
+    return llm_coef_scale(&base, k, tp, mem_share, sm_share, c);
 }
 
 double llm_iter_us(const struct llm_coef *c, double tokens, double ctx, double pairs)
@@ -278,4 +304,25 @@ uint64_t llm_decode_run_fit(const struct llm_coef *c, double n, double ctx0, dou
     while (m > 1 && llm_decode_run_us(c, n, ctx0, (double)m) > budget)
         m--;
     return m;
+}
+
+double llm_capacity_rps(const struct llm_coef *c, double kv_tokens, uint32_t max_seqs,
+                        double prompt, double output, double tpot_us)
+{
+    if (!(output >= 1) || !(prompt >= 0))
+        return 0;
+    double per_seq = prompt + output / 2, best = 0;
+    double nmax = per_seq > 0 ? floor(kv_tokens / per_seq) : max_seqs;
+    if (nmax > max_seqs)
+        nmax = max_seqs;
+    double pf = c->token_us * prompt + c->pair_us * prompt * (prompt + 1) / 2;
+    for (double n = 1; n <= nmax; n++) {
+        double step = llm_iter_us(c, n, n * per_seq, 0) + n / output * pf;
+        if (tpot_us > 0 && step > tpot_us)
+            break; /* the step only grows with n */
+        double x = n / (output * step) * 1e6;
+        if (x > best)
+            best = x;
+    }
+    return best;
 }

@@ -156,10 +156,25 @@ struct llm_coef {
 };
 
 /*
- * Coefficients of m on tp cards of bw_gbps (GB/s) and tflops (dense FP16),
- * with the replica's share of memory bandwidth mem_share and of SMs sm_share
- * (1 and 1 on whole cards; a MIG instance: memory slices / 8 and its speed).
- * Returns 0, or -EINVAL (tp without an efficiency, non-positive figures).
+ * Coefficients of m on one whole card of bw_gbps (GB/s) and tflops (dense
+ * FP16), TP 1. Returns 0 or -EINVAL (non-positive figures).
+ */
+int llm_coef_base(const struct llm_model *m, const struct llm_knobs *k, double bw_gbps,
+                  double tflops, struct llm_coef *c);
+
+/*
+ * Scale whole-card TP-1 coefficients to a replica on tp cards (GPU terms /
+ * (tp × efficiency)) with memory-bandwidth share mem_share (weights, KV) and
+ * SM share sm_share (tokens, pairs); fixed unchanged. 0 or -EINVAL.
+ */
+int llm_coef_scale(const struct llm_coef *base, const struct llm_knobs *k, uint32_t tp,
+                   double mem_share, double sm_share, struct llm_coef *c);
+
+/*
+ * llm_coef_base then llm_coef_scale: coefficients of m on tp cards of bw_gbps (GB/s) and tflops
+ * (dense FP16), with the replica's share of memory bandwidth mem_share and of SMs sm_share (1 and 1
+ * on whole cards; a MIG instance: memory slices / 8 and its speed). Returns 0, or -EINVAL (tp
+ * without an efficiency, non-positive figures).
  */
 int llm_coef_derive(const struct llm_model *m, const struct llm_knobs *k, double bw_gbps,
                     double tflops, uint32_t tp, double mem_share, double sm_share,
@@ -180,5 +195,17 @@ double llm_decode_run_us(const struct llm_coef *c, double n, double ctx0, double
  */
 uint64_t llm_decode_run_fit(const struct llm_coef *c, double n, double ctx0, double budget,
                             uint64_t max);
+
+/*
+ * Requests/s a replica of coefficients c sustains with a TPOT of at most
+ * tpot_us (0 = no bound): the steady state of n decoding sequences (each
+ * holding prompt + output/2 tokens on average; n <= max_seqs, n × that <=
+ * kv_tokens) whose steps also carry the prefills of the requests that replace
+ * them (n / output a step, each token_us · prompt + pair_us · prompt(prompt +
+ * 1)/2 of work): step = iteration(n) + that, TPOT = step, throughput =
+ * n / (output · step), at the best n. 0 when not even one sequence meets the bound.
+ */
+double llm_capacity_rps(const struct llm_coef *c, double kv_tokens, uint32_t max_seqs,
+                        double prompt, double output, double tpot_us);
 
 #endif

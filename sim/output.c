@@ -48,9 +48,24 @@ static const char *const svc_units[] = {
 static const char *const hist_names[] = {"interval", "bucket", "count"};
 static const char *const hist_units[] = {"index", "index", "requests"};
 
+/* /services/<name>/llm_timeseries (LLM services only): token-level figures per interval. */
+static const char *const llm_names[] = {"time_s",       "ttft_mean_ms",         "ttft_p50_ms",
+                                        "ttft_p90_ms",  "ttft_p99_ms",          "tpot_mean_ms",
+                                        "tpot_p50_ms",  "tpot_p90_ms",          "tpot_p99_ms",
+                                        "tokens_per_s", "prefill_tokens_per_s", "kv_occupancy",
+                                        "running",      "running_max",          "preemptions",
+                                        "swaps",        "rejected_too_long",    "truncated"};
+static const char *const llm_units[] = {
+    "s",         "ms",        "ms",     "ms",       "ms",       "ms",
+    "ms",        "ms",        "ms",     "tokens/s", "tokens/s", "1",
+    "sequences", "sequences", "events", "events",   "requests", "requests"};
+#define LLM_COLS (sizeof(llm_names) / sizeof(llm_names[0]))
+
 struct svc_out {
     hid_t grp;
     struct h5_series ts, hist;
+    bool llm;
+    struct h5_series lts, ttft_hist, tpot_hist; /* LLM services */
     /* Serving headroom (capacity at the SLO / arrival rate) over the measured window's
      * intervals with arrivals: the tightest, and the one at the busiest interval. */
     double head_min, head_peak, peak_rate;
@@ -108,6 +123,11 @@ static int close_groups(struct sim_output *o)
     for (size_t i = 0; i < o->nsvcs; i++) {
         rc = keep(rc, h5_series_close(&o->svcs[i].ts));
         rc = keep(rc, h5_series_close(&o->svcs[i].hist));
+        if (o->svcs[i].llm) {
+            rc = keep(rc, h5_series_close(&o->svcs[i].lts));
+            rc = keep(rc, h5_series_close(&o->svcs[i].ttft_hist));
+            rc = keep(rc, h5_series_close(&o->svcs[i].tpot_hist));
+        }
         rc = keep(rc, close_group(o->svcs[i].grp));
     }
     rc = keep(rc, h5_series_close(&o->ts));
@@ -127,6 +147,69 @@ static void output_free(struct sim_output *o)
     free(o->svcs);
     free(o->row);
     free(o);
+}
+
+/* An LLM service's token-level series: its timeseries and the TTFT/TPOT interval histograms. */
+static int open_llm_series(struct svc_out *so)
+{
+    static const char *const names[] = {"llm_timeseries", "ttft_interval_histogram",
+                                        "tpot_interval_histogram"};
+    struct h5_series *ser[] = {&so->lts, &so->ttft_hist, &so->tpot_hist};
+    so->llm = true;
+    int rc = 0;
+    for (size_t k = 0; k < 3 && !rc; k++) {
+        hid_t g = h5_group_create(so->grp, names[k]);
+        if (g < 0)
+            return h5io_fail();
+        rc = k == 0 ? h5_series_open(ser[k], g, llm_names, llm_units, LLM_COLS, 1024)
+                    : h5_series_open(ser[k], g, hist_names, hist_units, 3, 4096);
+        rc = keep(rc, close_group(g));
+    }
+    return rc;
+}
+
+/* One interval's histogram rows (interval, bucket, count) of h. */
+static int append_hist(struct h5_series *ser, uint64_t interval, const struct hist *h)
+{
+    int rc = 0;
+    for (uint32_t b = 0; h->total && b < HIST_BUCKETS; b++) {
+        if (!h->counts[b])
+            continue;
+        double hr[3] = {(double)interval, b, (double)h->counts[b]};
+        rc = keep(rc, h5_series_append(ser, hr));
+    }
+    return rc;
+}
+
+/* The LLM row of service sv over [t0, t1). */
+static int llm_interval(struct svc_out *so, const struct service *sv, uint64_t interval,
+                        sim_time t0, sim_time t1)
+{
+    const struct llm_svc *ls = sv->llm;
+    const struct hist *tt = ls->ttft_win, *tp = ls->tpot_win;
+    double span = sim_time_to_sec(t1 - t0), row[LLM_COLS];
+    row[0] = sim_time_to_sec(t1);
+    row[1] = hist_mean(tt) / 1e3;
+    row[2] = hist_quantile(tt, 0.50) / 1e3;
+    row[3] = hist_quantile(tt, 0.90) / 1e3;
+    row[4] = hist_quantile(tt, 0.99) / 1e3;
+    row[5] = hist_mean(tp) / 1e3;
+    row[6] = hist_quantile(tp, 0.50) / 1e3;
+    row[7] = hist_quantile(tp, 0.90) / 1e3;
+    row[8] = hist_quantile(tp, 0.99) / 1e3;
+    row[9] = span > 0 ? ls->win.tokens_out / span : 0;
+    row[10] = span > 0 ? ls->win.tokens_in / span : 0;
+    row[11] = llm_interval_kv(sv);
+    row[12] = (double)llm_running(sv);
+    row[13] = (double)ls->win.running_max;
+    row[14] = (double)ls->win.preemptions;
+    row[15] = (double)ls->win.swaps;
+    row[16] = (double)ls->win.rejected_long;
+    row[17] = (double)ls->win.truncated;
+    int rc = h5_series_append(&so->lts, row);
+    rc = keep(rc, append_hist(&so->ttft_hist, interval, tt));
+    rc = keep(rc, append_hist(&so->tpot_hist, interval, tp));
+    return rc;
 }
 
 int sim_output_open(struct sim_output **out, const char *path, const struct scenario *sc, char *err,
@@ -187,6 +270,8 @@ int sim_output_open(struct sim_output **out, const char *path, const struct scen
                 h < 0 ? h5io_fail() : h5_series_open(&so->hist, h, hist_names, hist_units, 3, 4096);
             rc = keep(rc, close_group(h));
         }
+        if (!rc && sc->services[i].kind == SVC_LLM)
+            rc = open_llm_series(so);
     }
     if (rc) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(-rc));
@@ -345,6 +430,8 @@ int sim_output_interval(struct sim_output *o, const struct sim *s, sim_time t0, 
                 rc = keep(rc, h5_series_append(&o->svcs[k].hist, hr));
             }
         }
+        if (so->llm)
+            rc = keep(rc, llm_interval(so, sv, o->interval, t0, t1));
     }
     o->interval++;
     return rc;
@@ -704,13 +791,116 @@ static int annotate(hid_t grp, int service)
     return annotate_in(grp, service, NULL);
 }
 
+/* A histogram group name under grp: count, lo_us, hi_us of its buckets up to the last used. */
+static int write_hist(hid_t grp, const char *name, const struct hist *h)
+{
+    uint32_t last = 0;
+    for (uint32_t b = 0; b < HIST_BUCKETS; b++)
+        if (h->counts[b])
+            last = b + 1;
+    int64_t *lo = malloc((last ? last : 1) * sizeof(*lo) * 2);
+    if (!lo)
+        return -ENOMEM;
+    for (uint32_t b = 0; b < last; b++) {
+        lo[b] = hist_bucket_lo(b);
+        lo[last + b] = hist_bucket_hi(b);
+    }
+    int rc = 0;
+    hid_t g = h5_group_create(grp, name);
+    if (g < 0)
+        rc = h5io_fail();
+    if (g >= 0) {
+        rc = keep(rc, h5_write_u64(g, "count", h->counts, last, "requests"));
+        rc = keep(rc, h5_write_i64(g, "lo_us", lo, last, "us"));
+        rc = keep(rc, h5_write_i64(g, "hi_us", lo + last, last, "us"));
+        rc = keep(rc, close_group(g));
+    }
+    free(lo);
+    return rc;
+}
+
+/* What the summary gathers over the LLM services. */
+struct llm_sum {
+    uint32_t n;
+    double ttft_p99_max, tpot_p99_max; /* ms, worst service */
+    double tokens_out, tokens_in, kv_token_us, kv_cap_us;
+    uint64_t preemptions;
+};
+
+/*
+ * An LLM service's token-level figures over the measured window: TTFT and
+ * TPOT quantiles against their targets, tokens, KV-cache occupancy,
+ * preemptions; and its TTFT/TPOT histograms. *slo_met gets whether both
+ * SLO-quantiles meet their targets.
+ */
+static int write_llm(struct svc_out *so, const struct sim *s, uint32_t k, double win_s,
+                     struct llm_sum *sum, bool *slo_met)
+{
+    const struct service *sv = &s->svcs[k];
+    const struct llm_cfg *c = sv->cfg->llm;
+    struct hist *tt = malloc(2 * sizeof(*tt)), *tp = tt + 1;
+    struct llm_counts w;
+    if (!tt)
+        return -ENOMEM;
+    sim_window_llm(s, k, &w, tt, tp);
+    double q = sv->cfg->slo_quantile, ttft_slo = sim_time_to_sec(c->ttft_slo) * 1e3,
+           tpot_slo = sim_time_to_sec(c->tpot_slo) * 1e3;
+    double ttft_q = hist_quantile(tt, q) / 1e3, tpot_q = hist_quantile(tp, q) / 1e3;
+    int rc = 0;
+    rc = keep(rc, h5_attr_str(so->grp, "kind", "llm"));
+    rc = keep(rc, h5_attr_str(so->grp, "model", c->model_name));
+    rc = keep(rc, h5_attr_int(so->grp, "tensor_parallel", c->tp));
+    rc = keep(rc, h5_attr_int(so->grp, "kv_cache_tokens", (int64_t)c->kv_card));
+    rc = keep(rc, h5_attr_double(so->grp, "ttft_slo_ms", ttft_slo));
+    rc = keep(rc, h5_attr_double(so->grp, "tpot_slo_ms", tpot_slo));
+    rc = keep(rc, h5_attr_double(so->grp, "ttft_mean_ms", hist_mean(tt) / 1e3));
+    rc = keep(rc, h5_attr_double(so->grp, "ttft_p50_ms", hist_quantile(tt, 0.5) / 1e3));
+    rc = keep(rc, h5_attr_double(so->grp, "ttft_p90_ms", hist_quantile(tt, 0.9) / 1e3));
+    rc = keep(rc, h5_attr_double(so->grp, "ttft_p99_ms", hist_quantile(tt, 0.99) / 1e3));
+    rc = keep(rc, h5_attr_double(so->grp, "ttft_max_ms", tt->total ? (double)tt->max / 1e3 : NAN));
+    rc = keep(rc, h5_attr_double(so->grp, "ttft_quantile_ms", ttft_q));
+    rc = keep(rc, h5_attr_double(so->grp, "tpot_mean_ms", hist_mean(tp) / 1e3));
+    rc = keep(rc, h5_attr_double(so->grp, "tpot_p50_ms", hist_quantile(tp, 0.5) / 1e3));
+    rc = keep(rc, h5_attr_double(so->grp, "tpot_p90_ms", hist_quantile(tp, 0.9) / 1e3));
+    rc = keep(rc, h5_attr_double(so->grp, "tpot_p99_ms", hist_quantile(tp, 0.99) / 1e3));
+    rc = keep(rc, h5_attr_double(so->grp, "tpot_max_ms", tp->total ? (double)tp->max / 1e3 : NAN));
+    rc = keep(rc, h5_attr_double(so->grp, "tpot_quantile_ms", tpot_q));
+    rc = keep(rc, h5_attr_double(so->grp, "tokens_generated", w.tokens_out));
+    rc = keep(rc, h5_attr_double(so->grp, "tokens_prefilled", w.tokens_in));
+    rc = keep(rc, h5_attr_double(so->grp, "tokens_per_s", win_s > 0 ? w.tokens_out / win_s : NAN));
+    rc = keep(rc, h5_attr_double(so->grp, "kv_occupancy_mean",
+                                 w.kv_cap_us > 0 ? w.kv_token_us / w.kv_cap_us : NAN));
+    rc = keep(rc, h5_attr_int(so->grp, "preemptions", (int64_t)w.preemptions));
+    rc = keep(rc, h5_attr_int(so->grp, "swaps", (int64_t)w.swaps));
+    rc = keep(rc, h5_attr_int(so->grp, "rejected_too_long", (int64_t)w.rejected_long));
+    rc = keep(rc, h5_attr_int(so->grp, "truncated", (int64_t)w.truncated));
+    rc = keep(rc, h5_attr_int(so->grp, "running_max", (int64_t)w.running_max));
+    rc = keep(rc, write_hist(so->grp, "ttft_histogram", tt));
+    rc = keep(rc, write_hist(so->grp, "tpot_histogram", tp));
+    *slo_met = (!tt->total || ttft_q <= ttft_slo) && (!tp->total || tpot_q <= tpot_slo);
+    double p99t = hist_quantile(tt, 0.99) / 1e3, p99p = hist_quantile(tp, 0.99) / 1e3;
+    if (tt->total && !(p99t <= sum->ttft_p99_max))
+        sum->ttft_p99_max = p99t;
+    if (tp->total && !(p99p <= sum->tpot_p99_max))
+        sum->tpot_p99_max = p99p;
+    sum->n++;
+    sum->tokens_out += w.tokens_out;
+    sum->tokens_in += w.tokens_in;
+    sum->kv_token_us += w.kv_token_us;
+    sum->kv_cap_us += w.kv_cap_us;
+    sum->preemptions += w.preemptions;
+    free(tt);
+    return rc;
+}
+
 /*
  * Service k's group: its whole-run counters, and its latency figures and
  * shares over the measured window (the whole run without output.warmup);
  * *win gets the window's counters for the summary.
  */
 static int write_service(struct svc_out *so, const struct sim *s, uint32_t k, double *slo_min,
-                         double *p99_max, double *head_min, struct service_stats *win)
+                         double *p99_max, double *head_min, struct service_stats *win,
+                         struct llm_sum *lsum)
 {
     const struct service *sv = &s->svcs[k];
     struct hist *h = malloc(2 * sizeof(*h)), *q = h + 1;
@@ -758,40 +948,25 @@ static int write_service(struct svc_out *so, const struct sim *s, uint32_t k, do
     rc = keep(rc, h5_attr_double(so->grp, "wait_p95_ms", hist_quantile(q, 0.95) / 1e3));
     rc = keep(rc, h5_attr_double(so->grp, "wait_p99_ms", hist_quantile(q, 0.99) / 1e3));
     rc = keep(rc, h5_attr_double(so->grp, "wait_max_ms", q->total ? (double)q->max / 1e3 : NAN));
-    rc = keep(rc, h5_attr_double(so->grp, "slo_ms", sim_time_to_sec(c->slo) * 1e3));
-    rc = keep(rc, h5_attr_double(so->grp, "slo_quantile", c->slo_quantile));
-    rc = keep(rc, h5_attr_double(so->grp, "slo_quantile_ms", pq));
+    bool met = pq <= sim_time_to_sec(c->slo) * 1e3;
+    if (so->llm) { /* the SLO is on TTFT and TPOT, not on the end-to-end latency */
+        double win_s = sim_time_to_sec(s->end - sim_window_start(s));
+        rc = keep(rc, write_llm(so, s, k, win_s, lsum, &met));
+        rc = keep(rc, h5_attr_double(so->grp, "slo_quantile", c->slo_quantile));
+    } else {
+        rc = keep(rc, h5_attr_double(so->grp, "slo_ms", sim_time_to_sec(c->slo) * 1e3));
+        rc = keep(rc, h5_attr_double(so->grp, "slo_quantile", c->slo_quantile));
+        rc = keep(rc, h5_attr_double(so->grp, "slo_quantile_ms", pq));
+    }
     rc = keep(rc, h5_attr_double(so->grp, "slo_share", share));
     rc = keep(rc, h5_attr_double(so->grp, "slo_share_served", share_served));
-    rc = keep(rc, h5_attr_int(so->grp, "slo_met", pq <= sim_time_to_sec(c->slo) * 1e3));
+    rc = keep(rc, h5_attr_int(so->grp, "slo_met", met));
     rc = keep(rc, h5_attr_double(so->grp, "headroom_min", so->head_min));
     rc = keep(rc, h5_attr_double(so->grp, "headroom_peak", so->head_peak));
     if (!isnan(so->head_min) && (isnan(*head_min) || so->head_min < *head_min))
         *head_min = so->head_min;
 
-    uint32_t last = 0;
-    for (uint32_t b = 0; b < HIST_BUCKETS; b++)
-        if (h->counts[b])
-            last = b + 1;
-    int64_t *lo = malloc((last ? last : 1) * sizeof(*lo) * 2);
-    if (!lo) {
-        free(h);
-        return -ENOMEM;
-    }
-    for (uint32_t b = 0; b < last; b++) {
-        lo[b] = hist_bucket_lo(b);
-        lo[last + b] = hist_bucket_hi(b);
-    }
-    hid_t g = h5_group_create(so->grp, "histogram");
-    if (g < 0)
-        rc = keep(rc, h5io_fail());
-    if (g >= 0) {
-        rc = keep(rc, h5_write_u64(g, "count", h->counts, last, "requests"));
-        rc = keep(rc, h5_write_i64(g, "lo_us", lo, last, "us"));
-        rc = keep(rc, h5_write_i64(g, "hi_us", lo + last, last, "us"));
-        rc = keep(rc, close_group(g));
-    }
-    free(lo);
+    rc = keep(rc, write_hist(so->grp, "histogram", h));
     if (!isnan(share) && share < *slo_min)
         *slo_min = share;
     double p99 = hist_quantile(h, 0.99) / 1e3;
@@ -815,9 +990,10 @@ int sim_output_finish(struct sim_output *o, const struct sim *s, bool complete, 
         rc = h5io_fail();
     double slo_min = INFINITY, p99_max = 0, head_min = NAN;
     uint64_t served = 0, within = 0, arrived = 0, dropped = 0, failed = 0, waiting = 0;
+    struct llm_sum lsum = {.ttft_p99_max = NAN, .tpot_p99_max = NAN};
     for (uint32_t k = 0; k < s->nsvcs; k++) {
         struct service_stats w;
-        rc = keep(rc, write_service(&o->svcs[k], s, k, &slo_min, &p99_max, &head_min, &w));
+        rc = keep(rc, write_service(&o->svcs[k], s, k, &slo_min, &p99_max, &head_min, &w, &lsum));
         served += w.served;
         within += w.within_slo;
         arrived += w.arrived;
@@ -879,6 +1055,17 @@ int sim_output_finish(struct sim_output *o, const struct sim *s, bool complete, 
         rc = keep(rc, h5_attr_double(sum, "slo_share_worst_service", s->nsvcs ? slo_min : NAN));
         rc = keep(rc, h5_attr_double(sum, "p99_ms_worst_service", s->nsvcs ? p99_max : NAN));
         rc = keep(rc, h5_attr_double(sum, "headroom_min_worst_service", head_min));
+        if (lsum.n) { /* LLM services only: a file without them keeps its old summary */
+            rc = keep(rc, h5_attr_double(sum, "ttft_p99_ms_worst_service", lsum.ttft_p99_max));
+            rc = keep(rc, h5_attr_double(sum, "tpot_p99_ms_worst_service", lsum.tpot_p99_max));
+            rc = keep(rc, h5_attr_double(sum, "tokens_generated", lsum.tokens_out));
+            rc = keep(
+                rc, h5_attr_double(sum, "tokens_per_s", win_s > 0 ? lsum.tokens_out / win_s : NAN));
+            rc = keep(rc,
+                      h5_attr_double(sum, "kv_occupancy_mean",
+                                     lsum.kv_cap_us > 0 ? lsum.kv_token_us / lsum.kv_cap_us : NAN));
+            rc = keep(rc, h5_attr_int(sum, "llm_preemptions", (int64_t)lsum.preemptions));
+        }
         double train_h = 0;
         rc = keep(rc, write_jobs(o, s, sum, &train_h));
         if (sc->cost.on) {

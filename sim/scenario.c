@@ -3,6 +3,7 @@
 
 #include "models/gpu.h"
 #include "models/latency.h"
+#include "sim/llm_cfg.h"
 #include "sim/override.h"
 #include "sim/policy/policy.h"
 
@@ -386,28 +387,16 @@ static int check_plain_name(const struct conf_doc *d, const struct conf_node *ma
                      SCENARIO_NAME_MAX, v);
 }
 
-static int load_service(const struct conf_doc *d, const struct conf_node *n, struct service_cfg *c,
-                        const struct gpu_spec *sc_spec, struct conf_err *err)
+/* The batch kind's latency, batching and SLO keys. */
+static int load_batch_latency(const struct conf_doc *d, const struct conf_node *n,
+                              struct service_cfg *c, struct conf_err *err)
 {
-    static const char *const keys[] = {"name",         "latency",   "batching",
-                                       "slo",          "replicas",  "arrivals",
-                                       "max_queue",    "memory_gb", "active_thread_percentage",
-                                       "mig_profile",  "demand",    "memory_used_gb",
-                                       "gpu_fraction", NULL};
     static const char *const lkeys[] = {"model", "a_ms", "b_ms",  "fixed_compute_share",
                                         "dist",  "cv",   "bound", NULL};
     static const char *const bounds[] = {"compute", "memory", NULL};
     static const char *const bkeys[] = {"max_batch", "max_wait", NULL};
     static const char *const skeys[] = {"p99_ms", "target_ms", "quantile", NULL};
-    static const char *const rkeys[] = {"count", "min", "max", NULL};
     int rc, dist = DIST_LOGNORMAL;
-
-    if ((rc = conf_check_keys(d, n, "services[]", keys, err)))
-        return rc;
-    if ((rc = conf_string(d, n, "name", true, &c->name, err)) ||
-        (rc = check_plain_name(d, n, c->name, err)))
-        return rc;
-
     /* BERT-large on a full A100, fitted from MLPerf Inference v2.0 (docs/models.md):
      * a = 1.16 ms, b = 0.28 ms. */
     c->a_ms = 1.16;
@@ -478,6 +467,81 @@ static int load_service(const struct conf_doc *d, const struct conf_node *n, str
         c->slo = sim_time_from_sec(ms / 1e3);
     }
 
+    return 0;
+}
+
+/*
+ * startup: {fixed, model_gb, load_gbps: {median, sigma}} (struct startup_cfg).
+ * Defaults: an LLM service loads its weights; a batch service without the
+ * block keeps the policy's start-up delay.
+ */
+static int load_startup(const struct conf_doc *d, const struct conf_node *n, struct service_cfg *c,
+                        struct conf_err *err)
+{
+    static const char *const keys[] = {"fixed", "model_gb", "load_gbps", NULL};
+    static const char *const lkeys[] = {"median", "sigma", NULL};
+    const struct conf_node *st = conf_get(n, "startup");
+    struct startup_cfg *u = &c->startup;
+    int rc;
+    /* Knobs (docs/models.md "Replica start-up"): 30 s of container and engine start (vLLM issue
+     * #44881: 16 s to the engine's configuration, then profiling and CUDA graphs); weights at a
+     * median 1.8 GB/s from local NVMe (vLLM PR #10647: Llama-2-7B 13.5 GB in 7.3 s on an A100,
+     * 13B 26 GB in 16 s), sigma 0.5 for page-cache hits and network storage. */
+    u->fixed = 30 * SIM_SEC;
+    u->bw_median_gbps = 1.8;
+    u->bw_sigma = 0.5;
+    u->on = c->kind == SVC_LLM;
+    if (c->kind == SVC_LLM)
+        u->model_gb = c->llm->model.weight_bytes / 1e9;
+    if (!st)
+        return 0;
+    if ((rc = conf_check_keys(d, st, "startup", keys, err)) ||
+        (rc = conf_duration(d, st, "fixed", false, 0, &u->fixed, err)) ||
+        (rc = conf_double(d, st, "model_gb", c->kind != SVC_LLM, 0, 1e5, &u->model_gb, err)))
+        return rc;
+    const struct conf_node *b = conf_get(st, "load_gbps");
+    if (b && ((rc = conf_check_keys(d, b, "load_gbps", lkeys, err)) ||
+              (rc = conf_double(d, b, "median", false, 0.001, 1e4, &u->bw_median_gbps, err)) ||
+              (rc = conf_double(d, b, "sigma", false, 0, 3, &u->bw_sigma, err))))
+        return rc;
+    u->on = true;
+    return 0;
+}
+
+static int load_service(const struct conf_doc *d, const struct conf_node *n, struct service_cfg *c,
+                        const struct scenario *scn, struct conf_err *err)
+{
+    static const char *const keys[] = {"name",         "latency",   "batching",
+                                       "slo",          "replicas",  "arrivals",
+                                       "max_queue",    "memory_gb", "active_thread_percentage",
+                                       "mig_profile",  "demand",    "memory_used_gb",
+                                       "gpu_fraction", "kind",      "llm",
+                                       "startup",      NULL};
+    static const char *const kinds[] = {"batch", "llm", NULL};
+    static const char *const batch_only[] = {"latency", "batching", "memory_gb", "memory_used_gb"};
+    const struct gpu_spec *sc_spec = scn->spec;
+    static const char *const rkeys[] = {"count", "min", "max", NULL};
+    int rc;
+
+    if ((rc = conf_check_keys(d, n, "services[]", keys, err)))
+        return rc;
+    if ((rc = conf_string(d, n, "name", true, &c->name, err)) ||
+        (rc = check_plain_name(d, n, c->name, err)))
+        return rc;
+    int kind = SVC_BATCH;
+    if ((rc = conf_enum(d, n, "kind", false, kinds, &kind, err)))
+        return rc;
+    c->kind = (enum svc_kind)kind;
+    if (c->kind == SVC_BATCH && conf_get(n, "llm"))
+        return conf_errf(err, d, conf_get(n, "llm"), "llm", "only with 'kind: llm'");
+    for (size_t i = 0; c->kind == SVC_LLM && i < sizeof(batch_only) / sizeof(batch_only[0]); i++)
+        if (conf_get(n, batch_only[i]))
+            return conf_errf(err, d, conf_get(n, batch_only[i]), batch_only[i],
+                             "not a key of an llm service (its batches, latency and memory come "
+                             "from its llm block)");
+
+    if (c->kind == SVC_BATCH && (rc = load_batch_latency(d, n, c, err)))
+        return rc;
     const struct conf_node *r = conf_get(n, "replicas");
     if (r && r->kind == CONF_SCALAR) {
         if ((rc = get_u32(d, n, "replicas", false, 0, 1 << 20, &c->replicas, err)))
@@ -513,6 +577,10 @@ static int load_service(const struct conf_doc *d, const struct conf_node *n, str
         return conf_errf(err, d, conf_get(n, "mig_profile"), "mig_profile",
                          "unknown MIG profile '%.40s' for this GPU", c->mig_profile);
     c->sm_cap = atp / 100;
+    if (c->kind == SVC_LLM && (rc = llm_cfg_load(d, n, c, scn, err)))
+        return rc;
+    if ((rc = load_startup(d, n, c, err)))
+        return rc;
     if (c->max_queue < c->max_batch)
         return conf_errf(err, d, conf_get(n, "max_queue"), "max_queue",
                          "expected at least max_batch (%u)", c->max_batch);
@@ -534,7 +602,7 @@ static int load_services(struct scenario *sc, const struct conf_node *root, stru
         return -ENOMEM;
     sc->nservices = s->n;
     for (size_t i = 0; i < s->n; i++) {
-        int rc = load_service(d, s->items[i], &sc->services[i], sc->spec, err);
+        int rc = load_service(d, s->items[i], &sc->services[i], sc, err);
         if (rc)
             return rc;
         for (size_t j = 0; j < i; j++)
@@ -1049,9 +1117,10 @@ static int load_root(struct scenario *sc, struct conf_err *err)
         return rc;
 
     /* Cross-checks. */
-    uint32_t want = 0;
+    uint32_t want = 0; /* cards: an LLM replica holds tensor_parallel of them */
     for (size_t i = 0; i < sc->nservices; i++)
-        want += sc->services[i].replicas;
+        want += sc->services[i].replicas *
+                (sc->services[i].kind == SVC_LLM ? sc->services[i].llm->tp : 1);
     const struct conf_node *p = conf_get(root, "policy");
     if (sc->policy.inference_gpus == 0)
         sc->policy.inference_gpus = want ? want : (uint32_t)sc->nservices;
@@ -1106,8 +1175,10 @@ void scenario_release(struct scenario *sc)
     if (sc->policy.ops && sc->policy.ops->free_cfg)
         sc->policy.ops->free_cfg(sc->policy.cfg);
     sc->policy.cfg = NULL;
-    for (size_t i = 0; sc->services && i < sc->nservices; i++)
+    for (size_t i = 0; sc->services && i < sc->nservices; i++) {
         free(sc->services[i].trace.path);
+        free(sc->services[i].llm);
+    }
     free(sc->training.trace.path);
     sc->training.trace.path = NULL;
     free(sc->services);

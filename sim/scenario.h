@@ -58,8 +58,30 @@ struct job_trace_cfg {
 };
 enum svc_dist { DIST_DETERMINISTIC, DIST_EXPONENTIAL, DIST_LOGNORMAL };
 
+/* A service's kind: the batch-latency model below, or LLM serving (sim/llm_cfg.h). */
+enum svc_kind { SVC_BATCH, SVC_LLM };
+
+/*
+ * Replica start-up (services[].startup): a replica asked for serves after
+ * fixed + model_gb / B, B drawn per start from a lognormal load bandwidth
+ * (GB/s). Off: the delay the policy gives (policy.autoscale.scale_up_delay),
+ * as before; on by default for LLM services (their weights).
+ */
+struct startup_cfg {
+    bool on;
+    sim_time fixed;        /* container and engine start besides loading the weights */
+    double model_gb;       /* what a replica loads, GB (10^9 B) */
+    double bw_median_gbps; /* lognormal load bandwidth: median, GB/s */
+    double bw_sigma;       /* and sigma of its log */
+};
+
+struct llm_cfg;
+
 struct service_cfg {
     const char *name;
+    enum svc_kind kind;
+    struct llm_cfg *llm; /* SVC_LLM: owned */
+    struct startup_cfg startup;
     /* Batch time a + b·batch on a full GPU (Inoue, arXiv 1912.06322), times a jitter of mean 1. */
     double a_ms, b_ms;
     double fixed_compute_share; /* φ: share of a that scales with a MIG slice (models/latency.h) */

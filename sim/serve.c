@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "models/latency.h"
+#include "sim/llm.h"
 
 /* Arrivals drawn from the source per call (see refill). */
 #define SERVE_FILL 64
@@ -418,6 +419,8 @@ static void idle_drop(struct service *s, uint32_t ri)
 
 int service_remove_replica(struct service *s, uint32_t ri)
 {
+    if (s->llm)
+        return llm_remove_replica(s, ri);
     if (ri >= s->nreps || s->reps[ri].gone || s->reps[ri].draining)
         return -EINVAL;
     struct replica *r = &s->reps[ri];
@@ -463,6 +466,8 @@ static void victim_consider(const struct service *s, uint32_t ri, uint32_t *best
 
 uint32_t service_pick_victim(const struct service *s)
 {
+    if (s->llm)
+        return llm_pick_victim(s);
     /*
      * Candidates in the old order of preference — idle (top of the stack
      * first; a replica reserved for a batch not yet begun counts as idle),
@@ -491,6 +496,10 @@ uint32_t service_pick_victim(const struct service *s)
 
 void service_on_speed(struct service *s, uint32_t ri)
 {
+    if (s->llm) {
+        llm_on_speed(s, ri);
+        return;
+    }
     struct replica *r = &s->reps[ri];
     sim_time now = s->eng->now;
     if (!r->busy)
@@ -512,6 +521,10 @@ void service_on_speed(struct service *s, uint32_t ri)
 
 void service_replica_down(struct service *s, uint32_t ri)
 {
+    if (s->llm) {
+        llm_replica_down(s, ri);
+        return;
+    }
     struct replica *r = &s->reps[ri];
     sim_time now = s->eng->now;
     if (r->down)
@@ -541,6 +554,10 @@ void service_replica_down(struct service *s, uint32_t ri)
 
 void service_replica_up(struct service *s, uint32_t ri)
 {
+    if (s->llm) {
+        llm_replica_up(s, ri);
+        return;
+    }
     struct replica *r = &s->reps[ri];
     if (!r->down || r->gone)
         return;
@@ -571,6 +588,11 @@ int service_init(struct service *s, uint32_t index, const struct service_cfg *cf
         service_release(s);
         return -ENOMEM;
     }
+    snprintf(name, sizeof(name), "service/%s/startup", cfg->name);
+    if (rng_init(&s->start_rng, seed, rng_stream_id(name))) {
+        service_release(s);
+        return -ENOMEM;
+    }
     hist_reset(s->h_total);
     hist_reset(s->h_win);
     hist_reset(s->q_total);
@@ -578,11 +600,19 @@ int service_init(struct service *s, uint32_t index, const struct service_cfg *cf
     s->hot = UINT32_MAX;
     if (cfg->dist == DIST_LOGNORMAL && cfg->cv > 0)
         rng_lognormal_params(1.0, cfg->cv, &s->jitter_mu, &s->jitter_sigma);
+    if (cfg->kind == SVC_LLM) {
+        int rc = llm_service_init(s, seed);
+        if (rc) {
+            service_release(s);
+            return rc;
+        }
+    }
     return 0;
 }
 
 void service_release(struct service *s)
 {
+    llm_service_release(s);
     arrival_source_destroy(s->src);
     s->src = NULL;
     for (uint32_t i = 0; i < s->nreps; i++)
@@ -596,6 +626,7 @@ void service_release(struct service *s)
     free(s->q_total);
     free(s->q_win);
     rng_release(&s->rng);
+    rng_release(&s->start_rng);
     s->reps = NULL;
     s->idle = NULL;
     s->resv = NULL;
@@ -603,8 +634,18 @@ void service_release(struct service *s)
     s->h_total = s->h_win = s->q_total = s->q_win = NULL;
 }
 
+int service_add_replica_gang(struct service *s, const uint32_t *tids, uint32_t n, bool ready,
+                             uint32_t *ri)
+{
+    if (s->llm)
+        return n >= 1 && n <= LLM_MAX_TP ? llm_add_replica(s, tids, n, ready, ri) : -EINVAL;
+    return n == 1 ? service_add_replica(s, tids[0], ready, ri) : -EINVAL;
+}
+
 int service_add_replica(struct service *s, uint32_t tid, bool ready, uint32_t *out)
 {
+    if (s->llm)
+        return llm_add_replica(s, &tid, 1, ready, out);
     uint32_t ri = s->nreps;
     for (uint32_t i = 0; i < s->nreps; i++)
         if (s->reps[i].gone) {
@@ -673,6 +714,8 @@ int service_add_replica(struct service *s, uint32_t tid, bool ready, uint32_t *o
 
 double service_capacity_rps(const struct service *s)
 {
+    if (s->llm)
+        return llm_service_capacity_rps(s);
     const struct service_cfg *c = s->cfg;
     double slo_ms = sim_time_to_sec(c->slo) * 1e3, cap = 0;
     for (uint32_t i = 0; i < s->nreps; i++) {
@@ -697,11 +740,17 @@ double service_capacity_rps(const struct service *s)
 
 void service_sync(struct service *s)
 {
+    if (s->llm) {
+        llm_sync(s);
+        return;
+    }
     pull(s, s->eng->now);
 }
 
 void service_reset_interval(struct service *s)
 {
+    if (s->llm)
+        llm_reset_interval(s);
     hist_merge(s->h_total, s->h_win);
     hist_reset(s->h_win);
     hist_merge(s->q_total, s->q_win);

@@ -29,6 +29,11 @@
  * fraction of a full GPU (1 in exclusive mode).
  *
  * Conservation: arrived = served + in_service + waiting + dropped + failed at any time.
+ *
+ * A `kind: llm` service is served token by token instead (sim/llm.h): every
+ * function below dispatches to it, and the counters and histograms here keep
+ * their meaning (latency = end to end, waiting = until admission; waiting
+ * requests are those at the router and in the replicas' queues).
  */
 #ifndef TIDESIM_SERVE_H
 #define TIDESIM_SERVE_H
@@ -73,9 +78,13 @@ struct service_stats {
     double busy_us; /* replica time spent on completed batches (HPA utilisation) */
 };
 
+struct llm_svc;
+
 struct service {
     uint32_t index;
     const struct service_cfg *cfg;
+    struct llm_svc *llm;  /* kind: llm (sim/llm.h), owned; NULL for the batch kind */
+    struct rng start_rng; /* replica start-up draws (cfg->startup) */
     struct engine *eng;
     struct cluster *cl;
     struct arrival_source *src; /* owned */
@@ -129,6 +138,14 @@ void service_release(struct service *s);
  * or -ENOMEM.
  */
 int service_add_replica(struct service *s, uint32_t tid, bool ready, uint32_t *ri);
+
+/*
+ * The same for a replica on several tenants (an LLM replica's tensor-parallel
+ * cards, tids[0] its first); the batch kind takes n = 1 only (-EINVAL else).
+ * -ENOSPC when an LLM replica does not fit the memory it was placed on.
+ */
+int service_add_replica_gang(struct service *s, const uint32_t *tids, uint32_t n, bool ready,
+                             uint32_t *ri);
 
 /*
  * Take replica ri out of service: an idle or starting replica leaves its card

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "models/power.h"
+#include "sim/llm.h"
 #include "traces/synth.h"
 
 static void on_job_submit(void *ctx, uint32_t j)
@@ -137,7 +138,12 @@ static void on_replica_up(void *ctx, uint64_t arg)
     if (!sv->reps[ri].down)
         return;
     service_replica_up(sv, ri);
-    if (!sv->reps[ri].down)
+    if (sv->reps[ri].down)
+        return;
+    if (sv->llm) /* every card of a tensor-parallel replica runs again */
+        for (uint32_t i = 0; i < sv->llm->reps[ri].ntp; i++)
+            fault_clock_start(s, sv->llm->reps[ri].tids[i]);
+    else
         fault_clock_start(s, (uint32_t)arg);
 }
 
@@ -239,7 +245,11 @@ static int take_warm(struct sim *s, sim_time now)
     s->warm.tot = malloc((s->nsvcs ? s->nsvcs : 1) * sizeof(*s->warm.tot));
     s->warm.h = malloc((s->nsvcs ? s->nsvcs : 1) * sizeof(*s->warm.h));
     s->warm.q = malloc((s->nsvcs ? s->nsvcs : 1) * sizeof(*s->warm.q));
-    if (!s->warm.acc || !s->warm.tot || !s->warm.h || !s->warm.q)
+    s->warm.llm = calloc(s->nsvcs ? s->nsvcs : 1, sizeof(*s->warm.llm));
+    s->warm.ttft = malloc((s->nsvcs ? s->nsvcs : 1) * sizeof(*s->warm.ttft));
+    s->warm.tpot = malloc((s->nsvcs ? s->nsvcs : 1) * sizeof(*s->warm.tpot));
+    if (!s->warm.acc || !s->warm.tot || !s->warm.h || !s->warm.q || !s->warm.llm || !s->warm.ttft ||
+        !s->warm.tpot)
         return -ENOMEM;
     for (uint32_t g = 0; g < s->cl.ngpus; g++) {
         const struct card *c = &s->cl.cards[g];
@@ -253,6 +263,14 @@ static int take_warm(struct sim *s, sim_time now)
         hist_merge(&s->warm.h[i], s->svcs[i].h_win);
         s->warm.q[i] = *s->svcs[i].q_total;
         hist_merge(&s->warm.q[i], s->svcs[i].q_win);
+        const struct llm_svc *ls = s->svcs[i].llm;
+        if (!ls)
+            continue;
+        s->warm.llm[i] = ls->tot;
+        s->warm.ttft[i] = *ls->ttft_tot;
+        hist_merge(&s->warm.ttft[i], ls->ttft_win);
+        s->warm.tpot[i] = *ls->tpot_tot;
+        hist_merge(&s->warm.tpot[i], ls->tpot_win);
     }
     s->warm.at = now;
     return 0;
@@ -326,6 +344,7 @@ static int open_arrival_trace(struct sim *s, const struct service_cfg *c, uint64
     o.seed = s->seed;
     o.stream_id = stream;
     o.skip_bad = t->skip_bad;
+    o.tokens = c->kind == SVC_LLM; /* ServeGen clients' dataset.json lengths */
     switch (t->format) {
     case ARRFMT_AZURE:
         *out = arrivals_azure_create(t->path, &o, &err);
@@ -587,11 +606,27 @@ int sim_place_replica(struct sim *s, uint32_t svc, uint32_t gpu)
     return sim_start_replica(s, svc, gpu, 0);
 }
 
+/*
+ * The start-up delay of a replica of c (cfg->startup): fixed + what it loads
+ * over a lognormal load bandwidth drawn from the service's own stream; or
+ * the policy's delay when the service has no start-up model.
+ */
+static sim_time startup_delay(struct service *sv, sim_time policy_delay)
+{
+    const struct startup_cfg *u = &sv->cfg->startup;
+    if (!u->on)
+        return policy_delay;
+    double bw = rng_lognormal_median_sigma(&sv->start_rng, u->bw_median_gbps, u->bw_sigma);
+    double load_s = bw > 0 ? u->model_gb / bw : 0;
+    return u->fixed + sim_time_from_sec(load_s < 1e7 ? load_s : 1e7);
+}
+
 int sim_start_replica(struct sim *s, uint32_t svc, uint32_t gpu, sim_time delay)
 {
     if (svc >= s->nsvcs)
         return -EINVAL;
-    const struct service_cfg *c = s->svcs[svc].cfg;
+    struct service *sv = &s->svcs[svc];
+    const struct service_cfg *c = sv->cfg;
     struct tenant_req req = {
         .kind = TENANT_INFER,
         .owner = svc,
@@ -602,22 +637,41 @@ int sim_start_replica(struct sim *s, uint32_t svc, uint32_t gpu, sim_time delay)
         .demand = c->demand,
         .mig_profile = c->mig_profile,
     };
-    uint32_t tid, ri;
-    int rc = cluster_place(&s->cl, gpu, s->eng.now, &req, &tid);
-    if (rc == 1)
-        s->oom_kills++;
-    if (rc)
-        return rc;
+    /* A tensor-parallel LLM replica: gpu and the next cards of its node that take a tenant. */
+    uint32_t n = c->kind == SVC_LLM ? c->llm->tp : 1, cards[LLM_MAX_TP], tids[LLM_MAX_TP], ri;
+    if (gpu >= s->cl.ngpus)
+        return -EINVAL;
+    cards[0] = gpu;
+    uint32_t got = 1, node = s->cl.cards[gpu].node;
+    for (uint32_t g = node * s->cl.per_node; g < (node + 1) * s->cl.per_node && got < n; g++)
+        if (g != gpu && cluster_can_place(&s->cl, g, &req) == 0)
+            cards[got++] = g;
+    if (got < n)
+        return -EBUSY;
+    for (uint32_t i = 0; i < n; i++) {
+        int rc = cluster_place(&s->cl, cards[i], s->eng.now, &req, &tids[i]);
+        if (rc == 1)
+            s->oom_kills++;
+        if (rc) {
+            for (uint32_t k = 0; k < i; k++)
+                cluster_remove(&s->cl, tids[k], s->eng.now);
+            return rc;
+        }
+    }
     if (s->in_init)
         delay = 0;
-    rc = service_add_replica(&s->svcs[svc], tid, delay <= 0, &ri);
+    else if (delay > 0 || c->startup.on)
+        delay = startup_delay(sv, delay);
+    int rc = service_add_replica_gang(sv, tids, n, delay <= 0, &ri);
     if (rc) {
-        cluster_remove(&s->cl, tid, s->eng.now);
+        for (uint32_t k = 0; k < n; k++)
+            cluster_remove(&s->cl, tids[k], s->eng.now);
         return rc;
     }
     if (delay <= 0)
-        fault_clock_start(s, tid);
-    else if (engine_at(&s->eng, s->eng.now + delay, on_replica_up, s, tenant_arg(s, tid), NULL))
+        for (uint32_t k = 0; k < n; k++)
+            fault_clock_start(s, tids[k]);
+    else if (engine_at(&s->eng, s->eng.now + delay, on_replica_up, s, tenant_arg(s, tids[0]), NULL))
         event_failed(s);
     return 0;
 }
@@ -725,6 +779,9 @@ void sim_release(struct sim *s)
     free(s->warm.tot);
     free(s->warm.h);
     free(s->warm.q);
+    free(s->warm.llm);
+    free(s->warm.ttft);
+    free(s->warm.tpot);
     memset(&s->warm, 0, sizeof(s->warm));
 }
 
@@ -814,4 +871,28 @@ void sim_window_service(const struct sim *s, uint32_t svc, struct service_stats 
     hist_subtract(h, &s->warm.h[svc]);
     if (q)
         hist_subtract(q, &s->warm.q[svc]);
+}
+
+void sim_window_llm(const struct sim *s, uint32_t svc, struct llm_counts *c, struct hist *ttft,
+                    struct hist *tpot)
+{
+    const struct llm_svc *ls = s->svcs[svc].llm;
+    if (!ls)
+        return;
+    *c = ls->tot;
+    *ttft = *ls->ttft_tot;
+    *tpot = *ls->tpot_tot;
+    if (sim_window_start(s) == 0)
+        return;
+    const struct llm_counts *w = &s->warm.llm[svc];
+    c->tokens_out -= w->tokens_out;
+    c->tokens_in -= w->tokens_in;
+    c->kv_token_us -= w->kv_token_us;
+    c->kv_cap_us -= w->kv_cap_us;
+    c->preemptions -= w->preemptions;
+    c->swaps -= w->swaps;
+    c->rejected_long -= w->rejected_long;
+    c->truncated -= w->truncated;
+    hist_subtract(ttft, &s->warm.ttft[svc]);
+    hist_subtract(tpot, &s->warm.tpot[svc]);
 }

@@ -23,6 +23,7 @@
 #include "sim/core/engine.h"
 #include "sim/policy/policy.h"
 #include "sim/core/rng.h"
+#include "sim/llm.h"
 #include "sim/scenario.h"
 #include "sim/serve.h"
 #include "sim/train.h"
@@ -85,6 +86,9 @@ struct sim {
         struct service_stats *tot; /* per service */
         struct hist *h;            /* per service: latency histogram so far */
         struct hist *q;            /* per service: waiting-time histogram so far */
+        /* LLM services (sim/llm.h): per service, NULL-free only for them. */
+        struct llm_counts *llm;
+        struct hist *ttft, *tpot;
     } warm;
 
     sim_time end; /* time reached (duration, or less when interrupted) */
@@ -176,5 +180,12 @@ double sim_energy_kwh(const struct sim *s);
  */
 void sim_window_service(const struct sim *s, uint32_t svc, struct service_stats *st, struct hist *h,
                         struct hist *q);
+
+/*
+ * An LLM service's token counters and its TTFT and TPOT histograms within the
+ * window (sim/llm.h); the caller provides them. No-op for a batch service.
+ */
+void sim_window_llm(const struct sim *s, uint32_t svc, struct llm_counts *c, struct hist *ttft,
+                    struct hist *tpot);
 
 #endif
