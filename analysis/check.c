@@ -19,6 +19,7 @@ void check_gates_init(struct check_gates *g)
     memset(g, 0, sizeof(*g));
     g->min_util = g->min_slo = g->max_ckpt_overhead = g->max_p99_ms = NAN;
     g->max_queue_delay_s = g->min_train_gpuh_day = g->backlog_by_s = NAN;
+    g->max_ttft_p99_ms = g->max_tpot_p99_ms = NAN;
     g->util_kind = CHECK_UTIL_BUSY;
     g->tolerance = 0;
 }
@@ -494,6 +495,16 @@ int check_evaluate(const struct results *r, const struct results *base, const st
         rc = rc ? rc
                 : gate_bound(l, "max-p99-ms", "p99_ms_worst_service",
                              mean_of(r, "p99_ms_worst_service"), g->max_p99_ms, -1, 1, " ms");
+    if (!isnan(g->max_ttft_p99_ms))
+        rc = rc ? rc
+                : gate_bound(l, "max-ttft-p99", "ttft_p99_ms_worst_service",
+                             mean_of(r, "ttft_p99_ms_worst_service"), g->max_ttft_p99_ms, -1, 1,
+                             " ms");
+    if (!isnan(g->max_tpot_p99_ms))
+        rc = rc ? rc
+                : gate_bound(l, "max-tpot-p99", "tpot_p99_ms_worst_service",
+                             mean_of(r, "tpot_p99_ms_worst_service"), g->max_tpot_p99_ms, -1, 1,
+                             " ms");
     if (!isnan(g->max_queue_delay_s))
         rc = rc ? rc
                 : gate_duration(l, "max-queue-delay", "queue_delay_mean_s",

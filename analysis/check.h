@@ -11,6 +11,9 @@
  *                     checkpoint+restore+recompute GPU-time / training GPU-time
  *                     from /gpus); a file without checkpoint data had none: 0
  *   max_p99_ms        worst service's p99 latency (ms) <= bound
+ *   max_ttft_p99_ms   worst LLM service's p99 time to first token (ms) <= bound
+ *   max_tpot_p99_ms   worst LLM service's p99 time per output token (ms) <= bound
+ *                     (a file without LLM services fails these: not recorded)
  *   max_queue_delay_s training jobs' mean queueing delay (/summary
  *                     queue_delay_mean_s) <= bound
  *   min_train_gpuh_day training work done per simulated day (/summary
@@ -57,6 +60,7 @@ struct check_bound {
 struct check_gates {
     double min_util, min_slo, max_ckpt_overhead, max_p99_ms; /* NaN = off */
     double max_queue_delay_s, min_train_gpuh_day, backlog_by_s;
+    double max_ttft_p99_ms, max_tpot_p99_ms;
     enum check_util_kind util_kind;
     double tolerance; /* relative, for the baseline comparison */
     struct check_bound bounds[CHECK_MAX_BOUNDS];

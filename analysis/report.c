@@ -139,6 +139,61 @@ static int print_services(FILE *out, const struct results *r, bool md)
     return rc;
 }
 
+/* The token-level table of the LLM services (those with a TTFT recorded); 0 rows: nothing. */
+static int print_llm(FILE *out, const struct results *r, bool md, const char *ind)
+{
+    static const char *const cols[] = {"ttft_p50_ms", "ttft_p99_ms",       "tpot_p50_ms",
+                                       "tpot_p99_ms", "tokens_per_s",      "kv_occupancy_mean",
+                                       "preemptions", "rejected_too_long", "slo_share"};
+    static const char *const hdr[] = {"service",     "TTFT p50 ms", "TTFT p99 ms", "TPOT p50 ms",
+                                      "TPOT p99 ms", "tokens/s",    "KV used %",   "preempted",
+                                      "too long",    "SLO",         "within %"};
+    enum { NCOLS = sizeof(cols) / sizeof(cols[0]), NHDR = NCOLS + 2 };
+    size_t nllm = 0;
+    for (size_t i = 0; i < r->nsvcs; i++) {
+        const struct results_metric *m = results_table_find(&r->svcs[i].t, "ttft_p99_ms");
+        nllm += m && m->s.n > 0;
+    }
+    if (!nllm)
+        return 0;
+    heading(out, md, "LLM services (time to first token, time per output token, tokens, KV cache)");
+    struct texttable tt;
+    texttable_init(&tt, NHDR);
+    texttable_row(&tt, hdr);
+    for (size_t i = 0; i < r->nsvcs; i++) {
+        const struct results_service *sv = &r->svcs[i];
+        const struct results_metric *p = results_table_find(&sv->t, "ttft_p99_ms");
+        if (!p || !p->s.n)
+            continue;
+        char cells[NHDR][112];
+        const char *row[NHDR];
+        snprintf(cells[0], sizeof(cells[0]), "%s", sv->name);
+        for (size_t k = 0; k < NCOLS; k++) {
+            const struct results_metric *m = results_table_find(&sv->t, cols[k]);
+            char v[48], ci[48];
+            results_format(v, sizeof(v), m, m->s.mean);
+            if (r->replicated && m->s.n >= 2 && strstr(cols[k], "p99")) {
+                results_format(ci, sizeof(ci), m, m->s.ci95);
+                snprintf(cells[k + 1 + (k == NCOLS - 1)], sizeof(cells[0]), "%s ± %s", v, ci);
+            } else {
+                snprintf(cells[k + 1 + (k == NCOLS - 1)], sizeof(cells[0]), "%s", v);
+            }
+        }
+        const struct results_metric *a = results_table_find(&sv->t, "ttft_slo_ms");
+        const struct results_metric *b = results_table_find(&sv->t, "tpot_slo_ms");
+        const struct results_metric *q = results_table_find(&sv->t, "slo_quantile");
+        snprintf(cells[NHDR - 2], sizeof(cells[0]), "p%g: TTFT <= %g, TPOT <= %g ms",
+                 q->s.n ? q->s.mean * 100 : 99, a->s.mean, b->s.mean);
+        for (size_t k = 0; k < NHDR; k++)
+            row[k] = cells[k];
+        texttable_row(&tt, row);
+    }
+    (void)ind;
+    int rc = texttable_print(&tt, out, md, 2);
+    texttable_release(&tt);
+    return rc;
+}
+
 static int report_human(FILE *out, const struct results *r, bool md)
 {
     char dur[32], reached[32];
@@ -183,6 +238,7 @@ static int report_human(FILE *out, const struct results *r, bool md)
         rc |= print_services(out, r, md);
     else
         fprintf(out, "%sno services\n", ind);
+    rc |= print_llm(out, r, md, ind);
     heading(out, md, "training outcomes (jobs at the end of the run; job seconds summed, in h)");
     rc |= print_metric_table(out, r, &r->training, md, true);
     heading(out, md, "GPU-time by state (share of GPU-time offered)");

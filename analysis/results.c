@@ -26,6 +26,13 @@ static const struct metric_def headline_defs[] = {
     {"p99_ms_worst_service", "p99 latency, worst service", "ms", 1, RESULTS_LOWER},
     {"headroom_min_worst_service", "serving headroom (capacity at SLO / load), tightest", "x", 1,
      RESULTS_NEUTRAL},
+    {"ttft_p99_ms_worst_service", "p99 time to first token, worst LLM service", "ms", 1,
+     RESULTS_LOWER},
+    {"tpot_p99_ms_worst_service", "p99 time per output token, worst LLM service", "ms", 1,
+     RESULTS_LOWER},
+    {"tokens_per_s", "LLM tokens generated per second", "tokens/s", 1, RESULTS_NEUTRAL},
+    {"kv_occupancy_mean", "LLM KV-cache occupancy, mean", "%", 100, RESULTS_NEUTRAL},
+    {"llm_preemptions", "LLM sequences preempted (KV cache full)", "", 1, RESULTS_LOWER},
     {"requests_arrived", "requests arrived", "", 1, RESULTS_NEUTRAL},
     {"requests_dropped", "requests dropped", "", 1, RESULTS_LOWER},
     {"requests_waiting", "requests waiting at the end", "", 1, RESULTS_LOWER},
@@ -67,6 +74,19 @@ static const struct metric_def svc_defs[] = {
     {"slo_met", "SLO met", "%", 100, RESULTS_HIGHER},
     {"headroom_min", "serving headroom, tightest interval", "x", 1, RESULTS_NEUTRAL},
     {"headroom_peak", "serving headroom at the busiest interval", "x", 1, RESULTS_NEUTRAL},
+    /* LLM services (kind: llm); absent (NaN) for the batch kind */
+    {"ttft_mean_ms", "time to first token, mean", "ms", 1, RESULTS_LOWER},
+    {"ttft_p50_ms", "time to first token, p50", "ms", 1, RESULTS_LOWER},
+    {"ttft_p99_ms", "time to first token, p99", "ms", 1, RESULTS_LOWER},
+    {"tpot_mean_ms", "time per output token, mean", "ms", 1, RESULTS_LOWER},
+    {"tpot_p50_ms", "time per output token, p50", "ms", 1, RESULTS_LOWER},
+    {"tpot_p99_ms", "time per output token, p99", "ms", 1, RESULTS_LOWER},
+    {"ttft_slo_ms", "TTFT target", "ms", 1, RESULTS_NEUTRAL},
+    {"tpot_slo_ms", "TPOT target", "ms", 1, RESULTS_NEUTRAL},
+    {"tokens_per_s", "tokens generated per second", "tokens/s", 1, RESULTS_NEUTRAL},
+    {"kv_occupancy_mean", "KV-cache occupancy, mean", "%", 100, RESULTS_NEUTRAL},
+    {"preemptions", "sequences preempted (KV cache full)", "", 1, RESULTS_LOWER},
+    {"rejected_too_long", "prompts refused (max_context)", "", 1, RESULTS_LOWER},
 };
 
 /* /jobs columns that are per-job time stamps or sizes, not summable overheads. */

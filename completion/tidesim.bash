@@ -31,7 +31,7 @@ _tidesim() {
         opts="--format --help"
         files=h5 ;;
     check)
-        opts="--min-util --min-slo --max-ckpt-overhead --max-p99-ms --util-kind --against
+        opts="--min-util --min-slo --max-ckpt-overhead --max-p99-ms --max-ttft-p99 --max-tpot-p99 --util-kind --against
               --tolerance --max-queue-delay --backlog-drained-by --min-training-gpu-h-per-day
               --min --max --format --help"
         files=h5 ;;
@@ -91,7 +91,8 @@ _tidesim() {
     --seed | --replications | -r | --precision | --max-replications | --jobs | -j | --end | \
         --loop-period | \
         --max-records | --interval | \
-        --min-util | --min-slo | --max-ckpt-overhead | --max-p99-ms | --tolerance | \
+        --min-util | --min-slo | --max-ckpt-overhead | --max-p99-ms | --max-ttft-p99 | \
+        --max-tpot-p99 | --tolerance | \
         --max-queue-delay | --backlog-drained-by | --min-training-gpu-h-per-day | --min | --max | \
         --time-column | --count-column | --in-column | --out-column)
         return ;;

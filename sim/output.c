@@ -847,8 +847,10 @@ static int write_llm(struct svc_out *so, const struct sim *s, uint32_t k, double
            tpot_slo = sim_time_to_sec(c->tpot_slo) * 1e3;
     double ttft_q = hist_quantile(tt, q) / 1e3, tpot_q = hist_quantile(tp, q) / 1e3;
     int rc = 0;
-    rc = keep(rc, h5_attr_str(so->grp, "kind", "llm"));
-    rc = keep(rc, h5_attr_str(so->grp, "model", c->model_name));
+    /* Fixed-length strings: H5Ocopy (the replication merge) crashes on variable-length ones among
+     * many attributes in libhdf5 1.10 (attr_fixed_str). */
+    rc = keep(rc, attr_fixed_str(so->grp, "kind", "llm"));
+    rc = keep(rc, attr_fixed_str(so->grp, "model", c->model_name));
     rc = keep(rc, h5_attr_int(so->grp, "tensor_parallel", c->tp));
     rc = keep(rc, h5_attr_int(so->grp, "kv_cache_tokens", (int64_t)c->kv_card));
     rc = keep(rc, h5_attr_double(so->grp, "ttft_slo_ms", ttft_slo));

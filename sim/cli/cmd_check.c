@@ -16,6 +16,7 @@
 static const char check_usage[] =
     "usage: tidesim check FILE [--min-util X] [--min-slo Y] [--max-ckpt-overhead Z]\n"
     "                     [--max-p99-ms M] [--util-kind busy|allocated|useful]\n"
+    "                     [--max-ttft-p99 M] [--max-tpot-p99 M]\n"
     "                     [--against BASE.h5 [--tolerance T]]\n"
     "                     [--max-queue-delay D] [--min-training-gpu-h-per-day G]\n"
     "                     [--backlog-drained-by D] [--min KEY=V] [--max KEY=V]\n"
@@ -30,6 +31,8 @@ static const char check_usage[] =
     "  --max-ckpt-overhead Z  checkpoint/restore/recompute GPU-time over training\n"
     "                         GPU-time <= Z (0 when the file has no checkpoint data)\n"
     "  --max-p99-ms M         worst service's p99 latency <= M ms\n"
+    "  --max-ttft-p99 M       worst LLM service's p99 time to first token <= M ms\n"
+    "  --max-tpot-p99 M       worst LLM service's p99 time per output token <= M ms\n"
     "  --against BASE.h5      no headline metric worse than BASE's by more than the\n"
     "  --tolerance T          relative tolerance T (default 0), with significance: the\n"
     "                         95% interval of the worsening (paired by seed when the\n"
@@ -162,7 +165,9 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
         OPT_BACKLOG_BY,
         OPT_MIN_TRAIN,
         OPT_MIN,
-        OPT_MAX
+        OPT_MAX,
+        OPT_MAX_TTFT,
+        OPT_MAX_TPOT
     };
     static const struct option longopts[] = {
         {"min-util", required_argument, NULL, OPT_MIN_UTIL},
@@ -178,6 +183,8 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
         {"min-training-gpu-h-per-day", required_argument, NULL, OPT_MIN_TRAIN},
         {"min", required_argument, NULL, OPT_MIN},
         {"max", required_argument, NULL, OPT_MAX},
+        {"max-ttft-p99", required_argument, NULL, OPT_MAX_TTFT},
+        {"max-tpot-p99", required_argument, NULL, OPT_MAX_TPOT},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     cli_getopt_begin();
@@ -208,6 +215,15 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
                 return 2;
             }
             break;
+        case OPT_MAX_TTFT:
+        case OPT_MAX_TPOT: {
+            double *v = c == OPT_MAX_TTFT ? &g.max_ttft_p99_ms : &g.max_tpot_p99_ms;
+            if (cli_parse_number(optarg, v) || *v < 0) {
+                fprintf(err, "tidesim check: --%s needs a non-negative number of ms\n", a);
+                return 2;
+            }
+            break;
+        }
         case OPT_UTIL_KIND:
             if (!strcmp(optarg, "busy"))
                 g.util_kind = CHECK_UTIL_BUSY;
@@ -300,7 +316,8 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
     }
     if (isnan(g.min_util) && isnan(g.min_slo) && isnan(g.max_ckpt_overhead) &&
         isnan(g.max_p99_ms) && isnan(g.max_queue_delay_s) && isnan(g.min_train_gpuh_day) &&
-        isnan(g.backlog_by_s) && g.nbounds == 0 && !against) {
+        isnan(g.backlog_by_s) && isnan(g.max_ttft_p99_ms) && isnan(g.max_tpot_p99_ms) &&
+        g.nbounds == 0 && !against) {
         fprintf(err, "tidesim check: no gate given (see tidesim check --help)\n");
         return 2;
     }

@@ -58,6 +58,8 @@ void jobq_release(struct jobq *q)
 
 double pol_replica_capacity(const struct service_cfg *c)
 {
+    if (c->kind == SVC_LLM) /* at its TPOT SLO and mean lengths (sim/llm_conf.c) */
+        return c->llm->cap_rps > 0 ? c->llm->cap_rps : 1;
     double ms = c->a_ms + c->b_ms * c->max_batch;
     return ms > 0 ? c->max_batch * 1e3 / ms : 1e9;
 }
@@ -118,24 +120,42 @@ void pol_scaler_release(struct pol_scaler *ps)
     memset(ps, 0, sizeof(*ps));
 }
 
+double pol_hpa_load(const struct sim *s, uint32_t i, const struct autoscale *a, double rate)
+{
+    const struct service_cfg *c = s->svcs[i].cfg;
+    sim_time span = s->eng.now - s->last_sample;
+    uint32_t reps = service_replicas(&s->svcs[i]);
+    double cap_target = a->cfg.capacity * a->cfg.target_util;
+    if (c->kind == SVC_LLM && c->llm->scale_metric == LLM_SCALE_TOKENS) {
+        /* desired = ceil(tokens/s / target per replica): the rate that gives that ratio */
+        double tps = span > 0 ? s->svcs[i].llm->win.tokens_out / sim_time_to_sec(span) : 0;
+        return tps / c->llm->scale_target * cap_target;
+    }
+    if (c->kind == SVC_LLM && c->llm->scale_metric == LLM_SCALE_KV) {
+        /* desired = ceil(current × occupancy / target), HPA's utilisation rule */
+        double occ = llm_interval_kv(&s->svcs[i]);
+        return isfinite(occ) ? occ / c->llm->scale_target * a->current * cap_target : 0;
+    }
+    /*
+     * Two metrics, the larger recommendation wins (HPA's multi-metric rule):
+     * the request rate, and the replicas' measured busy time, which also sees
+     * replicas slowed by sharing their card.
+     */
+    if (span > 0 && reps > 0) {
+        double util = s->svcs[i].win.busy_us / ((double)reps * (double)span);
+        double equiv = util * reps * a->cfg.capacity;
+        if (equiv > rate)
+            rate = equiv;
+    }
+    return rate;
+}
+
 void pol_scaler_tick(struct pol_scaler *ps, struct sim *s, const double *forecast_rate,
                      pol_pick_fn pick, pol_freed_fn freed, void *ctx)
 {
     for (uint32_t i = 0; i < ps->n; i++) {
         double rate = forecast_rate ? forecast_rate[i] : pol_interval_rate(s, i);
-        /*
-         * Two metrics, the larger recommendation wins (HPA's multi-metric rule):
-         * the request rate, and the replicas' measured busy time, which also
-         * sees replicas slowed by sharing their card.
-         */
-        sim_time span = s->eng.now - s->last_sample;
-        uint32_t reps = service_replicas(&s->svcs[i]);
-        if (span > 0 && reps > 0) {
-            double util = s->svcs[i].win.busy_us / ((double)reps * (double)span);
-            double equiv = util * reps * ps->as[i].cfg.capacity;
-            if (equiv > rate)
-                rate = equiv;
-        }
+        rate = pol_hpa_load(s, i, &ps->as[i], rate);
         uint32_t want = (uint32_t)autoscale_observe(&ps->as[i], s->eng.now, rate);
         uint32_t have = service_replicas(&s->svcs[i]);
         while (have < want) {

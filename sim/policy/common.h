@@ -107,6 +107,14 @@ int pol_place_initial(struct sim *s, pol_pick_fn pick, void *ctx);
 double pol_interval_rate(const struct sim *s, uint32_t i);
 
 /*
+ * What service i's HPA observes this interval, as a request rate against its
+ * capacity (a->cfg): the larger of `rate` and the busy-time equivalent; for
+ * an LLM service that scales on tokens/s or KV occupancy (llm.autoscale),
+ * the rate that makes the HPA's ratio metric / target.
+ */
+double pol_hpa_load(const struct sim *s, uint32_t i, const struct autoscale *a, double rate);
+
+/*
  * Start as many queued jobs as fit, in queue order, on whole free cards (gang
  * on one node when it fits, else whole nodes). strict: the head blocks the
  * rest (StrictFIFO); otherwise later jobs may start (BestEffortFIFO). Jobs

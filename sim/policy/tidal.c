@@ -511,16 +511,9 @@ static void tidal_on_requeue(struct sim *s, void *state, uint32_t j)
  */
 static void hpa_observe(struct sim *s, struct tidal_state *st)
 {
-    sim_time span = s->eng.now - s->last_sample;
     for (uint32_t i = 0; i < s->nsvcs; i++) {
         struct autoscale *a = &st->ps.as[i];
-        double rate = pol_interval_rate(s, i);
-        uint32_t reps = service_replicas(&s->svcs[i]);
-        if (span > 0 && reps > 0) {
-            double util = s->svcs[i].win.busy_us / ((double)reps * (double)span);
-            double equiv = util * reps * a->cfg.capacity;
-            rate = equiv > rate ? equiv : rate;
-        }
+        double rate = pol_hpa_load(s, i, a, pol_interval_rate(s, i));
         int n = autoscale_observe(a, s->eng.now, rate);
         if (n >= 0)
             st->want[i] = (uint32_t)n;
