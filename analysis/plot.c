@@ -874,6 +874,118 @@ static int chart_latency(struct chart_ctx *c, const struct run_set *s)
 }
 
 /*
+ * LLM services (those with an llm_timeseries) of every run: TTFT and TPOT
+ * p50/p99 per interval against their targets, and KV-cache occupancy
+ * (llm.gp). No chart when no run has an LLM service.
+ */
+static int chart_llm(struct chart_ctx *c, const struct run_set *s)
+{
+    static const char *const cols[] = {"ttft_p50_ms", "ttft_p99_ms",  "tpot_p50_ms",
+                                       "tpot_p99_ms", "kv_occupancy", "tokens_per_s"};
+    char list[4096] = "", ts_slos[2048] = "", tp_slos[2048] = "", pp[PLOT_PATH_MAX];
+    FILE *fp = dat_open(c, pp, sizeof(pp), "llm");
+    if (!fp)
+        return -EIO;
+    size_t series = 0;
+    int rc = 0;
+    double maxh = 0;
+    for (size_t i = 0; i < s->n && !rc; i++) {
+        c->file = s->r[i].path;
+        hid_t f = h5_rd_open(&c->rd, s->r[i].path);
+        if (f < 0) {
+            rc = refused(c);
+            break;
+        }
+        hid_t root = rep_root(c, f, &s->r[i], 0);
+        hid_t g = root >= 0 ? h5_rd_group(&c->rd, root, "services") : H5I_INVALID_HID;
+        struct svc_list l = {.n = 0};
+        if (g >= 0) {
+            hsize_t idx = 0;
+            if (H5Literate(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, list_svc, &l) < 0) {
+                idx = 0;
+                l.n = 0;
+                H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, list_svc, &l);
+            }
+        }
+        for (size_t k = 0; k < l.n && !rc; k++) {
+            hid_t sv = h5_rd_group(&c->rd, g, l.names[k]);
+            if (sv < 0) {
+                rc = c->rd.rc ? refused(c) : 0;
+                continue;
+            }
+            if (H5Lexists(sv, "llm_timeseries", H5P_DEFAULT) <= 0) {
+                H5Gclose(sv);
+                continue;
+            }
+            double tslo = NAN, pslo = NAN;
+            h5_rd_attr_double(&c->rd, sv, "ttft_slo_ms", &tslo);
+            h5_rd_attr_double(&c->rd, sv, "tpot_slo_ms", &pslo);
+            hid_t ts = h5_rd_group(&c->rd, sv, "llm_timeseries");
+            size_t n = 0, m[6] = {0};
+            double *t = ts >= 0 ? read_col(c, ts, "time_s", &n) : NULL, *v[6] = {NULL};
+            bool ok = t != NULL;
+            for (size_t q = 0; q < 6 && ts >= 0; q++) {
+                v[q] = read_col(c, ts, cols[q], &m[q]);
+                ok = ok && v[q] && m[q] == n;
+            }
+            if (ts >= 0)
+                H5Gclose(ts);
+            H5Gclose(sv);
+            if (c->rd.rc) {
+                rc = refused(c);
+            } else if (ok) {
+                char svc[128], name[260];
+                gp_clean(svc, sizeof(svc), l.names[k], true);
+                for (char *q = svc; *q; q++)
+                    if (*q == '\'' || *q == '"')
+                        *q = '_';
+                if (s->n > 1)
+                    snprintf(name, sizeof(name), "%s·%s", s->label[i], svc);
+                else
+                    snprintf(name, sizeof(name), "%s", svc);
+                fprintf(fp,
+                        "# series %zu (%s): time_h ttft_p50_ms ttft_p99_ms tpot_p50_ms "
+                        "tpot_p99_ms kv_pct tokens_s\n",
+                        series, name);
+                for (size_t q = 0; q < n; q++) {
+                    fprintf(fp, "%.4f %.6g %.6g %.6g %.6g %.6g %.6g\n", t[q] / 3600,
+                            v[0][q] > 0 ? v[0][q] : NAN, v[1][q] > 0 ? v[1][q] : NAN,
+                            v[2][q] > 0 ? v[2][q] : NAN, v[3][q] > 0 ? v[3][q] : NAN, v[4][q] * 100,
+                            v[5][q]);
+                    maxh = fmax(maxh, t[q] / 3600);
+                }
+                fprintf(fp, "\n\n");
+                size_t len = strlen(list);
+                snprintf(list + len, sizeof(list) - len, "%s%s", series ? " " : "", name);
+                len = strlen(ts_slos);
+                snprintf(ts_slos + len, sizeof(ts_slos) - len, "%s%g", series ? " " : "",
+                         isfinite(tslo) ? tslo : -1);
+                len = strlen(tp_slos);
+                snprintf(tp_slos + len, sizeof(tp_slos) - len, "%s%g", series ? " " : "",
+                         isfinite(pslo) ? pslo : -1);
+                series++;
+            }
+            free(t);
+            for (size_t q = 0; q < 6; q++)
+                free(v[q]);
+        }
+        if (g >= 0)
+            H5Gclose(g);
+        if (root >= 0)
+            H5Gclose(root);
+        H5Fclose(f);
+    }
+    fclose(fp);
+    if (rc || series == 0)
+        return rc;
+    runs_subtitle(c, s, s->n == 1 && s->r[0].replicated ? "replication 0" : NULL);
+    char extra[8600];
+    snprintf(extra, sizeof(extra), "series='%s'; ttft_slos='%s'; tpot_slos='%s'; maxh=%g", list,
+             ts_slos, tp_slos, maxh);
+    return draw_sized(c, "llm", pp, extra, 900, 900);
+}
+
+/*
  * Per-day bars: each run's GPU-time busy per simulated day (mean of the
  * day's intervals), the mean over replications with its 95 % interval as a
  * whisker (none for a single run).
@@ -1146,6 +1258,8 @@ int plot_all(const struct plot_opts *o, const char *const *paths, size_t n, size
         rc = chart_busy(c, &runs);
     if (!rc)
         rc = chart_latency(c, &runs);
+    if (!rc)
+        rc = chart_llm(c, &runs);
     if (!rc)
         rc = chart_daily(c, &runs);
     if (!rc)
