@@ -223,15 +223,31 @@ uint32_t pol_node_inference_cards(const struct cluster *cl, uint32_t n)
     return k;
 }
 
+uint32_t pol_gang_size(const struct sim *s, uint32_t svc)
+{
+    const struct service_cfg *c = s->svcs[svc].cfg;
+    return c->kind == SVC_LLM ? c->llm->tp : 1;
+}
+
+bool pol_gang_fits(const struct sim *s, uint32_t svc, uint32_t g)
+{
+    const struct cluster *cl = &s->cl;
+    if (g >= cl->ngpus || cl->cards[g].nten || cl->cards[g].reconfiguring)
+        return false;
+    uint32_t need = pol_gang_size(s, svc), node = cl->cards[g].node, got = 0;
+    for (uint32_t k = node * cl->per_node; k < (node + 1) * cl->per_node && got < need; k++)
+        got += cl->cards[k].nten == 0 && !cl->cards[k].reconfiguring;
+    return got >= need;
+}
+
 uint32_t pol_pick_compact(struct sim *s, void *ctx, uint32_t svc)
 {
     (void)ctx;
-    (void)svc;
     const struct cluster *cl = &s->cl;
-    uint32_t best = UINT32_MAX, best_inf = 0, best_free = 0;
+    uint32_t best = UINT32_MAX, best_inf = 0, best_free = 0, need = pol_gang_size(s, svc);
     for (uint32_t n = 0; n < cl->nodes; n++) {
         uint32_t f = cl->node_free[n];
-        if (f == 0)
+        if (f == 0 || f < need) /* a tensor-parallel replica needs its cards on one node */
             continue;
         uint32_t inf = pol_node_inference_cards(cl, n);
         if (best == UINT32_MAX || inf > best_inf || (inf == best_inf && f < best_free)) {
@@ -325,9 +341,9 @@ void pol_fifo_on_tick(struct sim *s, void *state)
 int pol_place_initial(struct sim *s, pol_pick_fn pick, void *ctx)
 {
     const struct scenario *sc = s->sc;
-    uint32_t fixed = 0, flexible = 0;
+    uint32_t fixed = 0, flexible = 0; /* cards: a tensor-parallel replica holds several */
     for (uint32_t i = 0; i < s->nsvcs; i++) {
-        fixed += sc->services[i].replicas;
+        fixed += sc->services[i].replicas * pol_gang_size(s, i);
         flexible += sc->services[i].replicas == 0;
     }
     uint32_t pool = sc->policy.inference_gpus, spare = pool > fixed ? pool - fixed : 0;
@@ -344,6 +360,7 @@ int pol_place_initial(struct sim *s, pol_pick_fn pick, void *ctx)
             if (want == 0)
                 want = 1;
             given += want;
+            want = (want + pol_gang_size(s, i) - 1) / pol_gang_size(s, i); /* cards to replicas */
         }
         for (uint32_t k = 0; k < want; k++) {
             uint32_t gpu = pick(s, ctx, i);

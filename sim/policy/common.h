@@ -106,6 +106,12 @@ int pol_place_initial(struct sim *s, pol_pick_fn pick, void *ctx);
 /* Arrival rate of service i over the sample interval just closed (req/s). */
 double pol_interval_rate(const struct sim *s, uint32_t i);
 
+/* Cards one replica of svc holds: its tensor-parallel degree (LLM), else 1. */
+uint32_t pol_gang_size(const struct sim *s, uint32_t svc);
+
+/* Whether a replica of svc can start on whole card g: g free, and its node has the gang's cards. */
+bool pol_gang_fits(const struct sim *s, uint32_t svc, uint32_t g);
+
 /*
  * What service i's HPA observes this interval, as a request rate against its
  * capacity (a->cfg): the larger of `rate` and the busy-time equivalent; for

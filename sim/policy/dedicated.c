@@ -34,11 +34,13 @@ static void try_start(struct sim *s, struct dedicated *d)
     pol_start_whole(s, &d->q, d->strict, d->pool);
 }
 
-/* pol_pick_fn: the next card of the pool. */
+/* pol_pick_fn: the next card of the pool (that a tensor-parallel replica can start on). */
 static uint32_t next_card(struct sim *s, void *ctx, uint32_t svc)
 {
     struct dedicated *d = ctx;
-    (void)svc;
+    if (pol_gang_size(s, svc) > 1 || (d->next < s->cl.ngpus && s->cl.cards[d->next].nten))
+        while (d->next < s->cl.ngpus && !pol_gang_fits(s, svc, d->next))
+            d->next++;
     return d->next < s->cl.ngpus ? d->next++ : UINT32_MAX;
 }
 
