@@ -4,6 +4,11 @@
  *   bench_sim mm8 [REQUESTS]   M/M/8 at ρ = 0.9 through the whole simulator (8 exclusive GPUs,
  *                              Poisson arrivals, exponential service, histograms and results
  *                              file included): requests/s, mean wait vs Erlang C, peak RSS
+ *   bench_sim llm [DAYS] [RPS] LLM serving: 64 A100s (8 nodes), one Llama-3.1-8B replica each,
+ *                              Azure-conv lengths at RPS (default 460: every replica near
+ *                              saturation, ~7.5 req/s each): events per generated token (goal
+ *                              <= 0.05) and generated tokens simulated per second of wall
+ *                              time (goal >= 200 M/s on one core)
  *   bench_sim large [DAYS]     64 nodes × 8 GPUs, diurnal inference plus training: wall time,
  *                              events/s, requests/s, peak RSS, and the extrapolation to the
  *                              design target (30 days × 1,024 GPUs × ~6.5 billion requests)
@@ -163,10 +168,51 @@ static int bench_large(double days)
     return 0;
 }
 
+static int bench_llm(double days, double rps)
+{
+    char yaml[2048];
+    snprintf(yaml, sizeof(yaml),
+             "name: llm\n"
+             "seed: 1\n"
+             "duration: %.0fs\n"
+             "sample_interval: 60s\n"
+             "cluster: { gpu: a100-sxm4-80gb, nodes: 8, gpus_per_node: 8 }\n"
+             "services:\n"
+             "  - name: chat\n"
+             "    kind: llm\n"
+             "    llm: { model: llama-3.1-8b, max_context: 8192, tokens: azure-conv }\n"
+             "    replicas: 64\n"
+             "    arrivals: { synthetic: { shape: constant, rate_rps: %g } }\n"
+             "policy: { name: dedicated, inference_gpus: 64 }\n",
+             days * 86400, rps);
+    struct scenario sc;
+    struct sim s;
+    double t = run_text(yaml, &sc, &s);
+    const struct service *sv = &s.svcs[0];
+    const struct llm_svc *ls = sv->llm;
+    double tokens = ls->tot.tokens_out, ev = (double)s.eng.processed;
+    printf("llm: %.3g requests served, %.4g tokens generated (+ %.4g prefilled) in %.2f s wall\n",
+           (double)sv->tot.served, tokens, ls->tot.tokens_in, t);
+    printf("llm: %.4f events per generated token (goal <= 0.05), %.1f events per request\n",
+           ev / tokens, ev / (double)(sv->tot.served ? sv->tot.served : 1));
+    printf("llm: %.1f M generated tokens simulated per second of wall time (goal >= 200)\n",
+           tokens / t / 1e6);
+    printf("llm: KV occupancy %.1f %%, running at most %llu, %llu preemptions, peak RSS %.1f MB\n",
+           ls->tot.kv_cap_us > 0 ? ls->tot.kv_token_us / ls->tot.kv_cap_us * 100 : 0,
+           (unsigned long long)ls->tot.running_max, (unsigned long long)ls->tot.preemptions,
+           peak_rss_mb());
+    sim_release(&s);
+    scenario_release(&sc);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 2 && !strcmp(argv[1], "mm8"))
         return bench_mm8(argc >= 3 ? strtod(argv[2], NULL) : 1e8);
+    if (argc >= 2 && !strcmp(argv[1], "llm"))
+        return bench_llm(argc >= 3 ? strtod(argv[2], NULL) : 1,
+                         argc >= 4 ? strtod(argv[3], NULL) : 460);
     if (argc >= 2 && !strcmp(argv[1], "large"))
         return bench_large(argc >= 3 ? strtod(argv[2], NULL) : 7);
     fprintf(stderr, "usage: bench_sim mm8 [REQUESTS] | large [DAYS]\n");

@@ -8,6 +8,8 @@ echo "== event queue (hold model)"
 echo "== M/M/8 through the whole simulator"
 "$b/bench/bench_sim" mm8 1e7 | grep RSS
 "$b/bench/bench_sim" mm8 1e8
+echo "== LLM serving (64 A100s, Llama-3.1-8B, Azure-conv lengths, one day near saturation)"
+"$b/bench/bench_sim" llm 1 460
 echo "== large scenario (64 nodes x 8 GPUs, one week)"
 "$b/bench/bench_sim" large 7
 if [ -x "$b/bench/bench_reader" ]; then

@@ -201,7 +201,9 @@ static uint64_t boundary_le_work(const struct llm_rep *r, double w)
 
 static uint64_t boundary_le(const struct llm_rep *r, double t)
 {
+    /* A time computed from a boundary (t_a + W/v) may read back a hair below W: allow for it. */
     double w = (t - r->t_a) * r->v;
+    w += 1e-9 * (w > 1 ? w : 1);
     return boundary_le_work(r, w > 0 ? w : 0);
 }
 
@@ -254,9 +256,17 @@ static double tokens_at(const struct llm_rep *r, uint64_t k)
 
 /*
  * Account r's tokens, KV token-time, capacity and busy time from acc_t up to
- * time t (not beyond its next event), over the current plan.
+ * time t (not beyond its next event), over the current plan; at_k is the
+ * boundary t is the time of, when known (NO_EVENT: found from t).
  */
+static void account_at(struct service *s, struct llm_rep *r, bool serving, double t, uint64_t at_k);
+
 static void account(struct service *s, struct llm_rep *r, bool serving, double t)
+{
+    account_at(s, r, serving, t, NO_EVENT);
+}
+
+static void account_at(struct service *s, struct llm_rep *r, bool serving, double t, uint64_t at_k)
 {
     struct llm_svc *ls = L(s);
     bool planned = r->active && r->k_ev != NO_EVENT;
@@ -272,7 +282,7 @@ static void account(struct service *s, struct llm_rep *r, bool serving, double t
         ls->win.kv_cap_us += (double)r->kv_cap * dt;
     }
     if (planned) {
-        uint64_t k0 = r->acc_k, k1 = boundary_le(r, t);
+        uint64_t k0 = r->acc_k, k1 = at_k != NO_EVENT ? at_k : boundary_le(r, t);
         double tok = tokens_at(r, k1) - tokens_at(r, k0);
         /* ∫ KV dt = (Σ kv·w over whole steps) / v, plus the partial steps at both ends. */
         double kv = (kvw_at(r, k1) - kvw_at(r, k0)) / r->v;
@@ -728,7 +738,7 @@ static void on_rep_event(void *ctx, uint64_t arg)
     uint64_t k = r->k_ev;
     if (k == NO_EVENT)
         return;
-    account(s, r, true, time_at(r, k));
+    account_at(s, r, true, time_at(r, k), k);
     materialize(s, ri, k);
     replan(s, ri);
 }

@@ -449,6 +449,12 @@ Test(llm_sim, matches_step_by_step_reference)
     cr_expect_float_eq(sp, tpot, 0.01 * tpot, "TPOT mean: tidesim %g us, reference %g us", sp,
                        tpot);
     cr_expect_gt(pre, 0, "the run should preempt (it exercises the KV limit)");
+    /* Every output token is generated once (a recompute re-prefills, it does not regenerate). */
+    double want_tokens = 0;
+    for (size_t i = 0; i < N; i++)
+        want_tokens += q[i].output;
+    cr_expect_eq(ls->tot.tokens_out, want_tokens, "tokens generated %g, outputs %g",
+                 ls->tot.tokens_out, want_tokens);
     cr_expect_eq(ls->tot.preemptions, pre);
     /* Events: a few per request, far fewer than tokens. */
     double tokens = ls->tot.tokens_out, ev = (double)s.eng.processed;
