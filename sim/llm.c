@@ -15,10 +15,17 @@
 static void on_rep_event(void *ctx, uint64_t arg);
 static void on_arrival(void *ctx, uint64_t arg);
 static void replan(struct service *s, uint32_t ri);
+static void load_changed(struct service *s, uint32_t ri);
 
 static inline struct llm_svc *L(const struct service *s)
 {
     return s->llm;
+}
+
+/* A non-negative duration in µs to the nearest whole µs (llround without the libm call). */
+static inline int64_t us_round(double x)
+{
+    return x > 0 ? (int64_t)(x + 0.5) : -(int64_t)(0.5 - x);
 }
 
 static void fail(struct service *s, int rc, const char *msg)
@@ -305,13 +312,13 @@ static void record_done(struct service *s, const struct llm_seq *q, double end)
 {
     struct llm_svc *ls = L(s);
     const struct llm_cfg *c = ls->cfg;
-    int64_t e2e = llround(end - (double)q->arrival);
-    int64_t ttft = llround(q->first - (double)q->arrival);
+    int64_t e2e = us_round(end - (double)q->arrival);
+    int64_t ttft = us_round(q->first - (double)q->arrival);
     hist_record(s->h_win, e2e);
     bool ok = ttft <= c->ttft_slo;
     if (q->output > 1) {
         double tpot = (end - q->first) / (double)(q->output - 1);
-        hist_record(ls->tpot_win, llround(tpot));
+        hist_record(ls->tpot_win, us_round(tpot));
         ok = ok && tpot <= (double)c->tpot_slo;
     }
     s->tot.served++;
@@ -325,7 +332,7 @@ static void record_first(struct service *s, struct llm_seq *q, double t)
     if (q->first >= 0)
         return; /* re-prefilled after a preemption: its first token came long ago */
     q->first = t;
-    hist_record(L(s)->ttft_win, llround(t - (double)q->arrival));
+    hist_record(L(s)->ttft_win, us_round(t - (double)q->arrival));
 }
 
 /* ---- materialising the plan at an event boundary ---- */
@@ -506,7 +513,7 @@ static int admit(struct service *s, struct llm_rep *r)
         q.heap = -1;
         if (!q.admitted_once) {
             q.admitted_once = true;
-            hist_record(s->q_win, llround(r->t_a - (double)q.arrival));
+            hist_record(s->q_win, us_round(r->t_a - (double)q.arrival));
             s->tot.wait_us += r->t_a - (double)q.arrival;
         }
         if (q.swapped) { /* swap in: a decoder at once, its KV back */
@@ -741,6 +748,7 @@ static void on_rep_event(void *ctx, uint64_t arg)
     account_at(s, r, true, time_at(r, k), k);
     materialize(s, ri, k);
     replan(s, ri);
+    load_changed(s, ri);
 }
 
 /* ---- routing ---- */
@@ -750,14 +758,60 @@ static bool rep_serving(const struct replica *rp)
     return !rp->gone && !rp->down && !rp->draining;
 }
 
+/* Replica ri's key in the least-loaded tree. */
+static uint64_t load_key(const struct service *s, uint32_t ri)
+{
+    const struct llm_rep *r = &L(s)->reps[ri];
+    if (ri >= s->nreps || !rep_serving(&s->reps[ri]))
+        return UINT64_MAX;
+    return (uint64_t)(running(r) + r->qlen) << 32 | ri;
+}
+
+/* Replica ri's load or state changed: update its leaf and the path to the root. */
+static void load_changed(struct service *s, uint32_t ri)
+{
+    struct llm_svc *ls = L(s);
+    if (ri >= ls->seg_leaves)
+        return;
+    uint32_t i = ls->seg_leaves + ri;
+    ls->seg[i] = load_key(s, ri);
+    for (i /= 2; i >= 1; i /= 2) {
+        uint64_t a = ls->seg[2 * i], b = ls->seg[2 * i + 1];
+        ls->seg[i] = a < b ? a : b;
+    }
+}
+
+/* (Re)build the tree for `slots` replica slots. 0 or -ENOMEM. */
+static int load_tree(struct service *s, uint32_t slots)
+{
+    struct llm_svc *ls = L(s);
+    uint32_t leaves = 1;
+    while (leaves < slots)
+        leaves *= 2;
+    if (leaves != ls->seg_leaves) {
+        uint64_t *seg = malloc(2 * (size_t)leaves * sizeof(*seg));
+        if (!seg)
+            return -ENOMEM;
+        free(ls->seg);
+        ls->seg = seg;
+        ls->seg_leaves = leaves;
+    }
+    for (uint32_t i = 0; i < leaves; i++)
+        ls->seg[leaves + i] = load_key(s, i);
+    for (uint32_t i = leaves - 1; i >= 1; i--) {
+        uint64_t a = ls->seg[2 * i], b = ls->seg[2 * i + 1];
+        ls->seg[i] = a < b ? a : b;
+    }
+    return 0;
+}
+
 static void give(struct service *s, uint32_t ri, const struct llm_seq *q);
 
 /* Pick a replica for a new request, or UINT32_MAX when none serves. */
 static uint32_t route(struct service *s)
 {
     struct llm_svc *ls = L(s);
-    uint32_t best = UINT32_MAX, nserv = 0;
-    uint64_t load = UINT64_MAX;
+    uint32_t nserv = 0;
     switch (ls->cfg->router) {
     case LLM_ROUTE_ROUND:
         for (uint32_t i = 0; i < s->nreps; i++) {
@@ -779,23 +833,22 @@ static uint32_t route(struct service *s)
                 return i;
         return UINT32_MAX;
     case LLM_ROUTE_LEAST:
-    default:
-        for (uint32_t i = 0; i < s->nreps; i++) {
-            if (!rep_serving(&s->reps[i]))
-                continue;
-            const struct llm_rep *r = &ls->reps[i];
-            uint64_t l = (uint64_t)running(r) + r->qlen;
-            if (l < load) {
-                load = l;
-                best = i;
-            }
-        }
-        return best;
+    default: /* the tree's root: fewest outstanding, then the lowest index */
+        return ls->seg_leaves && ls->seg[1] != UINT64_MAX ? (uint32_t)(ls->seg[1] & 0xffffffffu)
+                                                          : UINT32_MAX;
     }
 }
 
+static void give_one(struct service *s, uint32_t ri, const struct llm_seq *q);
+
 /* A request reaches replica ri now. */
 static void give(struct service *s, uint32_t ri, const struct llm_seq *q)
+{
+    give_one(s, ri, q);
+    load_changed(s, ri);
+}
+
+static void give_one(struct service *s, uint32_t ri, const struct llm_seq *q)
 {
     struct llm_svc *ls = L(s);
     struct llm_rep *r = &ls->reps[ri];
@@ -1020,11 +1073,11 @@ int llm_add_replica(struct service *s, const uint32_t *tids, uint32_t ntp, bool 
     s->live_reps++;
     if (out)
         *out = ri;
-    if (!ready) {
-        rp->down = true;
-        return 0;
-    }
-    drain_router(s);
+    rp->down = !ready;
+    if ((rc = load_tree(s, s->cap_reps)))
+        return rc;
+    if (ready)
+        drain_router(s);
     return 0;
 }
 
@@ -1061,12 +1114,14 @@ int llm_remove_replica(struct service *s, uint32_t ri)
     llm_sync(s);
     if (!rp->down && (running(r) || r->qlen)) {
         rp->draining = true; /* graceful: it serves what it holds, takes nothing new */
+        load_changed(s, ri);
         return 0;
     }
     rp->down = false;
     for (uint32_t i = 0; i < r->ntp; i++)
         cluster_remove(s->cl, r->tids[i], s->eng->now);
     rp->gone = true;
+    load_changed(s, ri);
     return 0;
 }
 
@@ -1128,6 +1183,7 @@ void llm_replica_down(struct service *s, uint32_t ri)
     } else {
         rp->down = true;
     }
+    load_changed(s, ri);
 }
 
 void llm_replica_up(struct service *s, uint32_t ri)
@@ -1138,6 +1194,7 @@ void llm_replica_up(struct service *s, uint32_t ri)
         return;
     rp->down = false;
     r->acc_t = (double)s->eng->now;
+    load_changed(s, ri);
     drain_router(s);
 }
 
@@ -1257,6 +1314,7 @@ void llm_service_release(struct service *s)
     for (uint32_t i = 0; ls->reps && i < s->nreps; i++)
         rep_free(&ls->reps[i]);
     free(ls->reps);
+    free(ls->seg);
     free(ls->rq);
     free(ls->ttft_tot);
     free(ls->ttft_win);

@@ -131,6 +131,10 @@ struct llm_svc {
     struct rng tok_rng;   /* lengths a source does not give */
     struct rng route_rng; /* router: random */
     uint32_t rr_next;
+    /* Least loaded: a tournament tree over the replica slots of (outstanding << 32 | index),
+     * UINT64_MAX for a replica not serving; seg[1] is the least. seg_leaves >= slots. */
+    uint64_t *seg;
+    uint32_t seg_leaves;
     /* Router queue (no replica serving): a ring of seqs. */
     struct llm_seq *rq;
     uint32_t rqhead, rqlen, rqcap;
