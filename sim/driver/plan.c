@@ -223,9 +223,14 @@ static int load_size(struct plan *pl, const struct conf_node *sz, struct conf_er
         errno = 0;
         double v = strtod(ax->vals[i], &end);
         struct conf_node at = {.line = ax->line[i], .col = ax->col[i]};
+        sim_time t;
+        if ((errno || end == ax->vals[i] || *end || !isfinite(v)) &&
+            conf_parse_duration(ax->vals[i], &t) == 0)
+            v = sim_time_to_sec(t), end = (char *)"", errno = 0; /* a duration: its seconds */
         if (errno || end == ax->vals[i] || *end || !isfinite(v))
             return conf_errf(err, &sw->doc, &at, key,
-                             "a size is a number (the plan looks for the smallest); got '%s'",
+                             "a size is a number or a duration (the plan looks for the "
+                             "smallest); got '%s'",
                              ax->vals[i]);
         if (i && !(v > pl->size_num[i - 1]))
             return conf_errf(err, &sw->doc, &at, key,
@@ -846,12 +851,26 @@ static void advance(struct planner *P, size_t c)
             cs->lo = 0;
             cs->hi = m - 1;
             continue;
-        case PH_MID:
+        case PH_MID: {
             request(P, c, cs->mid);
-            if (!PR(cs->mid)->settled)
+            const struct probe *pm = PR(cs->mid);
+            if (!pm->settled)
                 return;
-            if (contradiction(P, c)) {
-                cs->nonmono = true;
+            /* A gate failing at both ends that does not fail (with confidence) in the middle
+             * may hold somewhere between: scan rather than say "none". */
+            for (size_t g = 0; g < P->ngates; g++)
+                if (cs->cls[g] == G_BOTH_FAIL && !item_fail(pm, g)) {
+                    snprintf(cs->why, sizeof(cs->why),
+                             "gate %s fails at both ends of the range (%s=%s and %s) but %s at "
+                             "%s=%s",
+                             pm->items[g].gate, size_key(pl), size_text(pl, 0),
+                             size_text(pl, m - 1),
+                             item_pass(pm, g) ? "holds, with confidence," : "is unclear",
+                             size_key(pl), size_text(pl, cs->mid));
+                    cs->nonmono = true;
+                    break;
+                }
+            if (cs->nonmono) {
                 start_scan(P, c);
                 continue;
             }
@@ -859,6 +878,7 @@ static void advance(struct planner *P, size_t c)
                    "a gate fails at both ends and in the middle of the range: no size passes "
                    "(if the gates are monotone in size)");
             return;
+        }
         case PH_BISECT:
             if (contradiction(P, c)) {
                 cs->nonmono = true;
