@@ -271,8 +271,8 @@ int plan_load(struct plan *pl, const char *path, struct conf_err *err)
         goto fail;
     }
     const struct conf_node *root = sw->doc.root;
-    static const char *const keys[] = {"base",         "size",      "choices", "mode", "gates",
-                                       "replications", "objective", "search",  NULL};
+    static const char *const keys[] = {"base", "size",         "choices",   "mode",   "gates",
+                                       "set",  "replications", "objective", "search", NULL};
     static const char *const modes[] = {"grid", "zip", NULL};
     static const char *const objectives[] = {"cost", "gpus", NULL};
     static const char *const searches[] = {"bisect", "scan", NULL};
@@ -335,12 +335,32 @@ int plan_load(struct plan *pl, const char *path, struct conf_err *err)
     pl->nchoice_axes = sw->naxes;
     sw->zip = mode == 1;
     sw->nzip = sw->zip ? sw->naxes : 0;
+    /* set: fixed overrides of every probe (one value each), e.g. duration: 3d */
+    const struct conf_node *fixed = conf_get(root, "set");
+    if (fixed && (fixed->kind != CONF_MAP || fixed->n == 0)) {
+        conf_errf(err, &sw->doc, fixed, "set",
+                  "expected a mapping of dotted scenario paths to one value each, e.g. "
+                  "duration: 3d");
+        goto fail;
+    }
+    for (size_t a = 0; fixed && a < fixed->n; a++) {
+        if (fixed->items[a]->kind == CONF_SEQ) {
+            conf_errf(err, &sw->doc, fixed->items[a], fixed->keys[a],
+                      "set: takes one value per key (several values: choices:)");
+            goto fail;
+        }
+        pl->hidden |= 1u << sw->naxes;
+        if (sweep_add_axis(sw, fixed->keys[a], fixed->key_line[a], fixed->key_col[a],
+                           fixed->items[a], err))
+            goto fail;
+    }
     /* Prices for the table: a base without a cost block is priced at the default list
      * price (docs/scenario.md "cost"), through the same --set as any override. */
     int cost = base_has_cost(sw);
     if (cost == 0) {
         static const struct conf_node od = {.kind = CONF_SCALAR, .value = "on_demand"};
         pl->cost_axis = sw->naxes;
+        pl->hidden |= 1u << sw->naxes;
         if (sweep_add_axis(sw, "cost.pricing", root->line, root->col, &od, err))
             goto fail;
     }
@@ -402,7 +422,7 @@ static int probe_stem(const struct plan *pl, size_t p, char *buf, size_t n)
     char name[96] = "";
     size_t k = 0;
     for (size_t a = 0; a < pl->sw.naxes; a++) {
-        if (a == pl->cost_axis)
+        if (pl->hidden & (1u << a))
             continue;
         const char *dot = strrchr(pl->sw.axes[a].path, '.');
         const char *leaf = dot ? dot + 1 : pl->sw.axes[a].path;
@@ -1218,7 +1238,7 @@ static int write_index(const struct planner *P, bool done)
     const char *axes[SWEEP_MAX_AXES];
     size_t axmap[SWEEP_MAX_AXES];
     for (size_t a = 0; a < pl->sw.naxes; a++)
-        if (a != pl->cost_axis) {
+        if (!(pl->hidden & (1u << a))) {
             axmap[na] = a;
             axes[na++] = pl->sw.axes[a].path;
         }

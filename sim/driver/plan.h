@@ -17,6 +17,7 @@
  *     min-training-gpu-h-per-day: 500
  *     max: {cost_total: 20000}
  *   replications: {min: 3, max: 10}      # seeds per probe: first, and at most
+ *   set: {duration: 3d}                   # optional: fixed overrides of every probe
  *   objective: cost                       # or gpus: which choice is the answer
  *   search: bisect                        # or scan: every size of the range
  *
@@ -60,6 +61,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "analysis/check.h"
 #include "sim/driver/sweep.h"
@@ -71,6 +73,7 @@ struct plan {
     struct sweep sw;     /* the choice axes, a hidden cost axis, the size axis last */
     size_t nchoice_axes; /* the first axes of sw */
     size_t cost_axis;    /* index of the added cost.pricing axis, or SIZE_MAX */
+    uint32_t hidden;     /* bit a: axis a is a fixed override (set:, the cost axis), not a choice */
     size_t nchoices, nsizes;
     double *size_num; /* [nsizes] the size values as numbers, increasing */
     struct check_gates gates;
