@@ -92,7 +92,7 @@ static int write_meta(hid_t file, const struct sweepidx_desc *d, size_t ndone)
     int rc = 0;
     rc = h5_attr_str(g, "kind", SWEEPIDX_KIND);
     rc = rc ? rc : h5_attr_int(g, "index_schema", 1);
-    rc = rc ? rc : h5_attr_int(g, "complete", ndone == d->npoints);
+    rc = rc ? rc : h5_attr_int(g, "complete", ndone == d->npoints && !d->unfinished);
     rc = rc ? rc : h5_attr_int(g, "points", (int64_t)d->npoints);
     rc = rc ? rc : h5_attr_int(g, "points_done", (int64_t)ndone);
     rc = rc ? rc : h5_attr_int(g, "replications", d->replications);

@@ -59,6 +59,8 @@ struct sweepidx_desc {
     const char *version, *git_commit;
     /* Optional (zero/NULL for a sweep): */
     const char *kind;                 /* NULL = SWEEPIDX_KIND */
+    bool unfinished; /* /meta complete = 0 even when every point listed is done (a plan whose
+                      * search was interrupted) */
     const struct sweepidx_col *extra; /* more /table columns */
     size_t nextra;
     /* Called with the open file before it is committed (e.g. to write /plan); 0 or < 0. */

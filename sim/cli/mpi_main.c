@@ -37,7 +37,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "analysis/h5read.h"
 #include "sim/cli/cmd_mpi.h"
 #include "sim/cli/cmd_plan.h"
 #include "sim/cli/cmd_run.h"

@@ -1088,7 +1088,7 @@ static void row_of(const struct planner *P, size_t c, struct choice_row *row)
         if (!pr->requested)
             continue;
         row->probes += pr->settled;
-        row->runs += pr->done;
+        row->runs += pr->settled ? pr->want : pr->done; /* the seeds the search used */
         row->runs_now += pr->ran_now;
     }
     if (pl->search == PLAN_SCAN)
@@ -1293,6 +1293,7 @@ static int write_index(const struct planner *P, bool done)
                               .version = TIDESIM_VERSION,
                               .git_commit = TIDESIM_GIT,
                               .kind = SWEEPIDX_KIND_PLAN,
+                              .unfinished = !done,
                               .extra = extra,
                               .nextra = 4,
                               .write_more = write_plan_group,
