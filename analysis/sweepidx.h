@@ -58,9 +58,9 @@ struct sweepidx_desc {
     const char *sweep_path, *sweep_text, *base_path, *base_text;
     const char *version, *git_commit;
     /* Optional (zero/NULL for a sweep): */
-    const char *kind;                 /* NULL = SWEEPIDX_KIND */
-    bool unfinished; /* /meta complete = 0 even when every point listed is done (a plan whose
-                      * search was interrupted) */
+    const char *kind; /* NULL = SWEEPIDX_KIND */
+    bool unfinished;  /* /meta complete = 0 even when every point listed is done (a plan whose
+                       * search was interrupted) */
     const struct sweepidx_col *extra; /* more /table columns */
     size_t nextra;
     /* Called with the open file before it is committed (e.g. to write /plan); 0 or < 0. */
