@@ -328,3 +328,59 @@ Test(plan, a_bad_plan_is_refused_at_its_position_before_anything_runs)
     cr_expect_neq(stat(pd, &st), 0, "nothing may be written");
     ptest_rmdir(dir);
 }
+
+Test(plan, an_interrupt_keeps_the_runs_made_and_a_rerun_goes_on)
+{
+    char dir[128], out[16384], ef[1200], pd[1200];
+    ptest_tmpdir(dir, sizeof(dir), "plan");
+    put(dir, "b.yaml", backlog_yaml);
+    put(dir, "p.yaml",
+        "base: b.yaml\n"
+        "size: {key: cluster.nodes, from: 1, to: 8}\n"
+        "choices: {policy.name: [dedicated, kueue]}\n"
+        "gates: {backlog-drained-by: 4h}\n"
+        "replications: 3\n");
+    const char *args[] = {"plan", "p.yaml", "-o", "p.plan", "-j", "1", NULL};
+    snprintf(ef, sizeof(ef), "%s/stderr.txt", dir);
+    pid_t pid = ptest_spawn(dir, ef, args);
+    snprintf(pd, sizeof(pd), "%s/p.plan", dir);
+    bool started = false;
+    for (int i = 0; i < 3000 && !started; i++) {
+        struct stat st;
+        char probes[1300];
+        snprintf(probes, sizeof(probes), "%s/probes", pd);
+        started = stat(probes, &st) == 0;
+        if (!started)
+            ptest_nap();
+    }
+    cr_assert(started);
+    snprintf(pd, sizeof(pd), "%s/p.plan/probes", dir);
+    cr_assert(ptest_await_files(pd, "name-dedicated_nodes-8", 3, 120));
+    kill(-pid, SIGINT);
+    int rc = ptest_wait(pid, 60);
+    cr_assert(rc == 130 || rc == 0, "exit %d", rc);
+    if (rc == 130) {
+        /* every file left is complete; the index (if any probe settled) says incomplete */
+        char *names[64];
+        size_t n = ptest_list(pd, "", names, 64);
+        for (size_t i = 0; i < n && i < 64; i++)
+            cr_expect(!strstr(names[i], ".tmp.") && !strstr(names[i], ".partial"), "left: %s",
+                      names[i]);
+        ptest_free_list(names, n < 64 ? n : 64);
+        char ix[1300];
+        struct stat st;
+        snprintf(ix, sizeof(ix), "%s/p.plan/index.h5", dir);
+        if (stat(ix, &st) == 0)
+            cr_expect_eq(h5test_file_f64(ix, "/meta", "complete"), 0);
+    }
+    /* again: it goes on to the answer, reusing the runs made */
+    const char *again[] = {"plan", "p.yaml", "-o", "p.plan", "-j", "2", NULL};
+    cr_assert_eq(run(dir, again, out, sizeof(out)), 0, "%s", out);
+    cr_expect_eq(plan_answer(dir, "p.plan", 0), 4, "%s", out);
+    cr_expect_lt(plan_attr(dir, "p.plan", 0, "runs_now") + plan_attr(dir, "p.plan", 1, "runs_now"),
+                 plan_attr(dir, "p.plan", 0, "runs") + plan_attr(dir, "p.plan", 1, "runs"));
+    char ix[1300];
+    snprintf(ix, sizeof(ix), "%s/p.plan/index.h5", dir);
+    cr_expect_eq(h5test_file_f64(ix, "/meta", "complete"), 1);
+    ptest_rmdir(dir);
+}
