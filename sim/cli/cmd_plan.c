@@ -34,6 +34,7 @@ static const char plan_usage[] =
     "  base: ../scenarios/default.yaml        # against the plan file's folder\n"
     "  size: {key: cluster.nodes, from: 2, to: 16}   # or values: [2, 4, 8]\n"
     "  choices: {policy.name: [kueue, tidal]} # optional (mode: zip pairs them)\n"
+    "  set: {duration: 3d}                    # optional: fixed overrides of every probe\n"
     "  gates:                                 # tidesim check's gates, no dashes\n"
     "    min-slo: 99%\n"
     "    max-p99-ms: 250\n"
