@@ -375,4 +375,3 @@ int plan_validate(const struct plan *pl, struct conf_err *err)
 {
     return sweep_validate(&pl->sw, err);
 }
-

@@ -278,4 +278,3 @@ int plan_write_index(const struct planner *P, bool done)
     free(size);
     return rc ? 1 : (n == 0 ? 2 : 0);
 }
-
