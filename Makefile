@@ -9,6 +9,10 @@
 #                 the --help texts by scripts/gen_man.sh), bash completion and the
 #                 default scenario (share/tidesim/scenarios/default.yaml)
 #   make man      only the man pages, into $(BUILD)/man
+#   make mpi      install OpenMPI if missing (scripts/deps.sh mpi) and build $(BUILD)/tidesim-mpi
+#                 with mpicc: `mpirun -n R tidesim-mpi sweep|plan ...` (docs/cluster.md); the
+#                 plain build never needs MPI. make test runs the MPI test when mpicc and
+#                 mpirun are installed, and says it skips it otherwise.
 #   make test SANITIZE=address,undefined
 #                 the whole suite built with ASan/UBSan (in $(BUILD)-san), aborting on the
 #                 first report; any report fails the run
@@ -85,8 +89,9 @@ GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 VERSION    := 0.1.0
 
 # Every .c under the library folders is part of libtidesim, except the CLI entry
-# `run` and `sweep` (they hold the signal flags, the only writable statics).
-LIB_SRCS  := $(filter-out sim/cli/main.c sim/cli/cmd_run.c sim/cli/cmd_sweep.c,$(wildcard sim/*.c sim/core/*.c sim/policy/*.c sim/driver/*.c \
+# `run`, `sweep` and `plan` (they hold or use the signal flags, the only writable statics),
+# and the MPI entry of `make mpi`.
+LIB_SRCS  := $(filter-out sim/cli/main.c sim/cli/cmd_run.c sim/cli/cmd_sweep.c sim/cli/cmd_plan.c sim/cli/mpi_main.c,$(wildcard sim/*.c sim/core/*.c sim/policy/*.c sim/driver/*.c \
                sim/cli/*.c models/*.c traces/*.c analysis/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_SRCS := $(wildcard tests/*.c tests/*/*.c)
@@ -102,8 +107,8 @@ LIB   := $(BUILD)/libtidesim.a
 BIN   := $(BUILD)/tidesim
 TESTS := $(BUILD)/tests/tidesim-tests
 
-.PHONY: all deps deps-fuzz build demo test check-tests bench lint format clean compare \
-	fuzz fuzz-build fuzz-run install man
+.PHONY: all deps deps-fuzz deps-mpi build demo test check-tests bench lint format clean compare \
+	fuzz fuzz-build fuzz-run install man mpi mpi-if-present
 
 PREFIX  ?= /usr/local
 DESTDIR ?=
@@ -120,6 +125,9 @@ deps:
 deps-fuzz:
 	@sh scripts/deps.sh fuzz
 
+deps-mpi:
+	@sh scripts/deps.sh mpi
+
 build: $(BIN)
 
 $(BUILD)/obj/%.o: %.c
@@ -131,8 +139,35 @@ $(LIB): $(LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BIN): $(BUILD)/obj/sim/cli/main.o $(BUILD)/obj/sim/cli/cmd_run.o $(BUILD)/obj/sim/cli/cmd_sweep.o $(LIB)
+CLI_OBJS := $(BUILD)/obj/sim/cli/cmd_run.o $(BUILD)/obj/sim/cli/cmd_sweep.o $(BUILD)/obj/sim/cli/cmd_plan.o
+
+$(BIN): $(BUILD)/obj/sim/cli/main.o $(CLI_OBJS) $(LIB)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+# tidesim-mpi: the same CLI objects, mpi_main.c compiled with mpicc (OpenMPI's wrapper adds
+# its include and library flags), linked with mpicc.
+MPICC   ?= mpicc
+MPI_BIN := $(BUILD)/tidesim-mpi
+
+mpi: deps-mpi
+	@$(MAKE) --no-print-directory $(MPI_BIN)
+
+$(BUILD)/obj-mpi/sim/cli/mpi_main.o: sim/cli/mpi_main.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(ALL_CFLAGS) -DTIDESIM_VERSION='"$(VERSION)"' -DTIDESIM_GIT='"$(GIT_COMMIT)"' -c $< -o $@
+
+$(MPI_BIN): $(BUILD)/obj-mpi/sim/cli/mpi_main.o $(CLI_OBJS) $(LIB)
+	$(MPICC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+# For make test: build tidesim-mpi when OpenMPI is there (not in sanitizer builds, whose
+# leak checker would report OpenMPI's own allocations), else say the MPI test is skipped.
+mpi-if-present:
+	@if [ -z "$(SANITIZE)" ] && command -v $(MPICC) >/dev/null 2>&1 && \
+	    command -v mpirun >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory $(MPI_BIN); \
+	else \
+	  echo "tidesim: OpenMPI (mpicc, mpirun) not installed$(if $(SANITIZE), or a sanitizer build,): the MPI sweep test will be skipped (make mpi installs it)" >&2; \
+	fi
 
 $(TESTS): $(TEST_OBJS) $(FUZZ_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
@@ -167,12 +202,12 @@ test: deps
 	@$(MAKE) --no-print-directory check-tests
 
 ifeq ($(SANITIZE),)
-check-tests: $(TESTS) $(BIN)
-	TIDESIM_BIN=$(abspath $(BIN)) $(TESTS) --jobs 2
+check-tests: $(TESTS) $(BIN) mpi-if-present
+	TIDESIM_BIN=$(abspath $(BIN)) TIDESIM_MPI_BIN=$(abspath $(MPI_BIN)) $(TESTS) --jobs 2
 else
 # Every sanitizer report lands in $(SAN_LOG) whatever the test did with stderr;
 # any report fails the run even when the test that caused it passed.
-check-tests: $(TESTS) $(BIN)
+check-tests: $(TESTS) $(BIN) mpi-if-present
 	@rm -rf $(SAN_LOG) && mkdir -p $(SAN_LOG)
 	$(SAN_ENV) TIDESIM_BIN=$(abspath $(BIN)) $(TESTS) --jobs 2; rc=$$?; \
 	if [ -n "$$(ls -A $(SAN_LOG))" ]; then \
@@ -224,4 +259,5 @@ clean:
 	rm -rf $(BUILD) $(BUILD)-san $(BUILD)-fuzzer
 
 -include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(FUZZ_OBJ:.o=.d) $(BUILD)/obj/sim/cli/main.d \
-	 $(BUILD)/obj/sim/cli/cmd_run.d $(BUILD)/obj/sim/cli/cmd_sweep.d
+	 $(BUILD)/obj/sim/cli/cmd_run.d $(BUILD)/obj/sim/cli/cmd_sweep.d $(BUILD)/obj/sim/cli/cmd_plan.d \
+	 $(BUILD)/obj-mpi/sim/cli/mpi_main.d

@@ -42,40 +42,48 @@ int check_add_bound(struct check_gates *g, const char *kv, int dir)
     return 0;
 }
 
-static double mean_of(const struct results *r, const char *key)
+/* A headline figure's summary over the replications (n = 0, mean NaN when absent). */
+static struct stats_summary summary_of(const struct results *r, const char *key)
 {
     const struct results_metric *m = results_table_find(&r->headline, key);
-    return m && m->s.n ? m->s.mean : NAN;
+    struct stats_summary s = {0, NAN, NAN, NAN};
+    if (m && m->s.n)
+        s = m->s;
+    return s;
 }
 
-static double state_share(const struct results *r, const char *key)
+/* Checkpoint overhead over the replications and whether the file recorded any checkpoint data. */
+static struct stats_summary ckpt_overhead(const struct results *r, int *recorded)
 {
-    const struct results_metric *m = results_table_find(&r->gpu_states, key);
-    return m && m->s.n ? m->s.mean : NAN;
-}
-
-/* Checkpoint overhead and whether the file recorded any checkpoint data. */
-static double ckpt_overhead(const struct results *r, int *recorded)
-{
-    double v = mean_of(r, "checkpoint_overhead");
+    struct stats_summary out = summary_of(r, "checkpoint_overhead");
     *recorded = 1;
-    if (isfinite(v))
-        return v;
+    if (isfinite(out.mean))
+        return out;
+    /* Older files: (checkpoint + restore + recompute) / training GPU-time, per replication. */
     static const char *const parts[] = {"checkpoint_s", "restore_s", "recompute_s"};
-    double sum = 0;
+    const struct results_metric *train = results_table_find(&r->gpu_states, "training_s");
+    double *v = calloc(r->reps ? r->reps : 1, sizeof(*v));
     int any = 0;
-    for (size_t i = 0; i < 3; i++) {
-        double s = state_share(r, parts[i]);
-        if (isfinite(s)) {
-            sum += s;
-            any = 1;
+    for (size_t i = 0; v && i < r->reps; i++) {
+        double sum = 0;
+        for (size_t k = 0; k < 3; k++) {
+            const struct results_metric *m = results_table_find(&r->gpu_states, parts[k]);
+            if (m && m->s.n && isfinite(m->values[i])) {
+                sum += m->values[i];
+                any = 1;
+            }
         }
+        double t = train && train->s.n ? train->values[i] : NAN;
+        v[i] = t > 0 ? sum / t : NAN;
     }
-    double train = state_share(r, "training_s");
-    if (any && train > 0)
-        return sum / train;
+    if (any && v)
+        stats_summarize(v, r->reps, &out);
+    free(v);
+    if (any && out.n)
+        return out;
     *recorded = 0;
-    return 0;
+    stats_single(0, &out);
+    return out;
 }
 
 static void note(struct check_list *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -107,6 +115,9 @@ static int add(struct check_list *l, const char *gate, enum check_status st, con
         l->cap = cap;
     }
     struct check_item *it = &l->items[l->n++];
+    memset(it, 0, sizeof(*it));
+    it->value = it->lo = it->hi = it->bound = it->margin = NAN;
+    it->scale = 1;
     snprintf(it->gate, sizeof(it->gate), "%s", gate);
     it->status = st;
     va_list ap;
@@ -117,19 +128,6 @@ static int add(struct check_list *l, const char *gate, enum check_status st, con
     l->o.failed += st == CHECK_FAIL;
     l->o.inconclusive += st == CHECK_INCONCLUSIVE;
     return 0;
-}
-
-/* A bound on value v: at least (dir > 0) or at most (dir < 0); NaN v = not recorded. */
-static int gate_bound(struct check_list *l, const char *gate, const char *what, double v,
-                      double bound, int dir, double scale, const char *unit)
-{
-    bool ok = isfinite(v) && (dir > 0 ? v >= bound : v <= bound);
-    const char *op = dir > 0 ? (ok ? ">=" : "<") : (ok ? "<=" : ">");
-    if (isfinite(v))
-        return add(l, gate, ok ? CHECK_PASS : CHECK_FAIL, "%s %s: %s = %.4g%s %s bound %.4g%s",
-                   ok ? "PASS" : "FAIL", gate, what, v * scale, unit, op, bound * scale, unit);
-    return add(l, gate, CHECK_FAIL, "FAIL %s: %s is not recorded in the file (bound %.4g%s)", gate,
-               what, bound * scale, unit);
 }
 
 /* A duration for display: "2.5 h", "40 min", "12 s". */
@@ -145,19 +143,126 @@ static void dur(char *buf, size_t n, double s)
         snprintf(buf, n, "%.4g s", s);
 }
 
-static int gate_duration(struct check_list *l, const char *gate, const char *what, double v,
-                         double bound, int dir)
+/* How a judged figure is shown: stored × scale with unit, or as a duration. */
+struct shown {
+    double scale;
+    const char *unit;               /* appended as is (" ms", "%", " GPU-h/day") */
+    const struct results_metric *m; /* formatted as the file's figure (results_format) */
+    bool duration;
+};
+
+static void show_value(char *buf, size_t n, const struct shown *sh, double v)
 {
-    char a[32], b[32];
-    dur(a, sizeof(a), v);
-    dur(b, sizeof(b), bound);
-    bool ok = isfinite(v) && (dir > 0 ? v >= bound : v <= bound);
-    if (!isfinite(v))
-        return add(l, gate, CHECK_FAIL, "FAIL %s: %s is not recorded in the file (bound %s)", gate,
-                   what, b);
-    return add(l, gate, ok ? CHECK_PASS : CHECK_FAIL, "%s %s: %s = %s %s bound %s",
-               ok ? "PASS" : "FAIL", gate, what, a, dir > 0 ? (ok ? ">=" : "<") : (ok ? "<=" : ">"),
-               b);
+    if (sh->duration) {
+        dur(buf, n, v);
+    } else if (sh->m) {
+        char t[48];
+        const char *u = sh->m->unit ? sh->m->unit : "";
+        results_format(t, sizeof(t), sh->m, v);
+        snprintf(buf, n, "%s%s%s", t, *u ? " " : "", u);
+    } else {
+        snprintf(buf, n, "%.4g%s", v * sh->scale, sh->unit);
+    }
+}
+
+/* Store the figures behind an item (the last added). */
+static void item_figures(struct check_list *l, const struct stats_summary *s, double lo, double hi,
+                         double bound, int dir, double judged, const struct shown *sh)
+{
+    struct check_item *it = &l->items[l->n - 1];
+    it->value = s->mean;
+    it->lo = lo;
+    it->hi = hi;
+    it->bound = bound;
+    it->dir = dir;
+    it->n = s->n;
+    it->margin = isfinite(judged) ? (judged - bound) * (dir > 0 ? 1 : -1) : NAN;
+    if (sh->m) {
+        it->scale = sh->m->scale;
+        snprintf(it->unit, sizeof(it->unit), "%s", sh->m->unit ? sh->m->unit : "");
+    } else {
+        it->scale = sh->duration ? 1 : sh->scale;
+        snprintf(it->unit, sizeof(it->unit), "%s", sh->duration ? "s" : sh->unit);
+        char *u = it->unit;
+        while (*u == ' ')
+            memmove(u, u + 1, strlen(u));
+    }
+}
+
+/*
+ * The one judge of every figure gate: the summary s of a figure over the
+ * replications against bound, at least (dir > 0) or at most (dir < 0). On the
+ * mean, or, when confident, on the 95 % interval (check.h). A figure not
+ * recorded (mean NaN) fails.
+ */
+static int judge(struct check_list *l, bool confident, const char *gate, const char *what,
+                 const struct stats_summary *s, double bound, int dir, const struct shown *sh)
+{
+    char v[64], b[64];
+    double m = s->mean;
+    show_value(b, sizeof(b), sh, bound);
+    if (!isfinite(m)) {
+        int rc = add(l, gate, CHECK_FAIL, "FAIL %s: %s is not recorded in the file (bound %s)",
+                     gate, what, b);
+        if (!rc)
+            item_figures(l, s, NAN, NAN, bound, dir, NAN, sh);
+        return rc;
+    }
+    show_value(v, sizeof(v), sh, m);
+    bool has_ci = s->n >= 2 && isfinite(s->ci95);
+    double lo = has_ci ? m - s->ci95 : NAN, hi = has_ci ? m + s->ci95 : NAN;
+    int rc;
+    if (!confident) {
+        bool ok = dir > 0 ? m >= bound : m <= bound;
+        const char *op = dir > 0 ? (ok ? ">=" : "<") : (ok ? "<=" : ">");
+        rc = add(l, gate, ok ? CHECK_PASS : CHECK_FAIL, "%s %s: %s = %s %s bound %s",
+                 ok ? "PASS" : "FAIL", gate, what, v, op, b);
+        if (!rc)
+            item_figures(l, s, lo, hi, bound, dir, m, sh);
+        return rc;
+    }
+    if (!has_ci) {
+        rc = add(l, gate, CHECK_INCONCLUSIVE,
+                 "INCONCLUSIVE %s: %s = %s: a single run has no interval to judge with "
+                 "confidence (bound %s; replicate the run)",
+                 gate, what, v, b);
+        if (!rc)
+            item_figures(l, s, lo, hi, bound, dir, NAN, sh);
+        return rc;
+    }
+    double cons = dir > 0 ? lo : hi, opt = dir > 0 ? hi : lo;
+    bool holds = dir > 0 ? cons >= bound : cons <= bound;
+    bool fails = dir > 0 ? opt < bound : opt > bound;
+    char a[64], c[64];
+    show_value(a, sizeof(a), sh, lo);
+    show_value(c, sizeof(c), sh, hi);
+    enum check_status st = holds ? CHECK_PASS : fails ? CHECK_FAIL : CHECK_INCONCLUSIVE;
+    const char *word = holds ? "PASS" : fails ? "FAIL" : "INCONCLUSIVE";
+    const char *rel = holds   ? (dir > 0 ? "wholly >=" : "wholly <=")
+                      : fails ? (dir > 0 ? "wholly <" : "wholly >")
+                              : "straddles";
+    rc = add(l, gate, st,
+             "%s %s: %s = %s (95%% interval %s .. %s over %zu replications) %s bound %s", word,
+             gate, what, v, a, c, s->n, rel, b);
+    if (!rc)
+        item_figures(l, s, lo, hi, bound, dir, cons, sh);
+    return rc;
+}
+
+/* A bound on a figure shown as a plain number × scale with unit. */
+static int gate_bound(struct check_list *l, bool confident, const char *gate, const char *what,
+                      const struct stats_summary *s, double bound, int dir, double scale,
+                      const char *unit)
+{
+    struct shown sh = {scale, unit, NULL, false};
+    return judge(l, confident, gate, what, s, bound, dir, &sh);
+}
+
+static int gate_duration(struct check_list *l, bool confident, const char *gate, const char *what,
+                         const struct stats_summary *s, double bound, int dir)
+{
+    struct shown sh = {1, "", NULL, true};
+    return judge(l, confident, gate, what, s, bound, dir, &sh);
 }
 
 /*
@@ -206,16 +311,17 @@ static int backlog_of(struct h5_rd *rd, hid_t root, double *drained_s, size_t *n
     return rc;
 }
 
-static int gate_backlog(struct check_list *l, const struct results *r, double bound)
+static int gate_backlog(struct check_list *l, bool confident, const struct results *r, double bound)
 {
     const char *gate = "backlog-drained-by";
     struct h5_rd rd;
     hid_t f = h5_rd_open(&rd, r->path);
     if (f < 0)
         return add(l, gate, CHECK_FAIL, "FAIL %s: cannot reopen %s for its jobs", gate, r->path);
-    double sum = 0, worst = 0;
+    double worst = 0;
+    double *per = calloc(r->reps ? r->reps : 1, sizeof(*per));
     size_t jobs = 0, rej = 0, unf = 0, nrep = 0;
-    int rc = 0;
+    int rc = per ? 0 : -ENOMEM;
     for (size_t i = 0; i < r->reps && !rc; i++) {
         char name[32];
         results_rep_root(r, i, name, sizeof(name));
@@ -230,65 +336,98 @@ static int gate_backlog(struct check_list *l, const struct results *r, double bo
         H5Gclose(root);
         if (rc)
             break;
-        sum += d;
+        per[nrep++] = d;
         worst = d > worst ? d : worst;
         jobs += nj;
         rej += nr;
         unf += nu;
-        nrep++;
     }
     H5Fclose(f);
-    if (rc == -ENOENT)
+    if (rc == -ENOMEM) {
+        free(per);
+        return rc;
+    }
+    if (rc == -ENOENT) {
+        free(per);
         return add(l, gate, CHECK_FAIL, "FAIL %s: the file has no /jobs table", gate);
-    if (rc)
+    }
+    if (rc) {
+        free(per);
         return add(l, gate, CHECK_FAIL, "FAIL %s: %s", gate,
                    rd.why[0] ? rd.why : "unreadable /jobs");
+    }
     if (jobs == 0) {
         note(l, "note: no initial backlog (no job submitted at t = 0): drained at 0");
     }
     if (rej)
         note(l, "note: %zu backlog job%s rejected or OOM-killed at placement (never ran) left out",
              rej, rej == 1 ? "" : "s");
-    double v = nrep ? sum / (double)nrep : NAN;
+    struct stats_summary s;
+    stats_summarize(per, nrep, &s);
+    free(per);
     char b[32], a[32];
     dur(b, sizeof(b), bound);
-    if (unf)
-        return add(l, gate, CHECK_FAIL,
-                   "FAIL %s: %zu job%s of the initial backlog still queued or running at the "
-                   "end of the run (bound %s)",
-                   gate, unf, unf == 1 ? "" : "s", b);
+    if (unf) {
+        rc = add(l, gate, CHECK_FAIL,
+                 "FAIL %s: %zu job%s of the initial backlog still queued or running at the "
+                 "end of the run (bound %s)",
+                 gate, unf, unf == 1 ? "" : "s", b);
+        if (!rc) {
+            struct check_item *it = &l->items[l->n - 1];
+            it->value = INFINITY;
+            it->bound = bound;
+            it->dir = -1;
+            it->margin = -INFINITY;
+            snprintf(it->unit, sizeof(it->unit), "s");
+        }
+        return rc;
+    }
+    if (confident) {
+        char what[64];
+        snprintf(what, sizeof(what), "initial backlog drain time");
+        return gate_duration(l, true, gate, what, &s, bound, -1);
+    }
+    double v = nrep ? s.mean : NAN;
     dur(a, sizeof(a), v);
     bool ok = v <= bound;
     if (nrep > 1) {
         char w[32];
         dur(w, sizeof(w), worst);
-        return add(l, gate, ok ? CHECK_PASS : CHECK_FAIL,
-                   "%s %s: initial backlog drained at %s (mean of %zu replications, latest %s) %s "
-                   "bound %s",
-                   ok ? "PASS" : "FAIL", gate, a, nrep, w, ok ? "<=" : ">", b);
+        rc = add(l, gate, ok ? CHECK_PASS : CHECK_FAIL,
+                 "%s %s: initial backlog drained at %s (mean of %zu replications, latest %s) %s "
+                 "bound %s",
+                 ok ? "PASS" : "FAIL", gate, a, nrep, w, ok ? "<=" : ">", b);
+    } else {
+        rc = add(l, gate, ok ? CHECK_PASS : CHECK_FAIL,
+                 "%s %s: initial backlog drained at %s %s bound %s", ok ? "PASS" : "FAIL", gate, a,
+                 ok ? "<=" : ">", b);
     }
-    return add(l, gate, ok ? CHECK_PASS : CHECK_FAIL,
-               "%s %s: initial backlog drained at %s %s bound %s", ok ? "PASS" : "FAIL", gate, a,
-               ok ? "<=" : ">", b);
+    if (!rc) {
+        struct shown sh = {1, "", NULL, true};
+        item_figures(l, &s, s.n >= 2 ? s.mean - s.ci95 : NAN, s.n >= 2 ? s.mean + s.ci95 : NAN,
+                     bound, -1, v, &sh);
+    }
+    return rc;
 }
 
-/* Training work done per simulated day, mean over replications (NaN when not recorded). */
-static double train_per_day(const struct results *r)
+/* Training work done per simulated day over the replications (mean NaN when not recorded). */
+static struct stats_summary train_per_day(const struct results *r)
 {
     const struct results_metric *w = results_table_find(&r->headline, "training_gpu_hours");
     const struct results_metric *d = results_table_find(&r->headline, "duration_s");
+    struct stats_summary s = {0, NAN, NAN, NAN};
     if (!w || !w->s.n)
-        return NAN;
-    double sum = 0;
-    size_t n = 0;
+        return s;
+    double *v = calloc(r->reps ? r->reps : 1, sizeof(*v));
+    if (!v)
+        return s;
     for (size_t i = 0; i < r->reps; i++) {
         double days = d && d->s.n ? d->values[i] / 86400 : r->duration_s / 86400;
-        if (isfinite(w->values[i]) && days > 0) {
-            sum += w->values[i] / days;
-            n++;
-        }
+        v[i] = isfinite(w->values[i]) && days > 0 ? w->values[i] / days : NAN;
     }
-    return n ? sum / (double)n : NAN;
+    stats_summarize(v, r->reps, &s);
+    free(v);
+    return s;
 }
 
 /* "90min", "2h", "1d", "30s", "45" (seconds) into seconds; 0 or -EINVAL. */
@@ -355,8 +494,8 @@ static int bound_value(const struct results_metric *m, const struct check_bound 
     return -EINVAL;
 }
 
-static int gate_generic(struct check_list *l, const struct results *r, const struct check_bound *b,
-                        char *err, size_t errlen)
+static int gate_generic(struct check_list *l, bool confident, const struct results *r,
+                        const struct check_bound *b, char *err, size_t errlen)
 {
     const struct results_metric *m = results_table_find(&r->headline, b->key);
     if (!m || !m->s.n) {
@@ -370,21 +509,13 @@ static int gate_generic(struct check_list *l, const struct results *r, const str
     int rc = bound_value(m, b, &bound, err, errlen);
     if (rc)
         return rc;
-    char gate[160], v[48], bv[48];
+    char gate[160];
     snprintf(gate, sizeof(gate), "%s %s", b->dir > 0 ? "min" : "max", b->key);
     const char *su = m->own_unit ? m->own_unit : m->unit;
-    if (su && !strcmp(su, "s")) {
-        char what[200];
-        snprintf(what, sizeof(what), "%s", results_label(m));
-        return gate_duration(l, gate, what, m->s.mean, bound, b->dir);
-    }
-    results_format(v, sizeof(v), m, m->s.mean);
-    results_format(bv, sizeof(bv), m, bound);
-    bool ok = b->dir > 0 ? m->s.mean >= bound : m->s.mean <= bound;
-    const char *u = m->unit ? m->unit : "";
-    return add(l, gate, ok ? CHECK_PASS : CHECK_FAIL, "%s %s: %s = %s%s%s %s bound %s%s%s",
-               ok ? "PASS" : "FAIL", gate, results_label(m), v, *u ? " " : "", u,
-               b->dir > 0 ? (ok ? ">=" : "<") : (ok ? "<=" : ">"), bv, *u ? " " : "", u);
+    struct shown sh = {1, "", m, su && !strcmp(su, "s")};
+    if (sh.duration)
+        sh.m = NULL;
+    return judge(l, confident, gate, results_label(m), &m->s, bound, b->dir, &sh);
 }
 
 /* Headline metrics with a direction present in both files: the family of the baseline gate. */
@@ -461,62 +592,71 @@ int check_evaluate(const struct results *r, const struct results *base, const st
     int rc = 0;
     if (!r->complete)
         note(l, "note: %s is an incomplete run (interrupted)", r->path);
+    bool cf = g->confident;
     if (!isnan(g->min_util)) {
         const char *key = g->util_kind == CHECK_UTIL_ALLOCATED ? "util_allocated"
                           : g->util_kind == CHECK_UTIL_USEFUL  ? "util_useful"
                                                                : "util_busy";
-        double v = mean_of(r, key);
-        if (g->util_kind == CHECK_UTIL_USEFUL && !isfinite(v)) {
+        struct stats_summary v = summary_of(r, key);
+        if (g->util_kind == CHECK_UTIL_USEFUL && !isfinite(v.mean)) {
             note(l, "note: util_useful is not recorded; using util_busy");
             key = "util_busy";
-            v = mean_of(r, key);
+            v = summary_of(r, key);
         }
-        rc = rc ? rc : gate_bound(l, "min-util", key, v, g->min_util, 1, 1, "");
+        rc = rc ? rc : gate_bound(l, cf, "min-util", key, &v, g->min_util, 1, 1, "");
     }
     if (!isnan(g->min_slo)) {
         const char *key = "slo_share_worst_service";
-        double v = mean_of(r, key);
-        if (!isfinite(v)) {
+        struct stats_summary v = summary_of(r, key);
+        if (!isfinite(v.mean)) {
             key = "slo_share";
-            v = mean_of(r, key);
+            v = summary_of(r, key);
         }
-        rc = rc ? rc : gate_bound(l, "min-slo", key, v, g->min_slo, 1, 1, "");
+        rc = rc ? rc : gate_bound(l, cf, "min-slo", key, &v, g->min_slo, 1, 1, "");
     }
     if (!isnan(g->max_ckpt_overhead)) {
         int recorded;
-        double v = ckpt_overhead(r, &recorded);
+        struct stats_summary v = ckpt_overhead(r, &recorded);
         if (!recorded)
             note(l, "note: no checkpoint data in the file; checkpoint overhead taken as 0");
         rc = rc ? rc
-                : gate_bound(l, "max-ckpt-overhead", "checkpoint_overhead", v, g->max_ckpt_overhead,
-                             -1, 1, "");
+                : gate_bound(l, cf, "max-ckpt-overhead", "checkpoint_overhead", &v,
+                             g->max_ckpt_overhead, -1, 1, "");
     }
-    if (!isnan(g->max_p99_ms))
+    if (!isnan(g->max_p99_ms)) {
+        struct stats_summary v = summary_of(r, "p99_ms_worst_service");
         rc = rc ? rc
-                : gate_bound(l, "max-p99-ms", "p99_ms_worst_service",
-                             mean_of(r, "p99_ms_worst_service"), g->max_p99_ms, -1, 1, " ms");
-    if (!isnan(g->max_ttft_p99_ms))
-        rc = rc ? rc
-                : gate_bound(l, "max-ttft-p99", "ttft_p99_ms_worst_service",
-                             mean_of(r, "ttft_p99_ms_worst_service"), g->max_ttft_p99_ms, -1, 1,
+                : gate_bound(l, cf, "max-p99-ms", "p99_ms_worst_service", &v, g->max_p99_ms, -1, 1,
                              " ms");
-    if (!isnan(g->max_tpot_p99_ms))
+    }
+    if (!isnan(g->max_ttft_p99_ms)) {
+        struct stats_summary v = summary_of(r, "ttft_p99_ms_worst_service");
         rc = rc ? rc
-                : gate_bound(l, "max-tpot-p99", "tpot_p99_ms_worst_service",
-                             mean_of(r, "tpot_p99_ms_worst_service"), g->max_tpot_p99_ms, -1, 1,
-                             " ms");
-    if (!isnan(g->max_queue_delay_s))
+                : gate_bound(l, cf, "max-ttft-p99", "ttft_p99_ms_worst_service", &v,
+                             g->max_ttft_p99_ms, -1, 1, " ms");
+    }
+    if (!isnan(g->max_tpot_p99_ms)) {
+        struct stats_summary v = summary_of(r, "tpot_p99_ms_worst_service");
         rc = rc ? rc
-                : gate_duration(l, "max-queue-delay", "queue_delay_mean_s",
-                                mean_of(r, "queue_delay_mean_s"), g->max_queue_delay_s, -1);
-    if (!isnan(g->min_train_gpuh_day))
+                : gate_bound(l, cf, "max-tpot-p99", "tpot_p99_ms_worst_service", &v,
+                             g->max_tpot_p99_ms, -1, 1, " ms");
+    }
+    if (!isnan(g->max_queue_delay_s)) {
+        struct stats_summary v = summary_of(r, "queue_delay_mean_s");
         rc = rc ? rc
-                : gate_bound(l, "min-training-gpu-h-per-day", "training_gpu_hours per day",
-                             train_per_day(r), g->min_train_gpuh_day, 1, 1, " GPU-h/day");
+                : gate_duration(l, cf, "max-queue-delay", "queue_delay_mean_s", &v,
+                                g->max_queue_delay_s, -1);
+    }
+    if (!isnan(g->min_train_gpuh_day)) {
+        struct stats_summary v = train_per_day(r);
+        rc = rc ? rc
+                : gate_bound(l, cf, "min-training-gpu-h-per-day", "training_gpu_hours per day", &v,
+                             g->min_train_gpuh_day, 1, 1, " GPU-h/day");
+    }
     if (!isnan(g->backlog_by_s))
-        rc = rc ? rc : gate_backlog(l, r, g->backlog_by_s);
+        rc = rc ? rc : gate_backlog(l, cf, r, g->backlog_by_s);
     for (size_t i = 0; i < g->nbounds && !rc; i++)
-        rc = gate_generic(l, r, &g->bounds[i], err, errlen);
+        rc = gate_generic(l, cf, r, &g->bounds[i], err, errlen);
     if (base && !rc)
         rc = gate_against(l, r, base, g->tolerance);
     if (rc == -ENOMEM)
@@ -551,7 +691,8 @@ void check_print_text(FILE *out, const struct check_list *l)
 
 /* XML text or attribute value: &<>"' escaped, control characters (not allowed in XML 1.0) as '?'.
  */
-void check_print_junit(FILE *out, const struct check_list *l, const struct results *r)
+void check_print_junit_suite(FILE *out, const struct check_list *l, const struct results *r,
+                             const char *name)
 {
     const struct check_outcome *o = &l->o;
     size_t errors = !r->complete;
@@ -559,13 +700,8 @@ void check_print_junit(FILE *out, const struct check_list *l, const struct resul
     char classname[300];
     snprintf(classname, sizeof(classname), "tidesim.check.%s",
              r->scenario_name ? r->scenario_name : "results");
-    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
-    fprintf(out,
-            "<testsuites name=\"tidesim check\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
-            "skipped=\"%zu\">\n",
-            o->evaluated + errors, o->failed, errors, skipped);
     fputs("  <testsuite name=\"", out);
-    esc_xml(out, r->path);
+    esc_xml(out, name ? name : r->path);
     fprintf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\">\n",
             o->evaluated + errors, o->failed, errors, skipped);
     fputs("    <properties>\n", out);
@@ -614,7 +750,20 @@ void check_print_junit(FILE *out, const struct check_list *l, const struct resul
         esc_xml(out, l->notes);
         fputs("</system-out>\n", out);
     }
-    fputs("  </testsuite>\n</testsuites>\n", out);
+    fputs("  </testsuite>\n", out);
+}
+
+void check_print_junit(FILE *out, const struct check_list *l, const struct results *r)
+{
+    const struct check_outcome *o = &l->o;
+    size_t errors = !r->complete;
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
+    fprintf(out,
+            "<testsuites name=\"tidesim check\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+            "skipped=\"%zu\">\n",
+            o->evaluated + errors, o->failed, errors, o->inconclusive);
+    check_print_junit_suite(out, l, r, NULL);
+    fputs("</testsuites>\n", out);
 }
 
 size_t check_run(FILE *out, const struct results *r, const struct results *base,

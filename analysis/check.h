@@ -37,10 +37,19 @@
  *                     -> holds; across it -> inconclusive. Single runs have no
  *                     interval and are compared by value.
  * A bound that is NaN is not checked.
+ *
+ * Confidence (`confident`, `tidesim check --confident`, and every probe of
+ * `tidesim plan`): a gate is judged on its 95 % interval over the
+ * replications instead of the mean — it holds when the whole interval lies
+ * on the passing side (a minimum: the lower end >= the bound; a maximum: the
+ * upper end <= it), fails when the whole interval lies on the failing side,
+ * and is inconclusive when the interval straddles the bound. A single run has
+ * no interval: inconclusive. The baseline gate (`against`) already works so.
  */
 #ifndef TIDESIM_CHECK_H
 #define TIDESIM_CHECK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -63,6 +72,7 @@ struct check_gates {
     double max_ttft_p99_ms, max_tpot_p99_ms;
     enum check_util_kind util_kind;
     double tolerance; /* relative, for the baseline comparison */
+    bool confident;   /* judge on the 95 % interval's end, not the mean (see above) */
     struct check_bound bounds[CHECK_MAX_BOUNDS];
     size_t nbounds;
 };
@@ -80,6 +90,16 @@ struct check_item {
     char gate[160];
     enum check_status status;
     char msg[640];
+    /* The figures behind the verdict, in the stored unit (NaN when the gate has none, e.g. the
+     * baseline gate or a figure not recorded): mean, the 95 % interval's ends (NaN for one
+     * run), the bound, dir (+1 at least, -1 at most), n values; margin = how far the end
+     * judged (the interval's conservative end when confident, else the mean) lies on the
+     * passing side of the bound (negative: on the failing side); scale × stored = shown in
+     * unit (e.g. 100 and "%"). */
+    double value, lo, hi, bound, margin, scale;
+    int dir;
+    size_t n;
+    char unit[24];
 };
 
 /* Every gate of one evaluation, and the notes (one per line) printed before them. */
@@ -122,6 +142,11 @@ void check_print_text(FILE *out, const struct check_list *l);
  * <error>. Names and messages are XML-escaped.
  */
 void check_print_junit(FILE *out, const struct check_list *l, const struct results *r);
+
+/* One <testsuite> of the above (named `name`, or r's path when NULL), for a document of
+ * several (tidesim check on a sweep index: one suite per point). */
+void check_print_junit_suite(FILE *out, const struct check_list *l, const struct results *r,
+                             const char *name);
 
 /*
  * Evaluate and print the text verdict to out (an error of check_evaluate is

@@ -157,6 +157,12 @@ size_t compare_count_significant(const struct results *const *r, size_t n)
 
 int compare_write(FILE *out, const struct results *const *r, size_t n, bool markdown)
 {
+    return compare_write_labeled(out, r, NULL, n, markdown);
+}
+
+int compare_write_labeled(FILE *out, const struct results *const *r, const char *const *labels,
+                          size_t n, bool markdown)
+{
     if (n < 2)
         return -EINVAL;
     size_t nrows = 0;
@@ -181,7 +187,7 @@ int compare_write(FILE *out, const struct results *const *r, size_t n, bool mark
         fputs("tidesim compare\n", out);
     for (size_t f = 0; f < n; f++) {
         fprintf(out, "%s%c = %s: scenario %s, policy %s, ", markdown ? "- " : "  ",
-                (char)('A' + (f < 26 ? f : 25)), r[f]->path,
+                (char)('A' + (f < 26 ? f : 25)), labels && labels[f] ? labels[f] : r[f]->path,
                 r[f]->scenario_name ? r[f]->scenario_name : "-", r[f]->policy ? r[f]->policy : "-");
         if (r[f]->replicated)
             fprintf(out, "%zu replications (mean ± 95%% CI)%s\n", r[f]->reps,

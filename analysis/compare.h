@@ -37,6 +37,11 @@ void compare_diff(const struct results *ra, const struct results_metric *a,
  */
 int compare_write(FILE *out, const struct results *const *r, size_t n, bool markdown);
 
+/* The same, each file named by labels[f] (NULL or a NULL entry: its path) in the header:
+ * the points of a sweep or plan index ("point 3 (policy.name=kueue cluster.nodes=4)"). */
+int compare_write_labeled(FILE *out, const struct results *const *r, const char *const *labels,
+                          size_t n, bool markdown);
+
 /* Number of (metric, file) differences to the baseline found significant by the last rules. */
 size_t compare_count_significant(const struct results *const *r, size_t n);
 

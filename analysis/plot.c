@@ -15,6 +15,7 @@
 #include "analysis/h5read.h"
 #include "analysis/results.h"
 #include "analysis/stats.h"
+#include "analysis/sweepidx.h"
 
 /* Bytes of a path handed to gnuplot (folder + file name). */
 #define PLOT_PATH_MAX 1024
@@ -173,9 +174,9 @@ static int too_long(struct chart_ctx *c, const char *what)
     return -ENAMETOOLONG;
 }
 
-/* Draw chart `chart` (script chart.gp) of data at w x h pixels. */
-static int draw_sized(struct chart_ctx *c, const char *chart, const char *data, const char *extra,
-                      int w, int h)
+/* Draw chart `chart` with script SCRIPT.gp of data at w x h pixels. */
+static int draw_script(struct chart_ctx *c, const char *scr, const char *chart, const char *data,
+                       const char *extra, int w, int h)
 {
     const char *ext = c->o->format == PLOT_SVG ? "svg" : "png";
     char term[160];
@@ -191,7 +192,7 @@ static int draw_sized(struct chart_ctx *c, const char *chart, const char *data, 
                        : snprintf(out, sizeof(out), "%s/%s.%s", c->dir, chart, ext);
     if (k < 0 || (size_t)k >= sizeof(out))
         return too_long(c, c->dir);
-    k = snprintf(script, sizeof(script), "%s/%s.gp", c->scripts, chart);
+    k = snprintf(script, sizeof(script), "%s/%s.gp", c->scripts, scr);
     if (k < 0 || (size_t)k >= sizeof(script))
         return too_long(c, c->scripts);
     /* Made here from checked parts; checked again as the last word before gnuplot. */
@@ -218,6 +219,12 @@ static int draw_sized(struct chart_ctx *c, const char *chart, const char *data, 
     if (c->o->on_chart)
         c->o->on_chart(c->o->ctx, chart, c->stem, out);
     return 0;
+}
+
+static int draw_sized(struct chart_ctx *c, const char *chart, const char *data, const char *extra,
+                      int w, int h)
+{
+    return draw_script(c, chart, chart, data, extra, w, h);
 }
 
 static int draw(struct chart_ctx *c, const char *chart, const char *data, const char *extra)
@@ -1178,6 +1185,251 @@ static int plot_compare(struct chart_ctx *c, const struct run_set *s)
     return draw_sized(c, "compare", path, extra, 1200, 760);
 }
 
+/* ---- a sweep or plan index: metric against an axis, one curve per series ------------------ */
+
+/* The x axis of an index: a plan's size axis (the last); else cluster.nodes when it varies,
+ * else the last numeric axis with more than one value. SIZE_MAX: none. */
+static size_t index_x_axis(const struct sweepidx_table *t)
+{
+    if (t->size)
+        return t->naxes - 1;
+    size_t best = SIZE_MAX;
+    for (size_t a = 0; a < t->naxes; a++) {
+        bool numeric = true, varies = false;
+        for (size_t p = 0; p < t->np && numeric; p++) {
+            char *end;
+            const char *v = t->vals[p * t->naxes + a];
+            strtod(v, &end);
+            numeric = end != v && !*end;
+            varies |= strcmp(v, t->vals[a]) != 0;
+        }
+        if (!numeric || !varies)
+            continue;
+        if (!strcmp(t->axes[a], "cluster.nodes"))
+            return a;
+        best = a;
+    }
+    return best;
+}
+
+/* Series: the points' values of the other axes that vary (a plan: its choice). */
+struct series {
+    size_t n;
+    size_t *of;         /* [np] series of point p */
+    char (*label)[160]; /* gnuplot words */
+    size_t *first;      /* a point of the series */
+};
+
+static int index_series(const struct sweepidx_table *t, size_t xa, struct series *s)
+{
+    s->n = 0;
+    s->of = calloc(t->np, sizeof(size_t));
+    s->label = calloc(t->np ? t->np : 1, sizeof(*s->label));
+    s->first = calloc(t->np ? t->np : 1, sizeof(size_t));
+    if (!s->of || !s->label || !s->first)
+        return -ENOMEM;
+    bool *varies = calloc(t->naxes, sizeof(bool));
+    if (!varies)
+        return -ENOMEM;
+    for (size_t a = 0; a < t->naxes; a++)
+        for (size_t p = 1; p < t->np; p++)
+            varies[a] |= strcmp(t->vals[p * t->naxes + a], t->vals[a]) != 0;
+    for (size_t p = 0; p < t->np; p++) {
+        size_t k = 0;
+        for (; k < s->n; k++) {
+            size_t q = s->first[k];
+            bool same = true;
+            for (size_t a = 0; a < t->naxes && same; a++)
+                if (a != xa && varies[a])
+                    same = !strcmp(t->vals[p * t->naxes + a], t->vals[q * t->naxes + a]);
+            if (same)
+                break;
+        }
+        if (k == s->n) {
+            s->first[k] = p;
+            char txt[400] = "";
+            size_t at = 0;
+            for (size_t a = 0; a < t->naxes; a++)
+                if (a != xa && varies[a]) {
+                    /* the key's last word ("policy" for policy.name) */
+                    char key[160];
+                    snprintf(key, sizeof(key), "%s", t->axes[a]);
+                    char *dot = strrchr(key, '.');
+                    if (dot && !strcmp(dot + 1, "name")) {
+                        *dot = 0;
+                        dot = strrchr(key, '.');
+                    }
+                    int w = snprintf(txt + at, sizeof(txt) - at, "%s%s=%s", at ? "," : "",
+                                     dot ? dot + 1 : key, t->vals[p * t->naxes + a]);
+                    if (w > 0 && (size_t)w < sizeof(txt) - at)
+                        at += (size_t)w;
+                }
+            gp_clean(s->label[k], sizeof(s->label[k]), at ? txt : "all", true);
+            for (char *c = s->label[k]; *c; c++)
+                if (*c == '\'' || *c == '"')
+                    *c = '_';
+            s->n++;
+        }
+        s->of[p] = k;
+    }
+    free(varies);
+    return 0;
+}
+
+static void series_release(struct series *s)
+{
+    free(s->of);
+    free(s->label);
+    free(s->first);
+}
+
+static int cmp_x(const void *a, const void *b)
+{
+    const double *x = a, *y = b;
+    return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/*
+ * One chart of an index: metric m (its mean ± 95 % half-width, × scale) against the x axis,
+ * one curve per series with its interval as a band; a plan's answers marked (when `mark`).
+ */
+static int index_chart(struct chart_ctx *c, const struct sweepidx_table *t, size_t xa,
+                       const struct series *s, const char *chart, const double *mean,
+                       const double *ci, double scale, const char *title, const char *ylabel,
+                       const double *answer, size_t nanswer)
+{
+    char path[PLOT_PATH_MAX], apath[PLOT_PATH_MAX];
+    FILE *f = dat_open(c, path, sizeof(path), chart);
+    if (!f)
+        return -EIO;
+    double *row = malloc(t->np * 4 * sizeof(double));
+    if (!row) {
+        fclose(f);
+        return -ENOMEM;
+    }
+    fprintf(f, "# one block per series: x mean low high (95%% interval)\n");
+    bool any = false;
+    for (size_t k = 0; k < s->n; k++) {
+        size_t n = 0;
+        for (size_t p = 0; p < t->np; p++) {
+            if (s->of[p] != k || t->done[p] != 1 || !isfinite(mean[p]))
+                continue;
+            double x = strtod(t->vals[p * t->naxes + xa], NULL);
+            double h = ci && isfinite(ci[p]) ? ci[p] : 0;
+            row[4 * n] = x;
+            row[4 * n + 1] = mean[p] * scale;
+            row[4 * n + 2] = (mean[p] - h) * scale;
+            row[4 * n + 3] = (mean[p] + h) * scale;
+            n++;
+        }
+        qsort(row, n, 4 * sizeof(double), cmp_x);
+        if (n == 0) /* an empty block keeps the series numbering: one NaN row */
+            fprintf(f, "NaN NaN NaN NaN\n");
+        for (size_t i = 0; i < n; i++)
+            fprintf(f, "%.10g %.10g %.10g %.10g\n", row[4 * i], row[4 * i + 1], row[4 * i + 2],
+                    row[4 * i + 3]);
+        fputs("\n\n", f);
+        any |= n > 0;
+    }
+    fclose(f);
+    /* The plan's answer of each series (its choice), on its curve. */
+    bool marks = false;
+    if (answer && nanswer) {
+        FILE *af = dat_open(c, apath, sizeof(apath), "answers");
+        if (!af) {
+            free(row);
+            return -EIO;
+        }
+        fprintf(af, "# x y label: each choice's smallest passing size\n");
+        for (size_t k = 0; k < s->n; k++) {
+            size_t p = s->first[k];
+            size_t ch = t->choice ? (size_t)t->choice[p] : k;
+            if (ch >= nanswer || !isfinite(answer[ch]))
+                continue;
+            for (size_t q = 0; q < t->np; q++)
+                if (s->of[q] == k && t->done[q] == 1 && isfinite(mean[q]) &&
+                    strtod(t->vals[q * t->naxes + xa], NULL) == answer[ch]) {
+                    fprintf(af, "%.10g %.10g \"answer %s\"\n", answer[ch], mean[q] * scale,
+                            t->vals[q * t->naxes + xa]);
+                    marks = true;
+                }
+        }
+        fclose(af);
+    }
+    free(row);
+    if (!any)
+        return 0;
+    char xl[300], lab[200], list[4096] = "", extra[5200];
+    gp_clean(xl, sizeof(xl), t->axes[xa], false);
+    for (char *p = xl; *p; p++)
+        if (*p == '\'')
+            *p = '_';
+    size_t at = 0;
+    for (size_t k = 0; k < s->n && at + 200 < sizeof(list); k++)
+        at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%s", k ? " " : "", s->label[k]);
+    snprintf(lab, sizeof(lab), "%s", ylabel);
+    snprintf(extra, sizeof(extra),
+             "series='%s'; xlabel='%s'; ylabel='%s'; ctitle='%s'; answers='%s'", list, xl, lab,
+             title, marks ? apath : "");
+    return draw_script(c, "index", chart, path, extra, 1000, 600);
+}
+
+static int plot_index(struct chart_ctx *c, const char *path)
+{
+    struct sweepidx_table t;
+    int rc = sweepidx_table_load(&t, path, c->err, c->errlen);
+    if (rc) {
+        sweepidx_table_release(&t);
+        return rc;
+    }
+    size_t xa = index_x_axis(&t);
+    if (xa == SIZE_MAX) {
+        snprintf(c->err, c->errlen,
+                 "%s: no numeric axis with more than one value to draw the metrics against", path);
+        sweepidx_table_release(&t);
+        return -EINVAL;
+    }
+    struct series s = {0};
+    rc = index_series(&t, xa, &s);
+    double answers[256];
+    size_t nans = 0;
+    bool plan = t.size != NULL;
+    if (!rc && plan && planidx_answers(path, answers, 256, &nans))
+        nans = 0;
+    char src[200];
+    gp_clean(src, sizeof(src), t.sweep_path ? t.sweep_path : "-", false);
+    for (char *p = src; *p; p++)
+        if (*p == '\'')
+            *p = '_';
+    snprintf(c->subtitle, sizeof(c->subtitle), "%s %s: mean and 95%% interval over seeds%s",
+             plan ? "plan" : "sweep", src, plan ? "; circles: each choice's answer" : "");
+    struct {
+        const char *key, *chart, *title, *ylabel;
+        double scale;
+    } const charts[] = {
+        {"slo_share", "index_slo", "SLO compliance", "requests within their SLO (%)", 100},
+        {"util_busy", "index_busy", "GPU utilisation, busy (SM active)",
+         "GPU-time busy (% of the cluster)", 100},
+        {"p99_ms_worst_service", "index_p99", "p99 latency, worst service", "p99 latency (ms)", 1},
+        {"training_gpu_hours", "index_training", "Training work done", "training work (GPU-h)", 1},
+        {"cost_total", "index_cost", "Cost of the cluster over the run",
+         "cost over the simulated run (its currency)", 1},
+    };
+    for (size_t k = 0; !rc && k < sizeof(charts) / sizeof(charts[0]); k++) {
+        size_t m = 0;
+        while (sweepidx_metrics[m] && strcmp(sweepidx_metrics[m], charts[k].key))
+            m++;
+        if (!sweepidx_metrics[m] || !t.mean[m])
+            continue;
+        bool mark = plan && !strcmp(charts[k].key, "cost_total");
+        rc = index_chart(c, &t, xa, &s, charts[k].chart, t.mean[m], t.ci[m], charts[k].scale,
+                         charts[k].title, charts[k].ylabel, mark ? answers : NULL, mark ? nans : 0);
+    }
+    series_release(&s);
+    sweepidx_table_release(&t);
+    return rc;
+}
+
 /* The absolute form of an existing folder into buf, checked plain; 0 or -EINVAL (err set). */
 static int plain_dir(const char *dir, char *buf, size_t n, const char *what, char *err,
                      size_t errlen)
@@ -1242,6 +1494,21 @@ int plot_all(const struct plot_opts *o, const char *const *paths, size_t n, size
             snprintf(err, errlen, "%s: cannot create the folder", c->datadir);
             rc = -EIO;
         }
+    }
+    bool index = n >= 1 && sweepidx_is_index(paths[0]);
+    for (size_t i = 1; i < n && !rc; i++)
+        if (index || sweepidx_is_index(paths[i])) {
+            snprintf(err, errlen,
+                     "%s: a sweep or plan index is drawn on its own (tidesim plot INDEX.h5 -o DIR)",
+                     index ? paths[0] : paths[i]);
+            rc = -EINVAL;
+        }
+    if (index && !rc) {
+        c->stem[0] = 0;
+        rc = plot_index(c, paths[0]);
+        *made = c->made;
+        free(c);
+        return rc;
     }
     for (size_t i = 0; i < n && !rc; i++) {
         if (n > 1)

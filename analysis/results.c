@@ -266,6 +266,7 @@ static int read_summary(struct rd_ctx *c, hid_t root)
     if (c->rep == 0 && !w.rc) {
         c->r->duration_s = attr_or_nan(c->rd, g, "duration_s");
         c->r->gpus = attr_or_nan(c->rd, g, "gpus");
+        c->r->warmup_s = attr_or_nan(c->rd, g, "warmup_s");
         w.rc = apply_units(c->rd, g, &c->r->headline);
     }
     H5Gclose(g);

@@ -57,6 +57,7 @@ struct results {
     size_t reps;     /* replications (1 for a single run) */
     bool complete;   /* /meta complete (every replication complete) */
     double sim_time_reached_s, duration_s, gpus, wall_seconds, events;
+    double warmup_s; /* /summary warmup_s: headline figures cover [warmup_s, duration_s] (NaN: 0) */
     struct results_table headline; /* /summary */
     struct results_service *svcs;  /* /services/<name> */
     size_t nsvcs;

@@ -17,7 +17,7 @@ const char *const sweepidx_metrics[] = {
     "util_busy",          "util_allocated", "slo_share",        "p99_ms_worst_service",
     "training_gpu_hours", "cost_total",     "share_fragmented", NULL};
 
-#define NMETRICS (sizeof(sweepidx_metrics) / sizeof(sweepidx_metrics[0]) - 1)
+#define NMETRICS SWEEPIDX_NMETRICS
 
 /* malloc'd "dir/name". */
 static char *join(const char *dir, const char *name)
@@ -89,9 +89,10 @@ static int write_meta(hid_t file, const struct sweepidx_desc *d, size_t ndone)
     hid_t g = h5_group_create(file, "meta");
     if (g < 0)
         return h5io_fail();
-    int rc = h5_attr_str(g, "kind", SWEEPIDX_KIND);
+    int rc = 0;
+    rc = h5_attr_str(g, "kind", SWEEPIDX_KIND);
     rc = rc ? rc : h5_attr_int(g, "index_schema", 1);
-    rc = rc ? rc : h5_attr_int(g, "complete", ndone == d->npoints);
+    rc = rc ? rc : h5_attr_int(g, "complete", ndone == d->npoints && !d->unfinished);
     rc = rc ? rc : h5_attr_int(g, "points", (int64_t)d->npoints);
     rc = rc ? rc : h5_attr_int(g, "points_done", (int64_t)ndone);
     rc = rc ? rc : h5_attr_int(g, "replications", d->replications);
@@ -157,6 +158,8 @@ static int write_table(hid_t file, const struct sweepidx_desc *d, const struct c
         snprintf(name, sizeof(name), "%s_ci95", sweepidx_metrics[m]);
         rc = rc ? rc : h5_write_f64(g, name, c->ci[m], d->npoints, NULL);
     }
+    for (size_t k = 0; !rc && k < d->nextra; k++)
+        rc = h5_write_f64(g, d->extra[k].name, d->extra[k].v, d->npoints, NULL);
     free(col);
     H5Gclose(g);
     return rc;
@@ -169,11 +172,8 @@ static int write_points(hid_t file, const struct sweepidx_desc *d)
         return h5io_fail();
     int rc = 0;
     for (size_t p = 0; !rc && p < d->npoints; p++) {
-        char name[256];
-        snprintf(name, sizeof(name), "%s", d->files[p]);
-        char *dot = strrchr(name, '.');
-        if (dot)
-            *dot = 0;
+        char name[64];
+        snprintf(name, sizeof(name), "point-%04zu", p);
         hid_t pg = h5_group_create(g, name);
         if (pg < 0) {
             rc = h5io_fail();
@@ -219,6 +219,8 @@ int sweepidx_write(const struct sweepidx_desc *d, char *err, size_t errlen)
     rc = write_meta(f.id, d, ndone);
     rc = rc ? rc : write_table(f.id, d, &c);
     rc = rc ? rc : write_points(f.id, d);
+    if (!rc && d->write_more)
+        rc = d->write_more((long long)f.id, d->ctx);
     if (rc) {
         h5file_abort(&f);
     } else {
@@ -242,7 +244,8 @@ static hid_t open_index(struct h5_rd *rd, const char *path, hid_t *meta, char *e
     }
     hid_t m = h5_rd_group(rd, f, "meta");
     char *kind = NULL;
-    if (m < 0 || h5_rd_attr_str(rd, m, "kind", &kind) || strcmp(kind, SWEEPIDX_KIND)) {
+    if (m < 0 || h5_rd_attr_str(rd, m, "kind", &kind) ||
+        (strcmp(kind, SWEEPIDX_KIND) && strcmp(kind, SWEEPIDX_KIND_PLAN))) {
         snprintf(err, errlen, "%s: not a tidesim sweep index (no /meta kind = %s)", path,
                  SWEEPIDX_KIND);
         free(kind);
@@ -332,18 +335,7 @@ static void fmt_metric(char *buf, size_t n, size_t m, double mean, double ci)
 static const char *const metric_head[NMETRICS] = {
     "busy", "allocated", "SLO met", "p99 ms (worst)", "training GPU-h", "cost", "fragmented"};
 
-struct loaded {
-    double points, done_n, reps;
-    char *mode, *sweep_path;
-    size_t naxes, np;
-    char **axes;
-    double *done;
-    double *mean[NMETRICS], *ci[NMETRICS];
-    char **vals; /* [np * naxes] */
-    char **files;
-};
-
-static void loaded_free(struct loaded *l)
+void sweepidx_table_release(struct sweepidx_table *l)
 {
     free(l->mode);
     free(l->sweep_path);
@@ -361,9 +353,14 @@ static void loaded_free(struct loaded *l)
     for (size_t p = 0; l->files && p < l->np; p++)
         free(l->files[p]);
     free(l->files);
+    free(l->size);
+    free(l->choice);
+    free(l->verdict);
+    free(l->reps_col);
+    memset(l, 0, sizeof(*l));
 }
 
-static int load(struct loaded *l, const char *path, char *err, size_t errlen)
+int sweepidx_table_load(struct sweepidx_table *l, const char *path, char *err, size_t errlen)
 {
     struct h5_rd rd;
     hid_t m, t = -1, pg = -1;
@@ -409,6 +406,18 @@ static int load(struct loaded *l, const char *path, char *err, size_t errlen)
         if (!rc && (n2 != n || n3 != n))
             rc = h5_rd_fail(&rd, -EIO, "/table/%s: wrong length", name);
     }
+    /* a plan's columns (absent from a sweep's index) */
+    double **pc[] = {&l->size, &l->choice, &l->verdict, &l->reps_col};
+    static const char *const pn[] = {"size", "choice", "verdict", "replications"};
+    for (size_t k = 0; !rc && k < 4; k++) {
+        size_t n2 = 0;
+        int r1 = h5_rd_f64(&rd, t, pn[k], pc[k], &n2);
+        if (r1 == -ENOENT)
+            continue;
+        rc = r1;
+        if (!rc && n2 != n)
+            rc = h5_rd_fail(&rd, -EIO, "/table/%s: wrong length", pn[k]);
+    }
     if (!rc) {
         l->vals = calloc(l->np * l->naxes, sizeof(char *));
         l->files = calloc(l->np, sizeof(char *));
@@ -443,7 +452,7 @@ static int load(struct loaded *l, const char *path, char *err, size_t errlen)
     return rc;
 }
 
-static void report_json(FILE *out, const struct loaded *l)
+static void report_json(FILE *out, const struct sweepidx_table *l)
 {
     fputs("{\"sweep\": ", out);
     esc_json_str(out, l->sweep_path);
@@ -480,20 +489,25 @@ static void report_json(FILE *out, const struct loaded *l)
 
 int sweepidx_report(FILE *out, const char *path, bool json, char *err, size_t errlen)
 {
-    struct loaded l;
-    int rc = load(&l, path, err, errlen);
+    struct sweepidx_table l;
+    int rc = sweepidx_table_load(&l, path, err, errlen);
     if (rc) {
-        loaded_free(&l);
+        sweepidx_table_release(&l);
         return rc;
     }
     if (json) {
         report_json(out, &l);
-        loaded_free(&l);
+        sweepidx_table_release(&l);
         return 0;
     }
-    fprintf(out, "sweep %s: %s, %zu point(s), %.0f done, %.0f replication(s) per point%s\n",
-            l.sweep_path, l.mode, l.np, l.done_n, l.reps,
-            l.reps > 1 ? " (mean ± 95% half-width)" : "");
+    bool plan = l.mode && !strcmp(l.mode, "plan");
+    if (plan)
+        fprintf(out, "plan %s: %zu probe(s) (mean ± 95%% half-width over each probe's seeds)\n",
+                l.sweep_path, l.np);
+    else
+        fprintf(out, "sweep %s: %s, %zu point(s), %.0f done, %.0f replication(s) per point%s\n",
+                l.sweep_path, l.mode, l.np, l.done_n, l.reps,
+                l.reps > 1 ? " (mean ± 95% half-width)" : "");
     size_t ncols = 1 + l.naxes;
     for (size_t m = 0; m < NMETRICS; m++)
         ncols += l.mean[m] != NULL;
@@ -504,7 +518,7 @@ int sweepidx_report(FILE *out, const char *path, bool json, char *err, size_t er
     if (!cells || !buf) {
         free(cells);
         free(buf);
-        loaded_free(&l);
+        sweepidx_table_release(&l);
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
     }
@@ -538,6 +552,341 @@ int sweepidx_report(FILE *out, const char *path, bool json, char *err, size_t er
     texttable_release(&tt);
     free(cells);
     free(buf);
-    loaded_free(&l);
+    sweepidx_table_release(&l);
+    if (!rc && plan) {
+        fputc('\n', out);
+        rc = planidx_print(out, path, err, errlen);
+    }
+    return rc;
+}
+
+int sweepidx_select(const char *path, const struct sweepidx_sel *sel, struct sweepidx_points *out,
+                    char *err, size_t errlen)
+{
+    memset(out, 0, sizeof(*out));
+    struct sweepidx_table l;
+    int rc = sweepidx_table_load(&l, path, err, errlen);
+    if (rc) {
+        sweepidx_table_release(&l);
+        return rc;
+    }
+    /* --where PATH=VALUE: the axis must exist. */
+    size_t wax[SWEEPIDX_SEL_MAX];
+    const char *wval[SWEEPIDX_SEL_MAX];
+    size_t nw = sel ? sel->nwhere : 0, np = sel ? sel->npoints : 0;
+    for (size_t w = 0; w < nw; w++) {
+        const char *eq = strchr(sel->where[w], '=');
+        size_t kn = eq ? (size_t)(eq - sel->where[w]) : strlen(sel->where[w]);
+        wax[w] = SIZE_MAX;
+        for (size_t a = 0; a < l.naxes; a++)
+            if (strlen(l.axes[a]) == kn && !strncmp(l.axes[a], sel->where[w], kn))
+                wax[w] = a;
+        wval[w] = eq ? eq + 1 : "";
+        if (wax[w] == SIZE_MAX || !eq) {
+            int k = snprintf(err, errlen, "%s: --where %s: no axis '%.*s'; its axes are:", path,
+                             sel->where[w], (int)kn, sel->where[w]);
+            for (size_t a = 0; a < l.naxes && k > 0 && (size_t)k < errlen; a++)
+                k += snprintf(err + k, errlen - (size_t)k, " %s", l.axes[a]);
+            sweepidx_table_release(&l);
+            return -EINVAL;
+        }
+    }
+    for (size_t i = 0; i < np; i++)
+        if (sel->points[i] >= l.np) {
+            snprintf(err, errlen, "%s: --point %zu: the index has points 0..%zu", path,
+                     sel->points[i], l.np - 1);
+            sweepidx_table_release(&l);
+            return -EINVAL;
+        }
+    out->point = calloc(l.np, sizeof(size_t));
+    out->path = calloc(l.np, sizeof(char *));
+    out->label = calloc(l.np, sizeof(char *));
+    out->done = calloc(l.np, sizeof(bool));
+    out->kind = NULL;
+    rc = out->point && out->path && out->label && out->done ? 0 : -ENOMEM;
+    char *dir = strdup(path);
+    if (!dir)
+        rc = -ENOMEM;
+    else {
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = 0;
+        else
+            snprintf(dir, strlen(dir) + 1, ".");
+    }
+    /* Points in the order asked (--point), else in index order. */
+    size_t order_n = np ? np : l.np;
+    for (size_t k = 0; !rc && k < order_n; k++) {
+        size_t p = np ? sel->points[k] : k;
+        bool ok = true;
+        for (size_t w = 0; w < nw && ok; w++)
+            ok = !strcmp(l.vals[p * l.naxes + wax[w]], wval[w]);
+        for (size_t j = 0; j < out->n && ok; j++)
+            ok = out->point[j] != p; /* a point named twice is taken once */
+        if (!ok)
+            continue;
+        size_t len = 0;
+        for (size_t a = 0; a < l.naxes; a++)
+            len += strlen(l.axes[a]) + strlen(l.vals[p * l.naxes + a]) + 2;
+        char *lab = malloc(len + 1);
+        char *fp = join(dir, l.files[p]);
+        if (!lab || !fp) {
+            free(lab);
+            free(fp);
+            rc = -ENOMEM;
+            break;
+        }
+        lab[0] = 0;
+        for (size_t a = 0; a < l.naxes; a++) {
+            size_t at = strlen(lab);
+            snprintf(lab + at, len + 1 - at, "%s%s=%s", a ? " " : "", l.axes[a],
+                     l.vals[p * l.naxes + a]);
+        }
+        out->point[out->n] = p;
+        out->path[out->n] = fp;
+        out->label[out->n] = lab;
+        out->done[out->n] = l.done[p] == 1;
+        out->n++;
+    }
+    out->complete = l.done_n == l.points;
+    free(dir);
+    sweepidx_table_release(&l);
+    if (rc) {
+        snprintf(err, errlen, "out of memory");
+        sweepidx_points_release(out);
+    }
+    return rc;
+}
+
+void sweepidx_points_release(struct sweepidx_points *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        free(p->path[i]);
+        free(p->label[i]);
+    }
+    free(p->point);
+    free(p->path);
+    free(p->label);
+    free(p->done);
+    free(p->kind);
+    memset(p, 0, sizeof(*p));
+}
+
+/* A number with thousands separators: 141696 -> "141,696". */
+static void thousands(char *buf, size_t n, double v)
+{
+    char t[64];
+    snprintf(t, sizeof(t), "%.0f", fabs(v));
+    size_t len = strlen(t), k = 0;
+    if (v < 0 && k + 1 < n)
+        buf[k++] = '-';
+    for (size_t i = 0; i < len && k + 2 < n; i++) {
+        buf[k++] = t[i];
+        if ((len - i - 1) % 3 == 0 && i + 1 < len)
+            buf[k++] = ',';
+    }
+    buf[k] = 0;
+}
+
+struct plan_row {
+    char *label, *size, *currency, *binding, *margin, *detail, *below, *search, *note;
+    double gpus, cost, runs, runs_now, probes, monotone, size_value;
+};
+
+static void plan_row_free(struct plan_row *r)
+{
+    free(r->label);
+    free(r->size);
+    free(r->currency);
+    free(r->binding);
+    free(r->margin);
+    free(r->detail);
+    free(r->below);
+    free(r->search);
+    free(r->note);
+}
+
+static int plan_row_read(struct h5_rd *rd, hid_t cg, struct plan_row *r)
+{
+    int rc = h5_rd_attr_str(rd, cg, "label", &r->label);
+    rc = rc ? rc : h5_rd_attr_str(rd, cg, "size", &r->size);
+    rc = rc ? rc : h5_rd_attr_str(rd, cg, "currency", &r->currency);
+    rc = rc ? rc : h5_rd_attr_str(rd, cg, "binding_gate", &r->binding);
+    rc = rc ? rc : h5_rd_attr_str(rd, cg, "margin", &r->margin);
+    rc = rc ? rc : h5_rd_attr_str(rd, cg, "binding_detail", &r->detail);
+    rc = rc ? rc : h5_rd_attr_str(rd, cg, "below", &r->below);
+    rc = rc ? rc : h5_rd_attr_str(rd, cg, "search", &r->search);
+    rc = rc ? rc : h5_rd_attr_str(rd, cg, "note", &r->note);
+    rc = rc ? rc : h5_rd_attr_double(rd, cg, "gpus", &r->gpus);
+    rc = rc ? rc : h5_rd_attr_double(rd, cg, "cost_30d", &r->cost);
+    rc = rc ? rc : h5_rd_attr_double(rd, cg, "runs", &r->runs);
+    rc = rc ? rc : h5_rd_attr_double(rd, cg, "runs_now", &r->runs_now);
+    rc = rc ? rc : h5_rd_attr_double(rd, cg, "probes", &r->probes);
+    rc = rc ? rc : h5_rd_attr_double(rd, cg, "monotone", &r->monotone);
+    rc = rc ? rc : h5_rd_attr_double(rd, cg, "size_value", &r->size_value);
+    return rc;
+}
+
+int planidx_print(FILE *out, const char *path, char *err, size_t errlen)
+{
+    struct h5_rd rd;
+    hid_t m;
+    hid_t f = open_index(&rd, path, &m, err, errlen);
+    if (f < 0)
+        return (int)f;
+    H5Gclose(m);
+    hid_t g = h5_rd_group(&rd, f, "plan");
+    if (g < 0) {
+        snprintf(err, errlen, "%s: no /plan (not a tidesim plan index)", path);
+        H5Fclose(f);
+        return -EINVAL;
+    }
+    char *objective = NULL, *key = NULL, *gates = NULL, *search = NULL;
+    double nch = 0, answer = -1, rmin = 0, rmax = 0, complete = 0;
+    int rc = h5_rd_attr_str(&rd, g, "objective", &objective);
+    rc = rc ? rc : h5_rd_attr_str(&rd, g, "size_key", &key);
+    rc = rc ? rc : h5_rd_attr_str(&rd, g, "gates", &gates);
+    rc = rc ? rc : h5_rd_attr_str(&rd, g, "search", &search);
+    rc = rc ? rc : h5_rd_attr_double(&rd, g, "choices", &nch);
+    rc = rc ? rc : h5_rd_attr_double(&rd, g, "answer", &answer);
+    rc = rc ? rc : h5_rd_attr_double(&rd, g, "replications_min", &rmin);
+    rc = rc ? rc : h5_rd_attr_double(&rd, g, "replications_max", &rmax);
+    rc = rc ? rc : h5_rd_attr_double(&rd, g, "complete", &complete);
+    if (!rc && !(nch >= 1 && nch <= SWEEPIDX_MAX_CHOICES))
+        rc = h5_rd_fail(&rd, -EIO, "/plan: choices out of range");
+    size_t n = rc ? 0 : (size_t)nch;
+    struct plan_row *rows = n ? calloc(n, sizeof(*rows)) : NULL;
+    if (!rc && !rows)
+        rc = -ENOMEM;
+    for (size_t c = 0; !rc && c < n; c++) {
+        char name[32];
+        snprintf(name, sizeof(name), "choice-%04zu", c);
+        hid_t cg = h5_rd_group(&rd, g, name);
+        if (cg < 0) {
+            rc = h5_rd_fail(&rd, -EIO, "/plan/%s: missing", name);
+            break;
+        }
+        rc = plan_row_read(&rd, cg, &rows[c]);
+        H5Gclose(cg);
+    }
+    if (!rc) {
+        fprintf(out,
+                "plan: the smallest %s passing every gate with 95%% confidence%s\n"
+                "  gates: %s\n"
+                "  each gate judged on its 95%% interval over %.0f..%.0f seeds a probe (the "
+                "same seeds at every size)\n",
+                key, complete == 1 ? "" : " (INCOMPLETE: the search was interrupted)", gates, rmin,
+                rmax);
+        struct texttable tt;
+        texttable_init(&tt, 9);
+        const char *head[] = {"choice",           "smallest",     "GPUs",
+                              "cost / 30 days",   "binding gate", "margin",
+                              "one size smaller", "runs",         "search"};
+        texttable_row(&tt, head);
+        for (size_t c = 0; c < n; c++) {
+            const struct plan_row *r = &rows[c];
+            char gp[32] = "-", cost[64] = "-", runs[48], srch[40];
+            if (isfinite(r->gpus))
+                snprintf(gp, sizeof(gp), "%.0f", r->gpus);
+            if (isfinite(r->cost)) {
+                char t[48];
+                thousands(t, sizeof(t), r->cost);
+                snprintf(cost, sizeof(cost), "%s %s", t, r->currency);
+            }
+            snprintf(runs, sizeof(runs), "%.0f (%.0f new)", r->runs, r->runs_now);
+            snprintf(srch, sizeof(srch), "%s",
+                     !strncmp(r->search, "scan:", 5) ? "scan (not monotone)" : r->search);
+            char *sp = strstr(srch, " (every");
+            if (sp)
+                snprintf(sp, sizeof(srch) - (size_t)(sp - srch), " (all sizes)");
+            const char *cells[] = {r->label,
+                                   r->size,
+                                   gp,
+                                   cost,
+                                   r->binding[0] ? r->binding : "-",
+                                   r->margin[0] ? r->margin : "-",
+                                   r->below[0] ? r->below : "-",
+                                   runs,
+                                   srch};
+            texttable_row(&tt, cells);
+        }
+        rc = texttable_print(&tt, out, false, 2);
+        texttable_release(&tt);
+        fputs("  margin: how far the binding gate's 95% interval end lies on the passing side "
+              "of its bound at the answer (the gate that failed one probed size below)\n",
+              out);
+        for (size_t c = 0; c < n; c++) {
+            const struct plan_row *r = &rows[c];
+            if (r->detail[0] && isfinite(r->size_value))
+                fprintf(out, "  %s at %s=%s: %s\n", r->label, key, r->size, r->detail);
+            else if (r->detail[0])
+                fprintf(out, "  %s at the largest %s probed: %s\n", r->label, key, r->detail);
+            if (!strncmp(r->search, "scan:", 5))
+                fprintf(out, "  %s: NOT MONOTONE, scanned: %s\n", r->label, r->search + 6);
+            if (r->note[0])
+                fprintf(out, "  %s: %s\n", r->label, r->note);
+        }
+        if (answer >= 0 && (size_t)answer < n) {
+            const struct plan_row *r = &rows[(size_t)answer];
+            char cost[64] = "cost not known";
+            if (isfinite(r->cost)) {
+                char t[48];
+                thousands(t, sizeof(t), r->cost);
+                snprintf(cost, sizeof(cost), "%s %s per 30 days", t, r->currency);
+            }
+            fprintf(out, "answer (objective %s): %s at %s=%s: %.0f GPUs, %s\n", objective, r->label,
+                    key, r->size, r->gpus, cost);
+        } else {
+            fprintf(out, "answer: no choice passes every gate within the range\n");
+        }
+    }
+    if (rc && rc != -ENOMEM)
+        snprintf(err, errlen, "%s: %s", path, rd.why[0] ? rd.why : strerror(-rc));
+    else if (rc)
+        snprintf(err, errlen, "out of memory");
+    for (size_t c = 0; rows && c < n; c++)
+        plan_row_free(&rows[c]);
+    free(rows);
+    free(objective);
+    free(key);
+    free(gates);
+    free(search);
+    H5Gclose(g);
+    H5Fclose(f);
+    return rc;
+}
+
+int planidx_answers(const char *path, double *size_value, size_t n, size_t *nchoices)
+{
+    struct h5_rd rd;
+    hid_t m;
+    char err[64];
+    *nchoices = 0;
+    hid_t f = open_index(&rd, path, &m, err, sizeof(err));
+    if (f < 0)
+        return (int)f;
+    H5Gclose(m);
+    hid_t g = h5_rd_group(&rd, f, "plan");
+    double nch = 0;
+    int rc = g < 0 ? -ENOENT : h5_rd_attr_double(&rd, g, "choices", &nch);
+    if (!rc && !(nch >= 1 && nch <= SWEEPIDX_MAX_CHOICES))
+        rc = -EIO;
+    for (size_t c = 0; !rc && c < (size_t)nch; c++) {
+        char name[32];
+        snprintf(name, sizeof(name), "choice-%04zu", c);
+        hid_t cg = h5_rd_group(&rd, g, name);
+        double v = NAN;
+        if (cg < 0 || h5_rd_attr_double(&rd, cg, "size_value", &v))
+            rc = -EIO;
+        if (cg >= 0)
+            H5Gclose(cg);
+        if (c < n)
+            size_value[c] = v;
+    }
+    if (!rc)
+        *nchoices = (size_t)nch;
+    if (g >= 0)
+        H5Gclose(g);
+    H5Fclose(f);
     return rc;
 }

@@ -35,7 +35,14 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#define SWEEPIDX_KIND "tidesim-sweep-index"
+#define SWEEPIDX_KIND      "tidesim-sweep-index"
+#define SWEEPIDX_KIND_PLAN "tidesim-plan-index" /* tidesim plan: the same layout plus /plan */
+
+/* An extra float64 column of /table (one value per point). */
+struct sweepidx_col {
+    const char *name;
+    const double *v;
+};
 
 /* What the index records; every pointer is the caller's. */
 struct sweepidx_desc {
@@ -50,11 +57,39 @@ struct sweepidx_desc {
     const char *hash;
     const char *sweep_path, *sweep_text, *base_path, *base_text;
     const char *version, *git_commit;
+    /* Optional (zero/NULL for a sweep): */
+    const char *kind; /* NULL = SWEEPIDX_KIND */
+    bool unfinished;  /* /meta complete = 0 even when every point listed is done (a plan whose
+                       * search was interrupted) */
+    const struct sweepidx_col *extra; /* more /table columns */
+    size_t nextra;
+    /* Called with the open file before it is committed (e.g. to write /plan); 0 or < 0. */
+    int (*write_more)(long long file_id, void *ctx);
+    void *ctx;
 };
 
 /* The headline metrics the table holds (NULL-terminated; a metric absent from every done
  * point, e.g. cost_total without a cost block, has no column). */
 extern const char *const sweepidx_metrics[];
+#define SWEEPIDX_NMETRICS 7
+
+/* An index read back (sweepidx_table_load): every point's axis values, done flag and metric
+ * columns; a plan's columns too (NULL for a sweep). */
+struct sweepidx_table {
+    double points, done_n, reps;
+    char *mode, *sweep_path;
+    size_t naxes, np;
+    char **axes;                                             /* [naxes] dotted paths */
+    double *done;                                            /* [np] 1/0 */
+    double *mean[SWEEPIDX_NMETRICS], *ci[SWEEPIDX_NMETRICS]; /* NULL: no such column */
+    char **vals;                                             /* [np * naxes] as given to --set */
+    char **files;                                            /* [np] relative to the index */
+    double *size, *choice, *verdict, *reps_col;              /* a plan's (else NULL) */
+};
+
+/* Read the index at path (untrusted: analysis/h5read.h). 0, or < 0 with err; release always. */
+int sweepidx_table_load(struct sweepidx_table *t, const char *path, char *err, size_t errlen);
+void sweepidx_table_release(struct sweepidx_table *t);
 
 /*
  * Write DIR/index.h5 from d, reading the done points' files for their
@@ -70,7 +105,7 @@ int sweepidx_write(const struct sweepidx_desc *d, char *err, size_t errlen);
  */
 int sweepidx_read_hash(const char *path, char **hash, char *err, size_t errlen);
 
-/* True when path is an HDF5 file whose /meta kind is SWEEPIDX_KIND. */
+/* True when path is an HDF5 file whose /meta kind is SWEEPIDX_KIND or SWEEPIDX_KIND_PLAN. */
 bool sweepidx_is_index(const char *path);
 
 /*
@@ -85,5 +120,48 @@ int sweepidx_point_complete(const char *path);
  * code with err filled.
  */
 int sweepidx_report(FILE *out, const char *path, bool json, char *err, size_t errlen);
+
+/*
+ * Print a plan index's answer table (/plan: per choice the smallest passing
+ * size, GPUs, cost per 30 days, binding gate and margin, the size below, runs,
+ * search) and the answer. Returns 0, or a negative code with err filled.
+ */
+#define SWEEPIDX_MAX_CHOICES 100000
+int planidx_print(FILE *out, const char *path, char *err, size_t errlen);
+
+/* Each choice's answer (its size value, NaN for none) into size_value[0..n) and the number of
+ * choices into *nchoices. 0, -ENOENT (no /plan: a sweep's index) or < 0. */
+int planidx_answers(const char *path, double *size_value, size_t n, size_t *nchoices);
+
+/* Which points of an index a command takes: by number and/or by axis value (all must hold). */
+#define SWEEPIDX_SEL_MAX 64
+struct sweepidx_sel {
+    size_t npoints, nwhere;
+    size_t points[SWEEPIDX_SEL_MAX];
+    const char *where[SWEEPIDX_SEL_MAX]; /* "PATH=VALUE": axis PATH has the text VALUE */
+};
+
+/* The points chosen, each with its results file and a label of its axis values. */
+struct sweepidx_points {
+    size_t n;
+    size_t *point; /* point numbers */
+    char **path;   /* results file (the index's folder + its file name) */
+    char **label;  /* "policy.name=kueue cluster.nodes=4" */
+    bool *done;    /* a complete results file exists */
+    bool complete; /* the index says every point is done */
+    char *kind;    /* SWEEPIDX_KIND or SWEEPIDX_KIND_PLAN */
+};
+
+/*
+ * The points of index `path` that sel chooses (sel NULL or empty: every point)
+ * into *out (release with sweepidx_points_release). Returns 0; -EINVAL with err
+ * filled when a --where names no axis of the index or a point number is out of
+ * range; -ENOENT/-EIO for an unreadable index. No point chosen is not an error
+ * (out->n = 0).
+ */
+int sweepidx_select(const char *path, const struct sweepidx_sel *sel, struct sweepidx_points *out,
+                    char *err, size_t errlen);
+
+void sweepidx_points_release(struct sweepidx_points *p);
 
 #endif

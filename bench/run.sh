@@ -16,3 +16,5 @@ if [ -x "$b/bench/bench_reader" ]; then
     echo "== trace reader"
     "$b/bench/bench_reader"
 fi
+echo "== sweeps and plans (bench/sweep.sh; BENCH_PLAN=1 adds the reference plan)"
+sh "$(dirname "$0")/sweep.sh" "$b"

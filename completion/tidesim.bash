@@ -8,7 +8,7 @@ _tidesim() {
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD - 1]}
     cmd=${COMP_WORDS[1]}
-    local commands="run validate sweep report compare check plot mig traces help"
+    local commands="run validate sweep plan report compare check plot mig traces help"
     if [ "$COMP_CWORD" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
         return
@@ -24,16 +24,19 @@ _tidesim() {
     sweep)
         opts="--output --jobs --force --report --format --quiet --help"
         files=yaml ;;
+    plan)
+        opts="--output --jobs --objective --force --report --quiet --help"
+        files=yaml ;;
     report)
         opts="--format --output --help"
         files=h5 ;;
     compare)
-        opts="--format --help"
+        opts="--format --point --where --help"
         files=h5 ;;
     check)
         opts="--min-util --min-slo --max-ckpt-overhead --max-p99-ms --max-ttft-p99 --max-tpot-p99 --util-kind --against
               --tolerance --max-queue-delay --backlog-drained-by --min-training-gpu-h-per-day
-              --min --max --format --help"
+              --min --max --confident --point --where --format --help"
         files=h5 ;;
     plot)
         opts="--output --format --help"
@@ -71,6 +74,9 @@ _tidesim() {
     --util-kind)
         COMPREPLY=($(compgen -W "busy allocated useful" -- "$cur"))
         return ;;
+    --objective)
+        COMPREPLY=($(compgen -W "cost gpus" -- "$cur"))
+        return ;;
     --on-bad-row)
         COMPREPLY=($(compgen -W "fail skip" -- "$cur"))
         return ;;
@@ -94,6 +100,7 @@ _tidesim() {
         --min-util | --min-slo | --max-ckpt-overhead | --max-p99-ms | --max-ttft-p99 | \
         --max-tpot-p99 | --tolerance | \
         --max-queue-delay | --backlog-drained-by | --min-training-gpu-h-per-day | --min | --max | \
+        --point | --where | \
         --time-column | --count-column | --in-column | --out-column)
         return ;;
     esac

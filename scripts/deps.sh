@@ -4,6 +4,9 @@
 #   scripts/deps.sh        what building, testing and the demo need
 #   scripts/deps.sh fuzz   that, plus clang and its runtimes (libFuzzer, ASan,
 #                          UBSan: libclang-rt-14-dev on Debian 12) for `make fuzz`
+#   scripts/deps.sh mpi    OpenMPI only (libopenmpi-dev openmpi-bin): `make mpi` builds
+#                          tidesim-mpi with it; the plain build and `make test` never need
+#                          it (make test runs the MPI test when it is installed; CI installs it)
 #   scripts/deps.sh browser  Chromium only: the one test that opens the HTML
 #                          report in a headless browser (make test runs this
 #                          step and goes on without it if it fails: that test
@@ -17,8 +20,9 @@ case "${1:-}" in
 "") ;;
 fuzz) PKGS="$PKGS clang libclang-rt-14-dev" ;;
 browser) PKGS="chromium" ;;
+mpi) PKGS="libopenmpi-dev openmpi-bin" ;;
 *)
-    echo "usage: scripts/deps.sh [fuzz|browser]" >&2
+    echo "usage: scripts/deps.sh [fuzz|browser|mpi]" >&2
     exit 2
     ;;
 esac

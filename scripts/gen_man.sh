@@ -19,6 +19,7 @@ mkdir -p "$OUT"
 COMMANDS="run|simulate a scenario and write an HDF5 results file
 validate|check scenario files without running them
 sweep|run a scenario over axes of values: a results file per point and an index
+plan|the smallest cluster passing every gate with confidence, per policy or sharing choice
 report|print a results file's figures (text, Markdown or JSON)
 compare|compare results files side by side, with 95% intervals
 check|quality gates on a results file for CI

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "analysis/escape.h"
+#include "analysis/sweepidx.h"
 
 bool cli_is_help(const char *a)
 {
@@ -80,4 +81,35 @@ void cli_json_str(FILE *out, const char *s)
 void cli_json_num(FILE *out, double v)
 {
     esc_json_num(out, v);
+}
+
+int cli_sel_add(struct sweepidx_sel *sel, bool point, const char *arg, const char *cmd, FILE *err)
+{
+    if ((point ? sel->npoints : sel->nwhere) >= SWEEPIDX_SEL_MAX) {
+        fprintf(err, "tidesim %s: at most %d --%s\n", cmd, SWEEPIDX_SEL_MAX,
+                point ? "point" : "where");
+        return 2;
+    }
+    if (point) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(arg, &end, 10);
+        if (errno || end == arg || *end || arg[0] == '-') {
+            fprintf(err,
+                    "tidesim %s: --point needs a point number (tidesim report INDEX lists "
+                    "them)\n",
+                    cmd);
+            return 2;
+        }
+        sel->points[sel->npoints++] = (size_t)v;
+        return 0;
+    }
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg) {
+        fprintf(err, "tidesim %s: --where needs PATH=VALUE (e.g. --where policy.name=kueue)\n",
+                cmd);
+        return 2;
+    }
+    sel->where[sel->nwhere++] = arg;
+    return 0;
 }

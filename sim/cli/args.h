@@ -54,4 +54,13 @@ bool cli_same_file(const char *a, const char *b);
 void cli_json_str(FILE *out, const char *s);
 void cli_json_num(FILE *out, double v);
 
+struct sweepidx_sel;
+
+/*
+ * Add a point chooser of --point N (point) or --where PATH=VALUE to sel
+ * (analysis/sweepidx.h). Returns 0, or prints "tidesim CMD: ..." to err and
+ * returns 2 (a usage error).
+ */
+int cli_sel_add(struct sweepidx_sel *sel, bool point, const char *arg, const char *cmd, FILE *err);
+
 #endif

@@ -9,6 +9,7 @@
 
 #include "analysis/check.h"
 #include "analysis/results.h"
+#include "analysis/sweepidx.h"
 
 #include "sim/cli/args.h"
 #include "sim/conf.h"
@@ -20,10 +21,11 @@ static const char check_usage[] =
     "                     [--against BASE.h5 [--tolerance T]]\n"
     "                     [--max-queue-delay D] [--min-training-gpu-h-per-day G]\n"
     "                     [--backlog-drained-by D] [--min KEY=V] [--max KEY=V]\n"
-    "                     [--format text|json|junit]\n"
+    "                     [--confident] [--format text|json|junit]\n"
+    "       tidesim check INDEX.h5 [--point N]... [--where PATH=VALUE]... [gates]\n"
     "\n"
     "Quality gates for CI. Shares are fractions (0.7) or percentages (70%); a\n"
-    "replicated file is judged on its means.\n"
+    "replicated file is judged on its means (with --confident, on its 95% intervals).\n"
     "  --min-util X           cluster utilisation >= X; busy (SM-active) GPU-time by\n"
     "                         default, --util-kind allocated|useful to choose (useful\n"
     "                         falls back to busy when the file does not record it)\n"
@@ -52,6 +54,17 @@ static const char check_usage[] =
     "                         unit the file gives it: a fraction 0.2 or 20%, a\n"
     "                         duration in s or 90min/2h, else a number. A key the\n"
     "                         file does not hold is a usage error. Repeatable.\n"
+    "  --confident            judge every gate on its 95% interval over the\n"
+    "                         replications, not the mean: it holds when the whole\n"
+    "                         interval lies on the passing side, fails when it lies\n"
+    "                         wholly on the failing side, else it is inconclusive (a\n"
+    "                         single run: inconclusive). tidesim plan judges so.\n"
+    "  --point N, --where PATH=VALUE\n"
+    "                         on a sweep or plan index: gate only the points chosen\n"
+    "                         (a point number of tidesim report INDEX; an axis value,\n"
+    "                         e.g. --where policy.name=kueue); repeatable, all must\n"
+    "                         match. Without them every point run is gated: one\n"
+    "                         line per point, and the exit status of the worst\n"
     "  --format text|json|junit\n"
     "                         json: one JSON object (file, against, complete, status\n"
     "                         pass|fail|inconclusive|incomplete, exit, the counts\n"
@@ -76,6 +89,16 @@ static void json_items(FILE *out, const struct check_list *l, bool all)
             continue;
         fprintf(out, "%s\n    {\"result\": \"%s\", \"gate\": ", k++ ? "," : "", res[it->status]);
         cli_json_str(out, it->gate);
+        fputs(", \"value\": ", out);
+        cli_json_num(out, it->value);
+        fputs(", \"ci_low\": ", out);
+        cli_json_num(out, it->lo);
+        fputs(", \"ci_high\": ", out);
+        cli_json_num(out, it->hi);
+        fputs(", \"bound\": ", out);
+        cli_json_num(out, it->bound);
+        fputs(", \"margin\": ", out);
+        cli_json_num(out, it->margin);
         fputs(", \"message\": ", out);
         /* The line without its "FAIL <gate>: " / "INCONCLUSIVE <gate>: " head. */
         const char *m = it->msg, *sp = strchr(m, ' ');
@@ -146,12 +169,146 @@ static void check_json(FILE *out, const char *path, const char *against, bool co
     fputs("\n}\n", out);
 }
 
+/*
+ * check on a sweep or plan index: every chosen point that has run is gated
+ * as its own file; one line per point, the failing gates under it. Exit
+ * status: 1 when a point fails, else 3 when one is inconclusive, else 4 when
+ * a chosen point has not run (or the index is incomplete), else 0.
+ */
+static int check_index(const char *path, const struct sweepidx_sel *sel, const struct results *base,
+                       const char *against, const struct check_gates *g, bool json, bool junit,
+                       FILE *out, FILE *err)
+{
+    struct sweepidx_points pts;
+    char msg[2048];
+    if (sweepidx_select(path, sel, &pts, msg, sizeof(msg))) {
+        fprintf(err, "tidesim check: %s\n", msg);
+        return 2;
+    }
+    if (pts.n == 0) {
+        fprintf(err, "tidesim check: %s: no point matches --point/--where\n", path);
+        sweepidx_points_release(&pts);
+        return 2;
+    }
+    size_t pass = 0, fail = 0, unclear = 0, notrun = 0;
+    char *body = NULL;
+    size_t blen = 0;
+    FILE *b = open_memstream(&body, &blen);
+    if (!b) {
+        sweepidx_points_release(&pts);
+        return 2;
+    }
+    size_t tests = 0, failures = 0, skipped = 0, errors = 0;
+    static const char *const names[] = {"pass", "fail", "usage", "inconclusive", "incomplete"};
+    int rc = 0;
+    for (size_t i = 0; i < pts.n && !rc; i++) {
+        if (!pts.done[i]) {
+            notrun++;
+            if (json)
+                fprintf(b, "%s\n    {\"point\": %zu, \"label\": ", i ? "," : "", pts.point[i]);
+            else if (!junit)
+                fprintf(b, "point %zu (%s): NOT RUN\n", pts.point[i], pts.label[i]);
+            if (json) {
+                cli_json_str(b, pts.label[i]);
+                fputs(", \"status\": \"incomplete\", \"gates\": []}", b);
+            }
+            continue;
+        }
+        struct results r;
+        if (results_open(&r, pts.path[i], msg, sizeof(msg))) {
+            fprintf(err, "tidesim check: %s\n", msg);
+            rc = 2;
+            break;
+        }
+        struct check_list l;
+        if (check_evaluate(&r, base, g, &l, msg, sizeof(msg))) {
+            fprintf(err, "tidesim check: point %zu: %s\n", pts.point[i], msg);
+            check_list_release(&l);
+            results_release(&r);
+            rc = 2;
+            break;
+        }
+        int st = l.o.failed ? 1 : l.o.inconclusive ? 3 : !r.complete ? 4 : 0;
+        pass += st == 0;
+        fail += st == 1;
+        unclear += st == 3;
+        notrun += st == 4;
+        if (junit) {
+            char name[4200];
+            snprintf(name, sizeof(name), "point %zu: %s", pts.point[i], pts.label[i]);
+            check_print_junit_suite(b, &l, &r, name);
+            tests += l.o.evaluated + !r.complete;
+            failures += l.o.failed;
+            skipped += l.o.inconclusive;
+            errors += !r.complete;
+        } else if (json) {
+            fprintf(b, "%s\n    {\"point\": %zu, \"label\": ", i ? "," : "", pts.point[i]);
+            cli_json_str(b, pts.label[i]);
+            fputs(", \"file\": ", b);
+            cli_json_str(b, pts.path[i]);
+            fprintf(b, ", \"status\": \"%s\", \"gates\": [", names[st]);
+            json_items(b, &l, true);
+            fputs("]}", b);
+        } else {
+            fprintf(b, "point %zu (%s): %s\n", pts.point[i], pts.label[i],
+                    st == 0   ? "all gates hold"
+                    : st == 1 ? "FAIL"
+                    : st == 3 ? "INCONCLUSIVE"
+                              : "INCOMPLETE");
+            for (size_t k = 0; k < l.n; k++)
+                if (l.items[k].status != CHECK_PASS)
+                    fprintf(b, "  %s\n", l.items[k].msg);
+        }
+        check_list_release(&l);
+        results_release(&r);
+    }
+    fclose(b);
+    int status = rc ? rc : fail ? 1 : unclear ? 3 : notrun ? 4 : 0;
+    if (!rc) {
+        if (junit) {
+            fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
+            fprintf(out,
+                    "<testsuites name=\"tidesim check\" tests=\"%zu\" failures=\"%zu\" "
+                    "errors=\"%zu\" skipped=\"%zu\">\n",
+                    tests, failures, errors, skipped);
+            fputs(body ? body : "", out);
+            fputs("</testsuites>\n", out);
+        } else if (json) {
+            fputs("{\n  \"index\": ", out);
+            cli_json_str(out, path);
+            fputs(",\n  \"against\": ", out);
+            cli_json_str(out, against);
+            fprintf(out,
+                    ",\n  \"status\": \"%s\",\n  \"exit\": %d,\n  \"points\": %zu,\n"
+                    "  \"pass\": %zu,\n  \"fail\": %zu,\n  \"inconclusive\": %zu,\n"
+                    "  \"not_run\": %zu,\n  \"results\": [",
+                    names[status], status, pts.n, pass, fail, unclear, notrun);
+            fputs(body ? body : "", out);
+            fputs("\n  ]\n}\n", out);
+        } else {
+            fputs(body ? body : "", out);
+            fprintf(out, "check: %zu of %zu point(s) hold every gate", pass, pts.n);
+            if (fail)
+                fprintf(out, ", %zu fail", fail);
+            if (unclear)
+                fprintf(out, ", %zu inconclusive", unclear);
+            if (notrun)
+                fprintf(out, ", %zu not run or incomplete", notrun);
+            fputs("\n", out);
+        }
+    }
+    free(body);
+    sweepidx_points_release(&pts);
+    return status;
+}
+
 int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
 {
     const char *path = NULL, *against = NULL;
     struct check_gates g;
     check_gates_init(&g);
     bool have_tol = false, junit = false, json = false;
+    struct sweepidx_sel sel = {0};
     enum {
         OPT_MIN_UTIL = 256,
         OPT_MIN_SLO,
@@ -167,7 +324,10 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
         OPT_MIN,
         OPT_MAX,
         OPT_MAX_TTFT,
-        OPT_MAX_TPOT
+        OPT_MAX_TPOT,
+        OPT_CONFIDENT,
+        OPT_POINT,
+        OPT_WHERE
     };
     static const struct option longopts[] = {
         {"min-util", required_argument, NULL, OPT_MIN_UTIL},
@@ -185,6 +345,9 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
         {"max", required_argument, NULL, OPT_MAX},
         {"max-ttft-p99", required_argument, NULL, OPT_MAX_TTFT},
         {"max-tpot-p99", required_argument, NULL, OPT_MAX_TPOT},
+        {"confident", no_argument, NULL, OPT_CONFIDENT},
+        {"point", required_argument, NULL, OPT_POINT},
+        {"where", required_argument, NULL, OPT_WHERE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     cli_getopt_begin();
@@ -264,6 +427,14 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
                 return 2;
             }
             break;
+        case OPT_CONFIDENT:
+            g.confident = true;
+            break;
+        case OPT_POINT:
+        case OPT_WHERE:
+            if (cli_sel_add(&sel, c == OPT_POINT, optarg, "check", err))
+                return 2;
+            break;
         case OPT_MIN:
         case OPT_MAX: {
             int brc = check_add_bound(&g, optarg, c == OPT_MIN ? 1 : -1);
@@ -323,6 +494,25 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
     }
     struct results r, base;
     char msg[2048];
+    bool index = sweepidx_is_index(path);
+    if (!index && (sel.npoints || sel.nwhere)) {
+        fprintf(err,
+                "tidesim check: --point and --where choose points of a sweep or plan index; "
+                "%s is not one\n",
+                path);
+        return 2;
+    }
+    if (index) {
+        if (against && results_open(&base, against, msg, sizeof(msg))) {
+            fprintf(err, "tidesim check: %s\n", msg);
+            return 2;
+        }
+        int st =
+            check_index(path, &sel, against ? &base : NULL, against, &g, json, junit, out, err);
+        if (against)
+            results_release(&base);
+        return st;
+    }
     if (results_open(&r, path, msg, sizeof(msg))) {
         fprintf(err, "tidesim check: %s\n", msg);
         return 2;

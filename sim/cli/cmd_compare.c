@@ -10,17 +10,24 @@
 
 #include "analysis/compare.h"
 #include "analysis/results.h"
+#include "analysis/sweepidx.h"
 
 #include "sim/cli/args.h"
 
 static const char compare_usage[] =
     "usage: tidesim compare A.h5 B.h5 [...] [--format text|markdown|json]\n"
+    "       tidesim compare INDEX.h5 [--point N]... [--where PATH=VALUE]... [...]\n"
     "\n"
     "Side-by-side headline metrics (and each service's p99 latency and SLO share) of\n"
     "several results files. Each file is compared with the first (A): the difference\n"
     "X - A and, when both files hold replications, Welch's 95% interval of it, marked\n"
     "significant when the interval excludes 0 (and whether that is better or worse).\n"
     "Single runs give the difference only: 'no CI (single run)'.\n"
+    "A sweep or plan index (DIR/index.h5) stands for its points that have run, in\n"
+    "point order, each named by its axis values; --point N (in the order given: the\n"
+    "first is A) and --where PATH=VALUE (e.g. --where cluster.nodes=4: the policies at\n"
+    "4 nodes) choose them. Points share their seeds, so their differences are paired.\n"
+    "At most 8 files or points side by side.\n"
     "--format json prints the same as one JSON object: \"files\" (path, scenario,\n"
     "policy, replications, complete) and \"metrics\", each with key, service (null for\n"
     "headline metrics), label, the stored \"values\" per file (mean, ci95, n; stored\n"
@@ -158,7 +165,11 @@ int cli_compare_run(int argc, char **argv, FILE *out, FILE *err)
     const char **paths = calloc((size_t)argc, sizeof(*paths));
     if (!paths)
         return 1;
+    struct sweepidx_sel sel = {0};
+    enum { OPT_POINT = 256, OPT_WHERE };
     static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
+                                             {"point", required_argument, NULL, OPT_POINT},
+                                             {"where", required_argument, NULL, OPT_WHERE},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     cli_getopt_begin();
@@ -180,13 +191,84 @@ int cli_compare_run(int argc, char **argv, FILE *out, FILE *err)
                 free(paths);
                 return 2;
             }
+        } else if (c == OPT_POINT || c == OPT_WHERE) {
+            if (cli_sel_add(&sel, c == OPT_POINT, optarg, "compare", err)) {
+                free(paths);
+                return 2;
+            }
         } else {
             free(paths);
             return cli_opt_error(err, "compare", c, argv);
         }
     }
-    for (int i = optind; i < argc; i++)
-        paths[nfiles++] = argv[i];
+    /* An index stands for its chosen points that have run. */
+    struct sweepidx_points pts[8];
+    size_t npts = 0;
+    const char *files[9];
+    const char *labels[9];
+    char labbuf[9][600];
+    int nargs = argc - optind;
+    bool any_index = false;
+    for (int i = optind; i < argc && !rc; i++) {
+        if (!sweepidx_is_index(argv[i])) {
+            if (nfiles < 9) {
+                labels[nfiles] = NULL;
+                files[nfiles] = argv[i];
+            }
+            nfiles++;
+            continue;
+        }
+        any_index = true;
+        if (npts == 8) {
+            fprintf(err, "tidesim compare: at most 8 indexes\n");
+            rc = 2;
+            break;
+        }
+        char msg[1200];
+        if (sweepidx_select(argv[i], &sel, &pts[npts], msg, sizeof(msg))) {
+            fprintf(err, "tidesim compare: %s\n", msg);
+            rc = 2;
+            break;
+        }
+        struct sweepidx_points *pp = &pts[npts++];
+        for (size_t k = 0; k < pp->n; k++) {
+            if (!pp->done[k])
+                continue;
+            if (nfiles < 9) {
+                snprintf(labbuf[nfiles], sizeof(labbuf[nfiles]), "point %zu (%s)", pp->point[k],
+                         pp->label[k]);
+                labels[nfiles] = labbuf[nfiles];
+                files[nfiles] = pp->path[k];
+            }
+            nfiles++;
+        }
+    }
+    if (!rc && !any_index && (sel.npoints || sel.nwhere)) {
+        fprintf(err, "tidesim compare: --point and --where choose points of a sweep or plan "
+                     "index; none is given\n");
+        rc = 2;
+    }
+    if (!rc && nfiles > 8) {
+        fprintf(err,
+                "tidesim compare: %d files or points to compare; at most 8 side by side (choose "
+                "points with --point N or --where PATH=VALUE; tidesim report INDEX lists them)\n",
+                nfiles);
+        rc = 2;
+    }
+    if (!rc && any_index && nfiles < 2) {
+        fprintf(err, "tidesim compare: %d point(s) run among those chosen: nothing to compare\n",
+                nfiles);
+        rc = 2;
+    }
+    for (int i = 0; !rc && i < nfiles; i++)
+        paths[i] = files[i];
+    (void)nargs;
+    if (rc) {
+        for (size_t k = 0; k < npts; k++)
+            sweepidx_points_release(&pts[k]);
+        free(paths);
+        return rc;
+    }
     if (nfiles < 2) {
         fputs(compare_usage, err);
         free(paths);
@@ -211,7 +293,7 @@ int cli_compare_run(int argc, char **argv, FILE *out, FILE *err)
             fprintf(err, "tidesim compare: cannot write the output\n");
             rc = 1;
         }
-    } else if (!rc && compare_write(out, rp, (size_t)nfiles, md)) {
+    } else if (!rc && compare_write_labeled(out, rp, labels, (size_t)nfiles, md)) {
         fprintf(err, "tidesim compare: out of memory\n");
         rc = 1;
     }
@@ -220,6 +302,8 @@ int cli_compare_run(int argc, char **argv, FILE *out, FILE *err)
     free(r);
     free(rp);
     free(paths);
+    for (size_t k = 0; k < npts; k++)
+        sweepidx_points_release(&pts[k]);
     return rc;
 }
 

@@ -18,6 +18,7 @@
 #include "analysis/h5io.h"
 #include "analysis/sweepidx.h"
 #include "sim/cli/args.h"
+#include "sim/cli/cmd_mpi.h"
 #include "sim/cli/cmd_run.h"
 #include "sim/driver/sweep.h"
 
@@ -74,13 +75,15 @@ static int report_dir(const char *dir, bool json)
     return 0;
 }
 
-int cli_sweep(int argc, char **argv)
+static int sweep_main(int argc, char **argv, const struct cli_mpi *mpi)
 {
+    bool worker = mpi && mpi->worker;
     const char *file = NULL, *dir = NULL, *report = NULL;
     unsigned long jobs = 0;
     bool force = false, quiet = false, json = false;
     h5io_quiet();
     volatile sig_atomic_t *interrupted = cli_catch_signals();
+
     enum { OPT_FORCE = 256, OPT_REPORT };
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'}, {"jobs", required_argument, NULL, 'j'},
@@ -171,6 +174,11 @@ int cli_sweep(int argc, char **argv)
         fprintf(stderr, "tidesim sweep: no point run\n");
         goto out;
     }
+    if (worker) {
+        struct sweep_task_ctx ctx = {&sw, dir, interrupted};
+        status = mpi->serve(sweep_task, &ctx);
+        goto out;
+    }
     if (*interrupted) {
         status = 130;
         goto out;
@@ -179,9 +187,20 @@ int cli_sweep(int argc, char **argv)
                                .jobs = (unsigned)jobs,
                                .force = force,
                                .quiet = quiet,
-                               .interrupted = interrupted};
+                               .interrupted = interrupted,
+                               .d = mpi ? mpi->d : NULL};
     status = sweep_run(&sw, &o);
 out:
     sweep_release(&sw);
     return status;
+}
+
+int cli_sweep(int argc, char **argv)
+{
+    return sweep_main(argc, argv, NULL);
+}
+
+int cli_sweep_mpi(int argc, char **argv, const struct cli_mpi *mpi)
+{
+    return sweep_main(argc, argv, mpi);
 }

@@ -9,7 +9,12 @@
 #ifndef TIDESIM_CLI_CMD_SWEEP_H
 #define TIDESIM_CLI_CMD_SWEEP_H
 
+struct cli_mpi;
+
 /* Entry point for main(): argv[0] is the command name. */
 int cli_sweep(int argc, char **argv);
+
+/* The same under MPI (sim/cli/cmd_mpi.h): rank 0 runs the sweep, the other ranks its points. */
+int cli_sweep_mpi(int argc, char **argv, const struct cli_mpi *mpi);
 
 #endif

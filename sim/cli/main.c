@@ -5,6 +5,7 @@
  *   tidesim run SCENARIO [-o FILE] [--seed N] [--replications R] [--quiet] [--set K=V]...
  *   tidesim validate SCENARIO... [--set K=V]... [--format text|json]
  *   tidesim sweep SWEEP.yaml [-o DIR] [-j N] [--force]   (sim/cli/cmd_sweep.h)
+ *   tidesim plan PLAN.yaml [-o DIR] [-j N] [--objective cost|gpus]   (sim/cli/cmd_plan.h)
  *   tidesim help [COMMAND]                   (= tidesim COMMAND --help)
  *   tidesim report|compare|check|plot ...   (sim/cli/cmd_analysis.h)
  *   tidesim mig ...                          (sim/cli/cmd_mig.h)
@@ -16,6 +17,7 @@
 #include "analysis/h5read.h"
 #include "sim/cli/cmd_analysis.h"
 #include "sim/cli/cmd_mig.h"
+#include "sim/cli/cmd_plan.h"
 #include "sim/cli/cmd_run.h"
 #include "sim/cli/cmd_sweep.h"
 #include "sim/cli/cmd_traces.h"
@@ -29,6 +31,8 @@ static void usage_main(FILE *f)
           "                                                results file\n"
           "  sweep SWEEP.yaml [-o DIR] [-j N] [--force]    run a scenario over axes of values,\n"
           "                                                one file per point and an index\n"
+          "  plan PLAN.yaml [-o DIR] [-j N] [--objective cost|gpus]   the smallest cluster\n"
+          "                                                passing every gate, per choice\n"
           "  validate SCENARIO... [--set K=V]... [--format json]   check scenarios, no run\n"
           "  report FILE [--format text|markdown|json]     print a results file's report\n"
           "  compare A.h5 B.h5 [...] [--format text|markdown|json]   compare runs (95% CIs)\n"
@@ -58,6 +62,7 @@ int main(int argc, char **argv)
         {"run", cli_run},         {"validate", cli_validate}, {"report", cli_report},
         {"compare", cli_compare}, {"check", cli_check},       {"plot", cli_plot},
         {"mig", cli_mig},         {"traces", cli_traces},     {"sweep", cli_sweep},
+        {"plan", cli_plan},
     };
     const char *cmd = argv[1];
     /* These read results files, which are not trusted: bound their CPU time and memory

@@ -20,7 +20,9 @@
 #include <sys/prctl.h>
 #endif
 
+#include "analysis/merge.h"
 #include "analysis/sweepidx.h"
+#include "sim/driver/dispatch.h"
 #include "sim/driver/replicate.h"
 #include "sim/output.h"
 #include "sim/override.h"
@@ -240,18 +242,88 @@ static uint64_t fnv(uint64_t h, const char *s, size_t n)
     return h;
 }
 
+void sweep_hash(const char *const *parts, size_t n, char out[33])
+{
+    uint64_t h1 = 0xcbf29ce484222325ULL, h2 = 0x84222325cbf29ce4ULL;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(parts[i]) + 1; /* with its NUL: parts cannot run into each other */
+        h1 = fnv(h1, parts[i], len);
+        h2 = fnv(h2 ^ (uint64_t)i, parts[i], len);
+    }
+    snprintf(out, 33, "%016llx%016llx", (unsigned long long)h1, (unsigned long long)h2);
+}
+
 static void make_hash(struct sweep *sw)
 {
     const char *parts[] = {"tidesim-sweep-1", sw->doc.text, sw->base_text, TIDESIM_VERSION,
                            TIDESIM_GIT};
-    uint64_t h1 = 0xcbf29ce484222325ULL, h2 = 0x84222325cbf29ce4ULL;
-    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
-        size_t n = strlen(parts[i]) + 1; /* with its NUL: parts cannot run into each other */
-        h1 = fnv(h1, parts[i], n);
-        h2 = fnv(h2 ^ (uint64_t)i, parts[i], n);
+    sweep_hash(parts, sizeof(parts) / sizeof(parts[0]), sw->hash);
+}
+
+int sweep_set_base(struct sweep *sw, const char *base, const struct conf_node *at,
+                   struct conf_err *err)
+{
+    /* base: against the sweep file's folder unless absolute */
+    const char *slash = strrchr(sw->path, '/');
+    size_t dl = base[0] == '/' || !slash ? 0 : (size_t)(slash - sw->path) + 1;
+    if (!(sw->base_path = malloc(dl + strlen(base) + 1))) {
+        snprintf(err->msg, sizeof(err->msg), "%s: out of memory", sw->path);
+        return -ENOMEM;
     }
-    snprintf(sw->hash, sizeof(sw->hash), "%016llx%016llx", (unsigned long long)h1,
-             (unsigned long long)h2);
+    memcpy(sw->base_path, sw->path, dl);
+    memcpy(sw->base_path + dl, base, strlen(base) + 1);
+    return read_base(sw, at, err);
+}
+
+int sweep_add_axis(struct sweep *sw, const char *path, unsigned line, unsigned col,
+                   const struct conf_node *v, struct conf_err *err)
+{
+    if (sw->naxes >= SWEEP_MAX_AXES) {
+        struct conf_node at = {.line = line, .col = col};
+        return conf_errf(err, &sw->doc, &at, path, "more than %d axes", SWEEP_MAX_AXES);
+    }
+    struct sweep_axis *ax = &sw->axes[sw->naxes++];
+    ax->path = path;
+    char probe[OVERRIDE_PATH_MAX + 8];
+    struct conf_err serr;
+    snprintf(probe, sizeof(probe), "%s=x", ax->path);
+    if (strlen(ax->path) > OVERRIDE_PATH_MAX || override_check_syntax(probe, &serr)) {
+        struct conf_node at = {.line = line, .col = col};
+        return conf_errf(err, &sw->doc, &at, ax->path,
+                         "expected a dotted scenario path, as --set takes (cluster.nodes, "
+                         "services.chat.replicas)");
+    }
+    bool range = v->kind == CONF_MAP && (conf_get(v, "from") || conf_get(v, "step"));
+    if (range)
+        return axis_range(sw, ax, v, err);
+    if (v->kind == CONF_SEQ) {
+        if (v->n == 0)
+            return conf_errf(err, &sw->doc, v, ax->path, "expected at least one value");
+        for (size_t i = 0; i < v->n; i++)
+            if (axis_value(sw, ax, v->items[i], err))
+                return -EINVAL;
+        return 0;
+    }
+    return axis_value(sw, ax, v, err);
+}
+
+int sweep_count(struct sweep *sw, const struct conf_node *at, struct conf_err *err)
+{
+    for (size_t a = 1; a < sw->nzip; a++)
+        if (sw->axes[a].n != sw->axes[0].n) {
+            struct conf_node k = {.line = sw->axes[a].line[0], .col = sw->axes[a].col[0]};
+            return conf_errf(err, &sw->doc, &k, sw->axes[a].path,
+                             "mode zip needs axes of one length: %zu value(s) here, %zu for '%s'",
+                             sw->axes[a].n, sw->axes[0].n, sw->axes[0].path);
+        }
+    double np = sw->nzip ? (double)sw->axes[0].n : 1;
+    for (size_t a = sw->nzip; a < sw->naxes; a++)
+        np *= (double)sw->axes[a].n;
+    if (np > SWEEP_MAX_POINTS)
+        return conf_errf(err, &sw->doc, at, "axes", "the grid has %.0f points (at most %d)", np,
+                         SWEEP_MAX_POINTS);
+    sw->npoints = (size_t)np;
+    return 0;
 }
 
 int sweep_load(struct sweep *sw, const char *path, struct conf_err *err)
@@ -282,14 +354,7 @@ int sweep_load(struct sweep *sw, const char *path, struct conf_err *err)
         goto fail;
     sw->zip = mode == 1;
     sw->reps = (unsigned)reps;
-    /* base: against the sweep file's folder unless absolute */
-    const char *slash = strrchr(path, '/');
-    size_t dl = base[0] == '/' || !slash ? 0 : (size_t)(slash - path) + 1;
-    if (!(sw->base_path = malloc(dl + strlen(base) + 1)))
-        goto nomem;
-    memcpy(sw->base_path, path, dl);
-    memcpy(sw->base_path + dl, base, strlen(base) + 1);
-    if ((rc = read_base(sw, conf_get(root, "base"), err)))
+    if ((rc = sweep_set_base(sw, base, conf_get(root, "base"), err)))
         goto fail;
     rc = -EINVAL;
 
@@ -304,38 +369,12 @@ int sweep_load(struct sweep *sw, const char *path, struct conf_err *err)
         conf_errf(err, &sw->doc, axes, "axes", "more than %d axes", SWEEP_MAX_AXES);
         goto fail;
     }
-    for (size_t a = 0; a < axes->n; a++) {
-        struct sweep_axis *ax = &sw->axes[a];
-        ax->path = axes->keys[a];
-        sw->naxes = a + 1;
-        char probe[OVERRIDE_PATH_MAX + 8];
-        struct conf_err serr;
-        snprintf(probe, sizeof(probe), "%s=x", ax->path);
-        if (strlen(ax->path) > OVERRIDE_PATH_MAX || override_check_syntax(probe, &serr)) {
-            struct conf_node at = {.line = axes->key_line[a], .col = axes->key_col[a]};
-            conf_errf(err, &sw->doc, &at, ax->path,
-                      "expected a dotted scenario path, as --set takes (cluster.nodes, "
-                      "services.chat.replicas)");
+    for (size_t a = 0; a < axes->n; a++)
+        if (sweep_add_axis(sw, axes->keys[a], axes->key_line[a], axes->key_col[a], axes->items[a],
+                           err))
             goto fail;
-        }
-        const struct conf_node *v = axes->items[a];
-        bool range = v->kind == CONF_MAP && (conf_get(v, "from") || conf_get(v, "step"));
-        if (range) {
-            if (axis_range(sw, ax, v, err))
-                goto fail;
-        } else if (v->kind == CONF_SEQ) {
-            if (v->n == 0) {
-                conf_errf(err, &sw->doc, v, ax->path, "expected at least one value");
-                goto fail;
-            }
-            for (size_t i = 0; i < v->n; i++)
-                if (axis_value(sw, ax, v->items[i], err))
-                    goto fail;
-        } else if (axis_value(sw, ax, v, err)) {
-            goto fail;
-        }
-    }
-    if (sw->zip) {
+    sw->nzip = sw->zip ? sw->naxes : 0;
+    if (sw->zip)
         for (size_t a = 1; a < sw->naxes; a++)
             if (sw->axes[a].n != sw->axes[0].n) {
                 struct conf_node at = {.line = axes->key_line[a], .col = axes->key_col[a]};
@@ -344,18 +383,8 @@ int sweep_load(struct sweep *sw, const char *path, struct conf_err *err)
                           sw->axes[a].n, sw->axes[0].n, sw->axes[0].path);
                 goto fail;
             }
-        sw->npoints = sw->axes[0].n;
-    } else {
-        double np = 1;
-        for (size_t a = 0; a < sw->naxes; a++)
-            np *= (double)sw->axes[a].n;
-        if (np > SWEEP_MAX_POINTS) {
-            conf_errf(err, &sw->doc, axes, "axes", "the grid has %.0f points (at most %d)", np,
-                      SWEEP_MAX_POINTS);
-            goto fail;
-        }
-        sw->npoints = (size_t)np;
-    }
+    if (sweep_count(sw, axes, err))
+        goto fail;
     make_hash(sw);
     return 0;
 nomem:
@@ -384,8 +413,14 @@ void sweep_release(struct sweep *sw)
 
 size_t sweep_value_index(const struct sweep *sw, size_t p, size_t a)
 {
-    if (sw->zip)
-        return p;
+    if (sw->nzip) {
+        size_t inner = 1; /* points per value of the zipped block */
+        for (size_t b = sw->nzip; b < sw->naxes; b++)
+            inner *= sw->axes[b].n;
+        if (a < sw->nzip)
+            return p / inner;
+        p %= inner;
+    }
     for (size_t b = sw->naxes; b-- > a + 1;)
         p /= sw->axes[b].n;
     return p % sw->axes[a].n;
@@ -453,6 +488,7 @@ int sweep_validate(const struct sweep *sw, struct conf_err *err)
 struct point_ctx {
     const struct scenario *sc;
     volatile sig_atomic_t *interrupted;
+    const char *who; /* message prefix */
 };
 
 /* One seed of a point into path: 0 complete, 130 interrupted (path.partial), 1 error. */
@@ -464,7 +500,7 @@ static int run_seed(void *ctx, uint64_t seed, const char *path)
     if (*c->interrupted)
         return 130;
     if (sim_output_open(&out, path, c->sc, err, sizeof(err))) {
-        fprintf(stderr, "tidesim sweep: %s\n", err);
+        fprintf(stderr, "%s: %s\n", c->who, err);
         return 1;
     }
     struct sim_sink sink;
@@ -474,15 +510,15 @@ static int run_seed(void *ctx, uint64_t seed, const char *path)
         sim_output_abort(out);
         if (*c->interrupted)
             return 130;
-        fprintf(stderr, "tidesim sweep: %s: %s\n", path, s.err);
+        fprintf(stderr, "%s: %s: %s\n", c->who, path, s.err);
         return 1;
     }
     int rc = sim_run(&s, c->interrupted);
     if (rc < 0) {
         if (s.sink_error)
-            fprintf(stderr, "tidesim sweep: cannot write %s: %s\n", path, strerror(-s.sink_error));
+            fprintf(stderr, "%s: cannot write %s: %s\n", c->who, path, strerror(-s.sink_error));
         else
-            fprintf(stderr, "tidesim sweep: %s: %s\n", path, s.err);
+            fprintf(stderr, "%s: %s: %s\n", c->who, path, s.err);
         sim_output_abort(out);
         sim_release(&s);
         return 1;
@@ -490,29 +526,96 @@ static int run_seed(void *ctx, uint64_t seed, const char *path)
     int wrc = sim_output_finish(out, &s, rc == 0, NULL, err, sizeof(err));
     sim_release(&s);
     if (wrc) {
-        fprintf(stderr, "tidesim sweep: %s\n", err);
+        fprintf(stderr, "%s: %s\n", c->who, err);
         return 1;
     }
     return rc == 1 ? 130 : 0;
+}
+
+/* Point p's scenario (base + its overrides) into *sc; 0, or 1 with a message. */
+static int point_scenario(const struct sweep *sw, size_t p, struct scenario *sc, const char *who)
+{
+    char *sets[SWEEP_MAX_AXES];
+    if (sweep_point_sets(sw, p, sets))
+        return 1;
+    struct conf_err cerr;
+    int rc = scenario_load_set(sc, sw->base_path, sw->base_text, (const char *const *)sets,
+                               sw->naxes, &cerr);
+    free_sets(sets, sw->naxes);
+    if (rc) {
+        fprintf(stderr, "%s: point %zu: %s\n", who, p, cerr.msg);
+        return 1;
+    }
+    return 0;
+}
+
+int sweep_run_seed_here(const struct sweep *sw, size_t p, uint64_t seed_offset, const char *path,
+                        volatile sig_atomic_t *interrupted, const char *who)
+{
+    struct scenario sc;
+    if (point_scenario(sw, p, &sc, who))
+        return 1;
+    struct point_ctx ctx = {&sc, interrupted, who};
+    int rc = run_seed(&ctx, sc.seed + seed_offset, path);
+    scenario_release(&sc);
+    return rc;
+}
+
+int sweep_run_point_here(const struct sweep *sw, size_t p, const char *path,
+                         volatile sig_atomic_t *interrupted)
+{
+    const char *who = "tidesim sweep";
+    if (sw->reps == 1)
+        return sweep_run_seed_here(sw, p, 0, path, interrupted, who);
+    struct scenario sc;
+    if (point_scenario(sw, p, &sc, who))
+        return 1;
+    struct point_ctx ctx = {&sc, interrupted, who};
+    /* Each seed into "<path>.tmp.<pid>.repNNNN" (an unfinished name), then merged. */
+    size_t n = sw->reps, len = strlen(path) + 64;
+    char **parts = calloc(n, sizeof(char *));
+    int rc = parts ? 0 : 1;
+    size_t made = 0;
+    for (size_t i = 0; !rc && i < n; i++) {
+        if (!(parts[i] = malloc(len))) {
+            rc = 1;
+            break;
+        }
+        snprintf(parts[i], len, "%s.tmp.%ld.rep%04zu", path, (long)getpid(), i);
+        rc = run_seed(&ctx, sc.seed + i, parts[i]);
+        made += rc == 0;
+    }
+    if (!rc) {
+        char err[PATH_MAX + 256];
+        if (merge_replications(path, (const char *const *)parts, made, true, NULL, err,
+                               sizeof(err))) {
+            fprintf(stderr, "%s: %s\n", who, err);
+            rc = 1;
+        }
+    }
+    for (size_t i = 0; parts && i < n; i++) {
+        if (parts[i]) {
+            unlink(parts[i]);
+            char partial[PATH_MAX + 80];
+            snprintf(partial, sizeof(partial), "%s.partial", parts[i]);
+            unlink(partial);
+        }
+        free(parts[i]);
+    }
+    free(parts);
+    scenario_release(&sc);
+    return rc;
 }
 
 /* The whole of a point, in its own process: its scenario, then one run or replications. */
 static int run_point(const struct sweep *sw, size_t p, const char *path, unsigned jobs,
                      volatile sig_atomic_t *interrupted)
 {
-    char *sets[SWEEP_MAX_AXES];
-    if (sweep_point_sets(sw, p, sets))
-        return 1;
     struct scenario sc;
-    struct conf_err cerr;
-    int rc = scenario_load_set(&sc, sw->base_path, sw->base_text, (const char *const *)sets,
-                               sw->naxes, &cerr);
-    free_sets(sets, sw->naxes);
-    if (rc) {
-        fprintf(stderr, "tidesim sweep: point %zu: %s\n", p, cerr.msg);
+    if (point_scenario(sw, p, &sc, "tidesim sweep"))
         return 1;
-    }
-    struct point_ctx ctx = {&sc, interrupted};
+    struct point_ctx ctx = {&sc, interrupted, "tidesim sweep"};
+    int rc;
     if (sw->reps == 1) {
         rc = run_seed(&ctx, sc.seed, path);
     } else {
@@ -757,6 +860,89 @@ static int run_all(struct runner *r)
     return *r->o->interrupted && r->ndone < sw->npoints ? 130 : 0;
 }
 
+int sweep_task(void *ctx, const struct dispatch_task *t)
+{
+    const struct sweep_task_ctx *c = ctx;
+    if (t->a >= c->sw->npoints)
+        return 1;
+    char path[PATH_MAX];
+    snprintf(path, sizeof(path), "%s/point-%04llu.h5", c->dir, (unsigned long long)t->a);
+    return sweep_run_point_here(c->sw, (size_t)t->a, path, c->interrupted);
+}
+
+/* The points through a dispatcher (MPI ranks): one task per point, handed to the next free
+ * worker; the master only hands out, collects and writes the index. */
+static int run_all_dispatch(struct runner *r)
+{
+    const struct sweep *sw = r->sw;
+    struct dispatch *d = r->o->d;
+    size_t *at = calloc(d->slots, sizeof(*at));
+    double *t0 = calloc(d->slots, sizeof(*t0));
+    if (!at || !t0) {
+        free(at);
+        free(t0);
+        fprintf(stderr, "tidesim sweep: out of memory\n");
+        return 1;
+    }
+    size_t next = 0, running = 0;
+    bool failed = false, stopping = false;
+    while (true) {
+        if (*r->o->interrupted && !stopping) {
+            stopping = true;
+            d->stop(d);
+        }
+        while (next < sw->npoints && r->done[next])
+            next++;
+        if (!stopping && next < sw->npoints && running < d->slots) {
+            struct dispatch_task t = {next, 0};
+            unsigned slot;
+            int rc = d->start(d, &t, &slot);
+            if (rc) {
+                fprintf(stderr, "tidesim sweep: cannot start point %zu: %s\n", next, strerror(-rc));
+                failed = stopping = true;
+                continue;
+            }
+            at[slot] = next;
+            t0[slot] = now_s();
+            running++;
+            next++;
+            show(r, running, SIZE_MAX, 0, true);
+            continue;
+        }
+        if (running == 0)
+            break;
+        unsigned slot;
+        int code;
+        int rc = d->wait(d, &slot, &code);
+        if (rc == -EINTR)
+            continue;
+        if (rc)
+            break;
+        running--;
+        size_t p = at[slot];
+        char partial[PATH_MAX];
+        snprintf(partial, sizeof(partial), "%s.partial", r->paths[p]);
+        unlink(partial);
+        if (code == 0 && sweepidx_point_complete(r->paths[p])) {
+            r->done[p] = true;
+            r->ndone++;
+            r->finished++;
+            show(r, running, p, now_s() - t0[slot], true);
+        } else if (code != 130 && !(code == -1 && stopping)) {
+            fprintf(stderr, "tidesim sweep: point %zu failed (exit status %d)\n", p, code);
+            failed = stopping = true;
+            d->stop(d);
+        }
+    }
+    free(at);
+    free(t0);
+    if (r->tty && !r->o->quiet)
+        fputc('\n', stderr);
+    if (failed)
+        return 1;
+    return *r->o->interrupted && r->ndone < sw->npoints ? 130 : 0;
+}
+
 /* Create dir when missing (one level, as mkdir does). */
 static int make_dir(const char *dir)
 {
@@ -862,7 +1048,7 @@ int sweep_run(const struct sweep *sw, const struct sweep_run_opts *o)
         fprintf(stderr,
                 "tidesim sweep: %zu point(s) × %u replication(s); %zu complete, %zu to run%s\n",
                 sw->npoints, sw->reps, r.ndone, r.ntodo, r.ntodo ? "" : ": nothing to do");
-    status = r.ntodo ? run_all(&r) : 0;
+    status = r.ntodo ? (o->d ? run_all_dispatch(&r) : run_all(&r)) : 0;
     if (r.ntodo && write_index(&r) && status == 0)
         status = 1;
     if (!o->quiet || status)

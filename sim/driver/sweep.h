@@ -30,6 +30,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sim/conf.h"
 
@@ -49,6 +50,8 @@ struct sweep {
     char *base_path; /* resolved (malloc'd) */
     char *base_text; /* the base scenario's text (malloc'd) */
     bool zip;
+    size_t nzip; /* leading axes zipped together (zip: all; a plan: its choice axes); the
+                  * axes after them form a grid, the last varying fastest */
     unsigned reps;
     struct sweep_axis axes[SWEEP_MAX_AXES];
     size_t naxes, npoints;
@@ -62,6 +65,23 @@ struct sweep {
 int sweep_load(struct sweep *sw, const char *path, struct conf_err *err);
 
 void sweep_release(struct sweep *sw);
+
+/* Pieces of sweep_load for files of the same family (sim/driver/plan.h): */
+
+/* Resolve `base` against sw->path's folder and read it into sw->base_text. 0 or < 0 (err). */
+int sweep_set_base(struct sweep *sw, const char *base, const struct conf_node *at,
+                   struct conf_err *err);
+
+/* Append an axis: path (at line:col of sw->doc) with the values of node v (a list, a range
+ * {from, to, step} or one value). 0 or < 0 (err). */
+int sweep_add_axis(struct sweep *sw, const char *path, unsigned line, unsigned col,
+                   const struct conf_node *v, struct conf_err *err);
+
+/* Set sw->npoints from the axes and sw->nzip (zipped axes of one length). 0 or < 0 (err). */
+int sweep_count(struct sweep *sw, const struct conf_node *at, struct conf_err *err);
+
+/* 32 hex digits of a 128-bit FNV-1a of the strings parts[0..n) (each with its NUL). */
+void sweep_hash(const char *const *parts, size_t n, char out[33]);
 
 /* Index of axis a's value in point p. */
 size_t sweep_value_index(const struct sweep *sw, size_t p, size_t a);
@@ -80,13 +100,42 @@ int sweep_point_sets(const struct sweep *sw, size_t p, char **sets);
  */
 int sweep_validate(const struct sweep *sw, struct conf_err *err);
 
+struct dispatch;
+
 struct sweep_run_opts {
     const char *dir; /* output folder (created if missing) */
     unsigned jobs;   /* processes at a time (0 = online cores) */
     bool force;      /* run again a folder made by another sweep/base/binary */
     bool quiet;      /* no progress */
     volatile sig_atomic_t *interrupted;
+    /* Where points run: NULL = forked processes here (-j); else an MPI dispatcher
+     * (sim/driver/dispatch.h), each point a task run in a rank's own process. */
+    struct dispatch *d;
 };
+
+/*
+ * Run point p (all its replications, one after the other) in this process,
+ * into path: the task an MPI rank runs. Returns 0, 130 (interrupted) or 1.
+ */
+int sweep_run_point_here(const struct sweep *sw, size_t p, const char *path,
+                         volatile sig_atomic_t *interrupted);
+
+/*
+ * Run seed `seed_offset` (0 = the scenario's seed) of point p in this process,
+ * into path. Returns 0, 130 (interrupted: path.partial) or 1. `who` prefixes
+ * messages ("tidesim sweep").
+ */
+int sweep_run_seed_here(const struct sweep *sw, size_t p, uint64_t seed_offset, const char *path,
+                        volatile sig_atomic_t *interrupted, const char *who);
+
+/* The worker side of an MPI sweep: task {point, 0} run into DIR/point-NNNN.h5. */
+struct dispatch_task;
+struct sweep_task_ctx {
+    const struct sweep *sw;
+    const char *dir;
+    volatile sig_atomic_t *interrupted;
+};
+int sweep_task(void *ctx, const struct dispatch_task *t);
 
 /*
  * Run the points without a complete results file, writing DIR/point-NNNN.h5

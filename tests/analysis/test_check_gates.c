@@ -252,3 +252,73 @@ Test(check_gates, junit_has_the_schemas_required_elements)
     free(out);
     atest_rmdir(dir);
 }
+
+/*
+ * --confident: a gate judged on the 95 % interval of its figure over the
+ * replications. The interval is computed here from the three replications'
+ * util_busy by hand: mean ± t(0.975, 2) · sd / √3 with t = 4.302652729911275
+ * (Student's t, 2 degrees of freedom). A bound below the lower end holds,
+ * one inside the interval is inconclusive (exit 3), one above the upper end
+ * fails; a single run has no interval (inconclusive).
+ */
+Test(check_gates, confident_judges_the_interval_not_the_mean)
+{
+    char dir[64], f[128], one[128], args[256], *out = NULL;
+    atest_tmpdir(dir, sizeof(dir));
+    snprintf(f, sizeof(f), "%s/r3.h5", dir);
+    snprintf(one, sizeof(one), "%s/r1.h5", dir);
+    atest_sim(SMALL, f, "--replications 3");
+    atest_sim(SMALL, one, "");
+    double v[3], m = 0, ss = 0;
+    for (int i = 0; i < 3; i++) {
+        char g[32];
+        snprintf(g, sizeof(g), "/rep%04d/summary", i);
+        v[i] = h5test_file_f64(f, g, "util_busy");
+        m += v[i] / 3;
+    }
+    for (int i = 0; i < 3; i++)
+        ss += (v[i] - m) * (v[i] - m);
+    double hw = 4.302652729911275 * sqrt(ss / 2) / sqrt(3);
+    cr_assert_gt(hw, 1e-4, "the replications differ (%g %g %g)", v[0], v[1], v[2]);
+    double lo = m - hw, hi = m + hw;
+    /* just below the lower end: holds; the mean alone would too */
+    snprintf(args, sizeof(args), "--confident --min-util %.9f", lo - 1e-6);
+    cr_expect_eq(check(f, args, &out), 0, "%s", out);
+    free(out);
+    /* between the mean and the lower end: the mean passes, the interval straddles */
+    snprintf(args, sizeof(args), "--min-util %.9f", (lo + m) / 2);
+    cr_expect_eq(check(f, args, &out), 0, "on the mean: %s", out);
+    free(out);
+    snprintf(args, sizeof(args), "--confident --min-util %.9f", (lo + m) / 2);
+    cr_expect_eq(check(f, args, &out), 3, "%s", out);
+    char want[200];
+    snprintf(want, sizeof(want), "(95%% interval %.4g .. %.4g over 3 replications) straddles", lo,
+             hi);
+    cr_expect(strstr(out, want) != NULL, "want '%s' in:\n%s", want, out);
+    free(out);
+    /* just above the upper end: fails with confidence */
+    snprintf(args, sizeof(args), "--confident --min-util %.9f", hi + 1e-6);
+    cr_expect_eq(check(f, args, &out), 1, "%s", out);
+    cr_expect(strstr(out, "wholly < bound") != NULL, "%s", out);
+    free(out);
+    /* a maximum mirrors it: below the upper end but above the lower is inconclusive */
+    snprintf(args, sizeof(args), "--confident --max util_busy=%.9f", (m + hi) / 2);
+    cr_expect_eq(check(f, args, &out), 3, "%s", out);
+    free(out);
+    snprintf(args, sizeof(args), "--confident --max util_busy=%.9f", hi + 1e-6);
+    cr_expect_eq(check(f, args, &out), 0, "%s", out);
+    free(out);
+    /* one run: no interval to be confident with */
+    cr_expect_eq(check(one, "--confident --min-util 0.01", &out), 3, "%s", out);
+    cr_expect(strstr(out, "a single run has no interval") != NULL, "%s", out);
+    free(out);
+    /* JSON carries the interval and the margin (lower end - bound for a minimum) */
+    snprintf(args, sizeof(args), "--confident --min-util %.9f --format json", lo - 0.01);
+    cr_expect_eq(check(f, args, &out), 0, "%s", out);
+    snprintf(want, sizeof(want), "\"margin\": ");
+    const char *mp = strstr(out, want);
+    cr_assert_not_null(mp, "%s", out);
+    cr_expect(fabs(strtod(mp + strlen(want), NULL) - 0.01) < 1e-6, "%s", out);
+    free(out);
+    atest_rmdir(dir);
+}

@@ -12,7 +12,7 @@ static const char tiny[] = "tests/data/scenarios/tiny.yaml";
 Test(cli_conventions, every_command_answers_help_on_stdout)
 {
     static const char *const cmds[] = {"run",  "validate", "report", "compare", "check",
-                                       "plot", "mig",      "traces", "sweep"};
+                                       "plot", "mig",      "traces", "sweep",   "plan"};
     for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
         struct clirun r, h;
         cr_expect_eq(clitest_tidesim(&r, "%s --help", cmds[i]), 0, "%s --help", cmds[i]);
@@ -359,7 +359,7 @@ Test(cli_conventions, completion_offers_the_options_of_each_help)
              "comp = open('completion/tidesim.bash').read()\n"
              "bad = []\n"
              "for cmd in ['run', 'validate', 'report', 'compare', 'check', 'plot', 'traces',\n"
-             "            'sweep']:\n"
+             "            'sweep', 'plan']:\n"
              "    h = subprocess.run([sys.argv[1], cmd, '--help'], capture_output=True, "
              "text=True).stdout\n"
              "    listed = set(re.findall(r'^\\s+(?:-\\w, )?(--[a-z][a-z-]*)', h, re.M))\n"

@@ -9,7 +9,7 @@
 #include <libgen.h>
 
 static const char *const commands[] = {"run",  "validate", "report", "compare", "check",
-                                       "plot", "mig",      "traces", "sweep"};
+                                       "plot", "mig",      "traces", "sweep",   "plan"};
 
 Test(cli_install, make_install_destdir_gives_a_working_tree, .timeout = 120)
 {

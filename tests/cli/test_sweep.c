@@ -304,3 +304,182 @@ Test(sweep, an_interrupt_keeps_finished_points_and_an_incomplete_index)
     cr_expect_eq(meta_i64(p, "/meta", "complete"), 1);
     ptest_rmdir(dir);
 }
+
+Test(sweep, a_kill_9_midway_leaves_an_incomplete_index_and_a_rerun_finishes_the_rest)
+{
+    char dir[128], err[8192], p[1200], ef[1200];
+    setup(dir, sizeof(dir), "s.yaml",
+          "base: small.yaml\naxes:\n  services.chat.arrivals.synthetic.peak_rps: {from: 100, to: "
+          "2000, step: 100}\n");
+    const char *args[] = {"sweep", "s.yaml", "-o", "out", "-j", "2", NULL};
+    snprintf(ef, sizeof(ef), "%s/stderr.txt", dir);
+    pid_t pid = ptest_spawn(dir, ef, args);
+    snprintf(p, sizeof(p), "%s/out", dir);
+    bool started = false;
+    for (int i = 0; i < 3000 && !started; i++) {
+        struct stat st;
+        started = stat(p, &st) == 0;
+        if (!started)
+            ptest_nap();
+    }
+    cr_assert(started);
+    cr_assert(ptest_await_files(p, "point-000", 3, 60));
+    kill(pid, SIGKILL); /* the sweep alone: its workers die with it (PR_SET_PDEATHSIG) */
+    int rc = ptest_wait(pid, 60);
+    cr_assert_eq(rc, 128 + SIGKILL, "exit %d", rc);
+    /* the index written at the start says incomplete */
+    snprintf(p, sizeof(p), "%s/out/index.h5", dir);
+    cr_expect_eq(meta_i64(p, "/meta", "complete"), 0);
+    /* complete point files at the kill, each with complete = 1 */
+    snprintf(p, sizeof(p), "%s/out", dir);
+    char *names[64];
+    size_t n = ptest_list(p, "point-", names, 64), before = 0;
+    struct timespec mt[20];
+    bool had[20] = {false};
+    for (size_t i = 0; i < n && i < 64; i++) {
+        unsigned k;
+        if (strlen(names[i]) == strlen("point-0000.h5") &&
+            sscanf(names[i], "point-%4u.h5", &k) == 1 && k < 20) {
+            char fp[1600];
+            struct stat st;
+            snprintf(fp, sizeof(fp), "%s/%s", p, names[i]);
+            cr_assert_eq(stat(fp, &st), 0);
+            cr_expect_eq(meta_i64(fp, "/meta", "complete"), 1, "%s looks complete but is not",
+                         names[i]);
+            mt[k] = st.st_mtim;
+            had[k] = true;
+            before++;
+        }
+    }
+    ptest_free_list(names, n < 64 ? n : 64);
+    cr_expect_lt(before, 20);
+    /* the workers died with it: nothing writes into the folder any more */
+    sleep(1);
+    size_t n2 = ptest_list(p, "point-", names, 64);
+    ptest_free_list(names, n2 < 64 ? n2 : 64);
+    cr_expect_eq(n2, n, "files appeared after the kill: %zu then %zu", n, n2);
+    /* run again: the rest only; the finished points untouched */
+    cr_assert_eq(sweep(dir, args, err, sizeof(err)), 0, "%s", err);
+    cr_expect_eq(count_lines(err, "done ("), 20 - before, "%s", err);
+    snprintf(p, sizeof(p), "%s/out/index.h5", dir);
+    cr_expect_eq(meta_i64(p, "/meta", "complete"), 1);
+    for (unsigned k = 0; k < 20; k++) {
+        if (!had[k])
+            continue;
+        char fp[1200];
+        struct stat st;
+        snprintf(fp, sizeof(fp), "%s/out/point-%04u.h5", dir, k);
+        cr_assert_eq(stat(fp, &st), 0);
+        cr_expect(st.st_mtim.tv_sec == mt[k].tv_sec && st.st_mtim.tv_nsec == mt[k].tv_nsec,
+                  "point %u was run again", k);
+    }
+    snprintf(p, sizeof(p), "%s/out", dir);
+    cr_expect_eq(ptest_list(p, "index.h5.tmp", names, 1), 0, "a temporary index is left");
+    ptest_rmdir(dir);
+}
+
+/* 12 points: 3 sizes × 4 loads. */
+static const char twelve[] = "base: small.yaml\naxes:\n  cluster.nodes: [1, 2, 3]\n"
+                             "  services.chat.arrivals.synthetic.peak_rps: [100, 200, 300, 400]\n";
+
+static void same_points(const char *dir, const char *a, const char *b, size_t n)
+{
+    char cmd[4096];
+    for (size_t p = 0; p < n; p++) {
+        snprintf(cmd, sizeof(cmd),
+                 "h5diff -q --exclude-path /meta %s/%s/point-%04zu.h5 %s/%s/point-%04zu.h5", dir, a,
+                 p, dir, b, p);
+        cr_expect_eq(system(cmd), 0, "point %zu differs between %s and %s", p, a, b);
+    }
+}
+
+Test(sweep, twelve_points_serially_with_j2_and_under_mpirun_give_the_same_datasets)
+{
+    char dir[128], err[8192], cmd[8192];
+    setup(dir, sizeof(dir), "s.yaml", twelve);
+    const char *a1[] = {"sweep", "s.yaml", "-o", "j1", "-j", "1", NULL};
+    const char *a2[] = {"sweep", "s.yaml", "-o", "j2", "-j", "2", NULL};
+    cr_assert_eq(sweep(dir, a1, err, sizeof(err)), 0, "%s", err);
+    cr_assert_eq(sweep(dir, a2, err, sizeof(err)), 0, "%s", err);
+    same_points(dir, "j1", "j2", 12);
+    const char *mpi = getenv("TIDESIM_MPI_BIN");
+    struct stat st;
+    if (!mpi || stat(mpi, &st) || system("command -v mpirun >/dev/null 2>&1")) {
+        ptest_rmdir(dir);
+        cr_skip_test("MPI part skipped: tidesim-mpi not built or mpirun not installed (make mpi; "
+                     "scripts/deps.sh mpi installs OpenMPI)");
+    }
+    /* as root here: OpenMPI wants both variables (or --allow-run-as-root) */
+    snprintf(cmd, sizeof(cmd),
+             "cd %s && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+             "OMPI_MCA_rmaps_base_oversubscribe=1 timeout 300 mpirun -n 2 --oversubscribe %s "
+             "sweep s.yaml -o mpi >mpi.out 2>mpi.err",
+             dir, mpi);
+    int rc = system(cmd);
+    snprintf(cmd, sizeof(cmd), "%s/mpi.err", dir);
+    FILE *f = fopen(cmd, "r");
+    size_t k = f ? fread(err, 1, sizeof(err) - 1, f) : 0;
+    err[k] = 0;
+    if (f)
+        fclose(f);
+    cr_assert_eq(rc, 0, "mpirun: %s", err);
+    same_points(dir, "j1", "mpi", 12);
+    snprintf(cmd, sizeof(cmd), "h5diff -q --exclude-path /meta %s/j1/index.h5 %s/mpi/index.h5", dir,
+             dir);
+    cr_expect_eq(system(cmd), 0, "the indexes differ");
+    cr_expect_eq(count_lines(err, "done ("), 12, "rank 0 reports each point once: %s", err);
+    ptest_rmdir(dir);
+}
+
+Test(sweep, check_compare_and_plot_read_an_index)
+{
+    char dir[128], err[8192], cmd[4096];
+    setup(dir, sizeof(dir), "s.yaml",
+          "base: small.yaml\nreplications: 2\naxes:\n  policy.name: [dedicated, kueue]\n"
+          "  cluster.nodes: [1, 2]\n");
+    const char *args[] = {"sweep", "s.yaml", "-o", "out", "-j", "2", NULL};
+    cr_assert_eq(sweep(dir, args, err, sizeof(err)), 0, "%s", err);
+    char bin[2048];
+    ptest_bin_abs(bin, sizeof(bin));
+    /* check every point: a bound every point meets, then one none meets */
+    snprintf(cmd, sizeof(cmd), "cd %s && '%s' check out/index.h5 --min-slo 0.5 >c1.txt", dir, bin);
+    cr_expect_eq(WEXITSTATUS(system(cmd)), 0);
+    snprintf(cmd, sizeof(cmd), "cd %s && grep -c 'all gates hold' c1.txt", dir);
+    FILE *pf = popen(cmd, "r");
+    int holds = 0;
+    cr_assert_eq(fscanf(pf, "%d", &holds), 1);
+    pclose(pf);
+    cr_expect_eq(holds, 4, "every point is gated");
+    snprintf(cmd, sizeof(cmd),
+             "cd %s && '%s' check out/index.h5 --max-p99-ms 0.001 --where policy.name=kueue "
+             ">c2.txt",
+             dir, bin);
+    cr_expect_eq(WEXITSTATUS(system(cmd)), 1);
+    snprintf(cmd, sizeof(cmd), "cd %s && grep -c '^point' c2.txt", dir);
+    pf = popen(cmd, "r");
+    int lines = 0;
+    cr_assert_eq(fscanf(pf, "%d", &lines), 1);
+    pclose(pf);
+    cr_expect_eq(lines, 2, "--where chooses the 2 kueue points");
+    /* compare: points 1 and 3 (1 vs 2 nodes? no: dedicated 2 nodes vs kueue 2 nodes) */
+    snprintf(cmd, sizeof(cmd),
+             "cd %s && '%s' compare out/index.h5 --where cluster.nodes=2 >cmp.txt && grep -q "
+             "'A = point 1 (policy.name=dedicated cluster.nodes=2)' cmp.txt && grep -q 'B = point "
+             "3 (policy.name=kueue cluster.nodes=2)' cmp.txt && grep -q '(paired)' cmp.txt",
+             dir, bin);
+    cr_expect_eq(system(cmd), 0, "compare on the index");
+    /* plot: metric-against-size curves */
+    if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
+        snprintf(cmd, sizeof(cmd),
+                 "cd %s && '%s' plot out/index.h5 -o charts >/dev/null && test -s "
+                 "charts/index_slo.png && test -s charts/index_busy.png && grep -c '^[0-9]' "
+                 "charts/data/index_busy.dat",
+                 dir, bin);
+        pf = popen(cmd, "r");
+        int rows = 0;
+        cr_expect_eq(fscanf(pf, "%d", &rows), 1);
+        cr_expect_eq(pclose(pf), 0, "plot on the index");
+        cr_expect_eq(rows, 4, "two curves of two sizes");
+    }
+    ptest_rmdir(dir);
+}
