@@ -6,7 +6,10 @@
  * layout of cluster.mig.layout, or of its node group given by the policy key
  *     layouts: [{nodes: "0-3", layout: "1g.10gb*7"}, {nodes: 4, layout: "7g.80gb"}]
  * (node ranges inclusive, 0-based, not overlapping; nodes outside every group
- * keep cluster.mig.layout). The group layouts are applied directly at t = 0
+ * keep cluster.mig.layout). A group may be reserved with `use: inference` or
+ * `use: training` (default any): a node pool labelled for one kind of
+ * workload, as a team does with a nodeSelector on the MIG-partitioned nodes
+ * it keeps for serving. The group layouts are applied directly at t = 0
  * (cluster_relayout_begin + _done at the same instant), not with
  * sim_mig_relayout: a static layout is configured before the workload starts
  * (node provisioning), so charging a drain + re-creation time would bias
@@ -36,9 +39,13 @@
 #include "sim/scenario.h"
 #include "sim/sim.h"
 
+/* What a node group's instances may hold (`use:`); ANY by default. */
+enum migs_use { USE_ANY, USE_INFERENCE, USE_TRAINING };
+
 struct migs_group {
     uint32_t first, last; /* node range, inclusive */
     const char *layout;   /* points into the scenario document */
+    enum migs_use use;
 };
 
 struct migs_cfg {
@@ -49,6 +56,18 @@ struct migs_cfg {
 struct migs {
     struct pol_fifo base; /* first: the pol_fifo_on_* callbacks take the state as a pol_fifo */
 };
+
+/* May card gpu hold a tenant of this kind (training or not) under the groups' `use`? */
+static bool card_allows(const struct sim *s, uint32_t gpu, bool training)
+{
+    const struct migs_cfg *cfg = s->sc->policy.cfg;
+    uint32_t node = s->cl.per_node ? gpu / s->cl.per_node : 0;
+    for (uint32_t i = 0; cfg && i < cfg->n; i++)
+        if (node >= cfg->g[i].first && node <= cfg->g[i].last)
+            return cfg->g[i].use == USE_ANY ||
+                   cfg->g[i].use == (training ? USE_TRAINING : USE_INFERENCE);
+    return true;
+}
 
 /*
  * Smallest free instance of card gpu that holds mem (of profile want when not
@@ -98,6 +117,8 @@ static uint32_t migs_pick(struct sim *s, void *ctx, uint32_t svc)
     uint32_t best = UINT32_MAX;
     int best_mib = 0;
     for (uint32_t g = 0; g < s->cl.ngpus; g++) {
+        if (!card_allows(s, g, false))
+            continue;
         int k = smallest_free(&s->cl, g, want, c->mem_gib);
         if (k < 0)
             continue;
@@ -127,7 +148,7 @@ static uint32_t cards_with(const struct sim *s, const struct mig_profile *p, boo
 {
     uint32_t n = 0;
     for (uint32_t g = 0; g < s->cl.ngpus && n < count; g++)
-        if (card_has(&s->cl, g, p, free_only))
+        if (card_allows(s, g, true) && card_has(&s->cl, g, p, free_only))
             gang[n++] = g;
     return n;
 }
@@ -239,6 +260,8 @@ static void fit_scaler(const struct sim *s, struct autoscale *a, uint32_t svc)
     double speed = 0;
     uint32_t fit = 0;
     for (uint32_t g = 0; g < s->cl.ngpus; g++) {
+        if (!card_allows(s, g, false))
+            continue;
         const struct mig_layout *l = &s->cl.cards[g].layout;
         const struct mig_profile *small = NULL;
         for (size_t k = 0; k < l->n; k++) {
@@ -338,7 +361,7 @@ static int parse_nodes(const char *text, uint32_t nodes, uint32_t *first, uint32
 
 static int migs_parse(struct scenario *sc, const struct conf_node *p, struct conf_err *err)
 {
-    static const char *const gkeys[] = {"nodes", "layout", NULL};
+    static const char *const gkeys[] = {"nodes", "layout", "use", NULL};
     const struct conf_doc *d = &sc->doc;
     if (sc->sharing != SHARE_MIG)
         return conf_errf(err, d, conf_get(p, "name"), "name",
@@ -374,6 +397,11 @@ static int migs_parse(struct scenario *sc, const struct conf_node *p, struct con
                            "expected a node or a range 'a-b' within 0-%u", sc->nodes - 1);
             break;
         }
+        static const char *const uses[] = {"any", "inference", "training", NULL};
+        int use = USE_ANY;
+        if ((rc = conf_enum(d, it, "use", false, uses, &use, err)))
+            break;
+        g->use = (enum migs_use)use;
         if (mig_layout_check(sc->spec, g->layout, &ml, msg, sizeof(msg))) {
             rc = conf_errf(err, d, conf_get(it, "layout"), "layout", "%s", msg);
             break;

@@ -86,6 +86,57 @@ Test(migstatic, node_group_layouts_inference_small_training_large)
     simtest_free(&sc, &s);
 }
 
+/*
+ * `use:` reserves a node group for one kind of workload. Node 0 (7g.80gb) is
+ * kept for inference, node 1 (3g.40gb+3g.40gb) for training: a replica that
+ * would otherwise take the smallest instance (a 3g on node 1) goes to node 0,
+ * and a 30 GiB 1-GPU job that would otherwise take the largest instance (the
+ * 7g on node 0) runs on a 3g at the 3g speed; a 2-GPU job (one member per
+ * card) can never run: only one training card exists, so it is rejected.
+ */
+Test(migstatic, use_reserves_node_groups_for_inference_or_training)
+{
+    static const char *const svc =
+        "services:\n"
+        "  - name: chat\n"
+        "    latency: { a_ms: 1.16, b_ms: 0.28 }\n"
+        "    batching: { max_batch: 32, max_wait: 5ms }\n"
+        "    replicas: 1\n"
+        "    memory_gb: 5\n"
+        "    arrivals: { synthetic: { shape: constant, rate_rps: 10 } }\n";
+    struct scenario sc;
+    struct sim s;
+    polsubmit_build(
+        &sc, &s, "{ nodes: 2, gpus_per_node: 1, sharing: mig, mig: { layout: '7g.80gb' } }",
+        "  memory_gb_per_gpu: 30\n", svc,
+        "{ name: mig-static, layouts: [ { nodes: 0, layout: '7g.80gb', use: inference },"
+        " { nodes: 1, layout: '3g.40gb+3g.40gb', use: training } ] }");
+    cr_assert_eq(s.svcs[0].nreps, 1u);
+    cr_expect_eq(s.svcs[0].reps[0].gpu, 0u, "the replica is on the inference node");
+    uint32_t a = polsubmit_job(&s, 3600, 1, NULL), b = polsubmit_job(&s, 3600, 1, NULL),
+             c = polsubmit_job(&s, 3600, 1, NULL), g2 = polsubmit_job(&s, 600, 2, NULL);
+    cr_expect_eq(s.tr.jobs[a].state, JOB_RUNNING);
+    cr_expect_eq(s.tr.jobs[a].gpus[0], 1u);
+    cr_expect_float_eq(s.tr.jobs[a].rate, SPEED_3G, 1e-12);
+    cr_expect_eq(s.tr.jobs[b].gpus[0], 1u);
+    cr_expect_eq(s.tr.jobs[c].state, JOB_QUEUED, "the 7g on node 0 is not for training");
+    cr_expect_eq(s.tr.jobs[g2].state, JOB_REJECTED);
+    simtest_free(&sc, &s);
+
+    /* Without `use`, the same layouts put the replica on the smallest instance (a 3g of
+     * node 1) and send the 1-GPU job to the largest, the 7g of node 0. */
+    polsubmit_build(&sc, &s,
+                    "{ nodes: 2, gpus_per_node: 1, sharing: mig, mig: { layout: '7g.80gb' } }",
+                    "  memory_gb_per_gpu: 30\n", svc,
+                    "{ name: mig-static, layouts: [ { nodes: 0, layout: '7g.80gb' },"
+                    " { nodes: 1, layout: '3g.40gb+3g.40gb' } ] }");
+    cr_expect_eq(s.svcs[0].reps[0].gpu, 1u);
+    a = polsubmit_job(&s, 3600, 1, NULL);
+    cr_expect_eq(s.tr.jobs[a].gpus[0], 0u);
+    cr_expect_float_eq(s.tr.jobs[a].rate, SPEED_7G, 1e-12);
+    simtest_free(&sc, &s);
+}
+
 Test(migstatic, replica_asking_a_profile_the_card_lacks_is_refused_state_unchanged)
 {
     struct scenario sc;
@@ -132,6 +183,7 @@ Test(migstatic, layouts_key_is_validated)
         {"[ { nodes: 'x', layout: '7g.80gb' } ]", "nodes"},
         {"[ { nodes: 1, layout: '7g.80gb', size: 3 } ]", "size"},
         {"'7g.80gb'", "list"},
+        {"[ { nodes: 1, layout: '7g.80gb', use: serving } ]", "inference"},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         char yaml[1024];
