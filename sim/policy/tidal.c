@@ -35,6 +35,7 @@
  * unless inference still lacks cards it could not get.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,7 @@
 struct tidal_pcfg {
     struct tidal_cfg win;
     uint32_t day_gpus;      /* cards for inference by day (0 = all) */
+    bool day_from_peak;     /* day_gpus absent: sized from the services' peaks */
     sim_time lead;          /* -1 = computed */
     const char *day_layout; /* MIG layouts at the edges (NULL = keep) */
     const char *night_layout;
@@ -73,6 +75,26 @@ struct tidal_state {
     struct evq_handle ev;
     struct sim *s;
 };
+
+/*
+ * The default day pool, as a team sizes a CronHPA day schedule: the cards the
+ * services need at their peak rate at the HPA's target utilisation (whole-card
+ * capacity, policy.autoscale.target, 0.7 by default), cards of a tensor-parallel
+ * replica counted, at least the night pool and at most the cluster. Before,
+ * the default was every card: training then ran only at night.
+ */
+static uint32_t peak_cards(const struct sim *s)
+{
+    double target = s->sc->policy.as.target_util > 0 ? s->sc->policy.as.target_util : 0.7;
+    uint64_t cards = 0;
+    for (uint32_t i = 0; i < s->nsvcs; i++) {
+        double reps = ceil(s->peak_rate[i] / (pol_replica_capacity(s->svcs[i].cfg) * target));
+        cards += (uint64_t)(reps < 1 ? 1 : reps) * pol_gang_size(s, i);
+    }
+    if (cards < s->sc->policy.inference_gpus)
+        cards = s->sc->policy.inference_gpus;
+    return cards > s->cl.ngpus ? s->cl.ngpus : (uint32_t)cards;
+}
 
 static const char *const tidal_keys[] = {"day", "day_gpus", "lead", "relayout", NULL};
 
@@ -112,6 +134,7 @@ static int tidal_parse(struct scenario *sc, const struct conf_node *p, struct co
         (rc = conf_duration(d, p, "lead", false, 0, &c->lead, err)))
         return rc;
     c->day_gpus = (uint32_t)g;
+    c->day_from_peak = conf_get(p, "day_gpus") == NULL;
     const struct conf_node *r = conf_get(p, "relayout");
     if (r) {
         if (sc->sharing != SHARE_MIG)
@@ -441,7 +464,9 @@ static int tidal_init(struct sim *s, void **state)
         st->room = (uint32_t)s->cl.cards[0].layout.n;
     if (st->room == 0)
         st->room = 1;
-    uint32_t day = st->cfg.day_gpus ? st->cfg.day_gpus : s->cl.ngpus;
+    uint32_t day = st->cfg.day_from_peak ? peak_cards(s)
+                   : st->cfg.day_gpus    ? st->cfg.day_gpus
+                                         : s->cl.ngpus;
     pol_split_by_peak(s, day * st->per_card, st->day_target);
     uint32_t night = s->sc->policy.inference_gpus;
     if (st->cfg.day_layout) {

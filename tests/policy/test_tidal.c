@@ -246,3 +246,48 @@ Test(tidal_policy, hpa_inside_the_window_lends_what_the_load_does_not_need)
     simtest_free(&sc, &s);
     free(r);
 }
+
+/*
+ * Without `day_gpus` the day pool is sized as a team sizes a CronHPA
+ * schedule: the cards the peak needs at the HPA target. Two services on 2 × 4
+ * cards, batches of 8 in a + 8b = 10 + 40 = 50 ms: 160 req/s a card. "a"
+ * peaks at 300 req/s: ceil(300 / (160 × 0.7)) = ceil(2.68) = 3 cards; "b" at
+ * 100 req/s: ceil(0.89) = 1 card. Day target 4 of 8 cards (the old default
+ * was all 8, leaving training only the night); night pool 2 (1 each). With
+ * `day_gpus: 0` the day takes every card, as before.
+ */
+Test(tidal_policy, default_day_pool_is_sized_from_the_peaks)
+{
+    static const char *const fmt =
+        "name: tidal-peak\n"
+        "duration: 1d\n"
+        "sample_interval: 1m\n"
+        "cluster: { nodes: 2, gpus_per_node: 4 }\n"
+        "services:\n"
+        "  - name: a\n"
+        "    latency: { a_ms: 10, b_ms: 5, dist: deterministic }\n"
+        "    batching: { max_batch: 8, max_wait: 5ms }\n"
+        "    arrivals: { synthetic: { shape: constant, rate_rps: 300 } }\n"
+        "  - name: b\n"
+        "    latency: { a_ms: 10, b_ms: 5, dist: deterministic }\n"
+        "    batching: { max_batch: 8, max_wait: 5ms }\n"
+        "    arrivals: { synthetic: { shape: constant, rate_rps: 100 } }\n"
+        "policy: { name: tidal, inference_gpus: 2, day: \"09:00-22:00\", lead: 30m%s }\n";
+    const char *extra[] = {"", ", day_gpus: 0"};
+    /* The split by peak (w_a = 300 / 400 = 0.75): 3 + 1 of 4, 6 + 2 of 8. */
+    const uint32_t want_a[] = {3, 6}, want_b[] = {1, 2};
+    for (int k = 0; k < 2; k++) {
+        char text[2048];
+        snprintf(text, sizeof(text), fmt, extra[k]);
+        struct scenario sc;
+        struct sim s;
+        simtest_build(&sc, &s, text, 1);
+        cr_expect_eq(service_replicas(&s.svcs[0]), 1u, "night pool at 00:00");
+        cr_expect_eq(service_replicas(&s.svcs[1]), 1u);
+        cr_assert_eq(engine_run(&s.eng, HM(12, 0)), 0);
+        uint32_t ra = service_replicas(&s.svcs[0]), rb = service_replicas(&s.svcs[1]);
+        cr_expect_eq(ra, want_a[k], "case %d: a has %u", k, ra);
+        cr_expect_eq(rb, want_b[k], "case %d: b has %u", k, rb);
+        simtest_free(&sc, &s);
+    }
+}
