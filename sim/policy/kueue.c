@@ -300,7 +300,9 @@ static int inf_submit(struct sim *s, struct kq *k, uint32_t svc)
         k->cap_inf = cap;
     }
     uint32_t id = INF_BASE + k->next_inf;
-    int rc = kueue_submit(k->q, id, CQ_INF, k->cfg.prio[CQ_INF], 1.0, s->eng.now);
+    /* A tensor-parallel replica is one pod of tensor_parallel GPUs: a workload of that many. */
+    int rc = kueue_submit(k->q, id, CQ_INF, k->cfg.prio[CQ_INF], (double)pol_gang_size(s, svc),
+                          s->eng.now);
     if (rc)
         return rc;
     k->next_inf++;
@@ -366,16 +368,24 @@ static void evict(struct sim *s, struct kq *k, uint32_t id)
     }
 }
 
-/* Put admitted inference workload w on a free card (node-compact). Returns true if placed. */
-static bool place_inf(struct sim *s, struct inf_wl *w)
+/*
+ * Put admitted inference workload w on free cards, node-compact (a
+ * tensor-parallel replica: its cards on one node). Returns true if placed.
+ */
+static bool place_inf(struct sim *s, struct inf_wl *w, sim_time delay)
 {
-    sim_time delay = s->sc->policy.autoscale ? s->sc->policy.as.up_delay : 0;
-    uint32_t g = pol_pick_compact(s, NULL, w->svc);
-    if (g == NO_GPU || sim_start_replica(s, w->svc, g, delay) != 0)
+    uint32_t cards[LLM_MAX_TP], n = pol_pick_gang(s, NULL, w->svc, cards);
+    if (n == 0 || sim_start_replica_on(s, w->svc, cards, n, delay) != 0)
         return false;
     w->st = WL_PLACED;
-    w->gpu = g;
+    w->gpu = cards[0];
     return true;
+}
+
+/* The scale-up delay of a replica placed during the run. */
+static sim_time inf_delay(const struct sim *s)
+{
+    return s->sc->policy.autoscale ? s->sc->policy.as.up_delay : 0;
 }
 
 /* Put admitted job j on whole free cards, node-aligned (cluster_find_gang). Returns true if
@@ -426,7 +436,7 @@ static void admit_all(struct sim *s, struct kq *k)
             if (w) {
                 w->st = WL_ADMITTED;
                 w->since = s->eng.now;
-                place_inf(s, w);
+                place_inf(s, w, inf_delay(s));
             }
         } else {
             uint8_t *st = job_state(k, d.id);
@@ -444,7 +454,7 @@ static void admit_all(struct sim *s, struct kq *k)
 static void place_admitted(struct sim *s, struct kq *k)
 {
     for (uint32_t i = 0; i < k->ninf; i++)
-        if (k->inf[i].st == WL_ADMITTED && !place_inf(s, &k->inf[i]))
+        if (k->inf[i].st == WL_ADMITTED && !place_inf(s, &k->inf[i], inf_delay(s)))
             break;
     for (uint32_t j = 0; j < k->njob_st && j < s->tr.njobs; j++) {
         if (k->job_st[j] != WL_ADMITTED || s->tr.jobs[j].state != JOB_QUEUED)
@@ -569,16 +579,17 @@ static void reconcile(struct sim *s, struct kq *k)
  * replica it asks for; Kueue admits (and preempts for) them; placement
  * follows asynchronously, so the card is never handed back here.
  */
-static uint32_t kueue_pick(struct sim *s, void *ctx, uint32_t svc)
+static uint32_t kueue_pick(struct sim *s, void *ctx, uint32_t svc, uint32_t *cards)
 {
     struct kq *k = ctx;
+    (void)cards;
     uint32_t placed, waiting, want = autoscale_current(&k->ps.as[svc]);
     inf_count(k, svc, &placed, &waiting);
     for (uint32_t n = placed + waiting; n < want; n++)
         if (inf_submit(s, k, svc))
             break;
     reconcile(s, k);
-    return NO_GPU;
+    return 0;
 }
 
 /* A scale-down took a replica off card g: its workload is finished. */
@@ -664,9 +675,9 @@ static int kueue_init(struct sim *s, void **state)
     uint32_t *initial = calloc(s->nsvcs ? s->nsvcs : 1, sizeof(*initial));
     if (!initial)
         return -ENOMEM;
-    uint32_t pool = sc->policy.inference_gpus, fixed = 0, flexible = 0;
+    uint32_t pool = sc->policy.inference_gpus, fixed = 0, flexible = 0; /* cards */
     for (uint32_t i = 0; i < s->nsvcs; i++) {
-        fixed += sc->services[i].replicas;
+        fixed += sc->services[i].replicas * pol_gang_size(s, i);
         flexible += sc->services[i].replicas == 0;
     }
     uint32_t spare = pool > fixed ? pool - fixed : 0;
@@ -676,9 +687,10 @@ static int kueue_init(struct sim *s, void **state)
         if (n == 0 && sc->policy.autoscale) {
             n = pol_initial_replicas(s, i);
         } else if (n == 0) {
-            n = spare / flexible + (spare % flexible ? 1 : 0);
-            spare -= n;
+            n = spare / flexible + (spare % flexible ? 1 : 0); /* cards */
+            spare -= n < spare ? n : spare;
             flexible--;
+            n = (n + pol_gang_size(s, i) - 1) / pol_gang_size(s, i); /* replicas */
         }
         initial[i] = n;
         for (uint32_t r = 0; r < n; r++) {
@@ -691,14 +703,9 @@ static int kueue_init(struct sim *s, void **state)
     }
     admit_all(s, k);
     /* Initial replicas serve at once (they exist before t = 0). */
-    for (uint32_t i = 0; i < k->ninf; i++) {
-        struct inf_wl *w = &k->inf[i];
-        uint32_t g = w->st == WL_ADMITTED ? pol_pick_compact(s, NULL, w->svc) : NO_GPU;
-        if (g != NO_GPU && sim_place_replica(s, w->svc, g) == 0) {
-            w->st = WL_PLACED;
-            w->gpu = g;
-        }
-    }
+    for (uint32_t i = 0; i < k->ninf; i++)
+        if (k->inf[i].st == WL_ADMITTED)
+            place_inf(s, &k->inf[i], 0);
     int rc = 0;
     if (sc->policy.autoscale) {
         rc = pol_scaler_init(&k->ps, s, initial);
