@@ -181,6 +181,12 @@ void pol_scaler_tick(struct pol_scaler *ps, struct sim *s, const double *forecas
 
 uint32_t pol_start_whole(struct sim *s, struct jobq *q, bool strict, uint32_t max_gpus)
 {
+    return pol_start_whole_masked(s, q, strict, max_gpus, NULL);
+}
+
+uint32_t pol_start_whole_masked(struct sim *s, struct jobq *q, bool strict, uint32_t max_gpus,
+                                const bool *ok)
+{
     uint32_t started = 0, *gang = malloc((s->cl.ngpus ? s->cl.ngpus : 1) * sizeof(*gang));
     if (!gang)
         return 0;
@@ -196,7 +202,7 @@ uint32_t pol_start_whole(struct sim *s, struct jobq *q, bool strict, uint32_t ma
             jobq_remove_at(q, i);
             continue;
         }
-        if (cluster_find_gang(&s->cl, job->spec.gpus, gang) == 0 &&
+        if (pol_find_gang_masked(&s->cl, ok, job->spec.gpus, gang) == 0 &&
             trainer_start(&s->tr, j, gang) >= 0) {
             jobq_remove_at(q, i);
             started++;

@@ -210,6 +210,9 @@ double pol_hpa_load(const struct sim *s, uint32_t i, const struct autoscale *a, 
  * larger than max_gpus are rejected. Returns the number started.
  */
 uint32_t pol_start_whole(struct sim *s, struct jobq *q, bool strict, uint32_t max_gpus);
+/* The same on the cards ok[] allows only (NULL: all; pol_find_gang_masked). */
+uint32_t pol_start_whole_masked(struct sim *s, struct jobq *q, bool strict, uint32_t max_gpus,
+                                const bool *ok);
 
 /*
  * The skeleton of a policy that keeps training in a FIFO started by its own
