@@ -233,6 +233,31 @@ static uint32_t card_jobs(const struct sim *s, uint32_t g, pol_job_cost_fn cost,
     return m;
 }
 
+/*
+ * Cards of node (allowed, not in cards[0..got)) that come free once the jobs
+ * chosen[0..nchosen) and add[0..m) have left, at most cap.
+ */
+static uint32_t freed_with(const struct sim *s, uint32_t node, const bool *ok,
+                           const uint32_t *cards, uint32_t got, const uint32_t *chosen,
+                           uint32_t nchosen, const uint32_t *add, uint32_t m, uint32_t cap)
+{
+    const struct cluster *c = &s->cl;
+    uint32_t f = 0;
+    for (uint32_t g = node * c->per_node; g < (node + 1) * c->per_node && f < cap; g++) {
+        const struct card *cd = &c->cards[g];
+        if (cd->nten == 0 || cd->reconfiguring || (ok && !ok[g]) || in_list(cards, got, g))
+            continue;
+        bool all = true;
+        for (uint32_t i = 0; i < cd->nten && all; i++) {
+            const struct tenant *t = &c->tenants[cd->ten[i]];
+            all = t->kind == TENANT_TRAIN &&
+                  (in_list(chosen, nchosen, t->owner) || in_list(add, m, t->owner));
+        }
+        f += all;
+    }
+    return f;
+}
+
 uint32_t pol_plan_room(const struct sim *s, uint32_t node, uint32_t n, const bool *ok,
                        pol_job_cost_fn cost, void *ctx, uint32_t *jobs, uint32_t *cards,
                        int64_t *total)
@@ -248,16 +273,27 @@ uint32_t pol_plan_room(const struct sim *s, uint32_t node, uint32_t n, const boo
         if (card_free(c, g) && (!ok || ok[g]))
             cards[got++] = g;
     while (got < n) {
-        uint32_t best = UINT32_MAX;
-        int64_t best_c = 0, k;
+        /* The card whose jobs free the most needed cards per unit of cost (the fewest
+         * jobs on ties, then the lowest card): a 4-GPU job freeing 4 cards beats four
+         * 1-GPU jobs; one 1-GPU job beats a 4-GPU job when one card is missing. */
+        uint32_t best = UINT32_MAX, best_f = 0, best_m = 0;
+        int64_t best_k = 0, k;
         for (uint32_t g = node * per; g < (node + 1) * per; g++) {
             if (c->cards[g].nten == 0 || (ok && !ok[g]) || in_list(cards, got, g))
                 continue;
-            if (card_jobs(s, g, cost, ctx, chosen, nchosen, add, &k) == UINT32_MAX)
+            uint32_t m = card_jobs(s, g, cost, ctx, chosen, nchosen, add, &k);
+            if (m == UINT32_MAX)
                 continue;
-            if (best == UINT32_MAX || k < best_c) {
+            uint32_t f = freed_with(s, node, ok, cards, got, chosen, nchosen, add, m, n - got);
+            /* f / k better than best_f / best_k (a cost of 0 is best) */
+            int64_t lhs = (int64_t)f * best_k, rhs = (int64_t)best_f * k;
+            bool better = best == UINT32_MAX || lhs > rhs || (lhs == rhs && f > best_f) ||
+                          (lhs == rhs && f == best_f && m < best_m);
+            if (better) {
                 best = g;
-                best_c = k;
+                best_f = f;
+                best_k = k;
+                best_m = m;
             }
         }
         if (best == UINT32_MAX) {

@@ -866,3 +866,11 @@ const struct policy_ops policy_kueue = {
     .on_tick = kueue_on_tick,
     .destroy = kueue_destroy_state,
 };
+
+double kueue_policy_usage(const struct sim *s, bool inference)
+{
+    if (s->pol != &policy_kueue || !s->pol_state)
+        return -1;
+    const struct kq *k = s->pol_state;
+    return kueue_usage(k->q, inference ? CQ_INF : CQ_TRAIN);
+}
