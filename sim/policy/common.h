@@ -179,9 +179,12 @@ typedef int64_t (*pol_job_cost_fn)(void *ctx, uint32_t job);
 /*
  * pol_plan_room: can node host n cards of a replica, counting what can be
  * freed? Free cards ok[] allows (NULL: all) first, then, greedily, the
- * allowed card whose training tenants not yet chosen cost least (a card with
- * a replica or a job cost refuses cannot be freed); every card whose tenants
- * are all chosen comes free with it. Returns the jobs to take away (cost > 0)
+ * allowed card whose training tenants not yet chosen free the most missing
+ * cards per unit of cost (then the fewest jobs, then the lowest card): a
+ * 4-GPU job on 4 cards beats four 1-GPU jobs, one 1-GPU job beats the 4-GPU
+ * job when one card is missing. A card with a replica, or a job cost
+ * refuses, cannot be freed; every card whose tenants are all chosen comes
+ * free with them. Returns the jobs to take away (cost > 0)
  * into jobs[] (room for per_node × (CARD_MAX_TENANTS + 1)), the n cards into
  * cards[] and the summed cost into *total; UINT32_MAX when the node cannot
  * host the replica (or out of memory).

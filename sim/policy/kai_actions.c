@@ -842,8 +842,8 @@ static void reclaim_tp(struct sim *s, struct kp *k, uint32_t svc, uint32_t *cove
     while (k->want[svc] * n > *covered) {
         double need = kai_reclaim_need(&k->q[iq], k->alloc[iq] + *covered_u);
         if (ctx.r > need + EPS ||
-            !kai_admissible(&k->q[iq], k->alloc[iq] + *covered_u, k->nonpre[iq] + *covered_u,
-                            ctx.r, KAI_PRIO_INFERENCE))
+            !kai_admissible(&k->q[iq], k->alloc[iq] + *covered_u, k->nonpre[iq] + *covered_u, ctx.r,
+                            KAI_PRIO_INFERENCE))
             break;
         for (uint32_t g = 0; g < s->cl.ngpus; g++)
             k->mark[g] = k->hold[g].kind == KAI_HOLD_NONE;

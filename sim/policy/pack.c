@@ -182,8 +182,8 @@ static uint32_t pick_cards(const struct sim *s, struct pack *p, enum tenant_kind
  * the replica goes to the node of the best card that has n such cards, on
  * that node's n best. Returns n, or 0 when no node has n.
  */
-static uint32_t pick_tp(const struct sim *s, struct pack *p, uint32_t svc, double mem,
-                        double units, uint32_t n, uint32_t *cards)
+static uint32_t pick_tp(const struct sim *s, struct pack *p, uint32_t svc, double mem, double units,
+                        uint32_t n, uint32_t *cards)
 {
     uint32_t m = pick_cards(s, p, TENANT_INFER, svc, mem, units, s->cl.ngpus);
     for (uint32_t i = 0; i < m; i++) {

@@ -18,13 +18,13 @@
 #define SEC(x) ((sim_time)(x)*SIM_SEC)
 
 /* Llama-2-70B in BF16 (128.5 GiB of weights) on 4 cards of one node. */
-#define TP4_SERVICE(replicas)                                                                 \
-    "services:\n"                                                                             \
-    "  - name: big\n"                                                                         \
-    "    kind: llm\n"                                                                         \
-    "    llm: { model: llama-2-70b, tensor_parallel: 4, max_context: 4096 }\n"              \
-    "    startup: { load_gbps: { sigma: 0 } }\n"                                              \
-    "    replicas: " replicas "\n"                                                            \
+#define TP4_SERVICE(replicas)                                                  \
+    "services:\n"                                                              \
+    "  - name: big\n"                                                          \
+    "    kind: llm\n"                                                          \
+    "    llm: { model: llama-2-70b, tensor_parallel: 4, max_context: 4096 }\n" \
+    "    startup: { load_gbps: { sigma: 0 } }\n"                               \
+    "    replicas: " replicas "\n"                                             \
     "    arrivals: { synthetic: { rate_rps: 0.2 } }\n"
 
 /* The cards of replica ri of service svc (an LLM service), in member order; returns how many. */
@@ -187,8 +187,8 @@ Test(tp_replicas, kueue_gathers_one_node_for_an_admitted_tp4_replica)
         for (size_t e = 0; e < sizeof(evicted) / sizeof(evicted[0]); e++)
             want |= evicted[e] == i;
         if (i != 1 && i != 5)
-            cr_expect_eq(s.tr.jobs[j[i]].preemptions, want ? 1u : 0u, "j%u preempted %u times",
-                         i, s.tr.jobs[j[i]].preemptions);
+            cr_expect_eq(s.tr.jobs[j[i]].preemptions, want ? 1u : 0u, "j%u preempted %u times", i,
+                         s.tr.jobs[j[i]].preemptions);
     }
     engine_run(&s.eng, SEC(4200));
     cr_assert_eq(live_reps(&s, 0), 2);
@@ -291,7 +291,8 @@ Test(tp_replicas, timeslice_gives_a_tp2_replica_one_slot_on_each_card)
     const struct llm_rep *r = &s.svcs[0].llm->reps[0];
     for (uint32_t i = 0; i < 2; i++)
         cluster_set_active(&s.cl, r->tids[i], s.eng.now, true, USE_INFER);
-    double v0 = cluster_tenant_speed(&s.cl, r->tids[0]), v1 = cluster_tenant_speed(&s.cl, r->tids[1]);
+    double v0 = cluster_tenant_speed(&s.cl, r->tids[0]),
+           v1 = cluster_tenant_speed(&s.cl, r->tids[1]);
     cr_expect_float_eq(v0, 2.0 / (2 * 2.1), 1e-9, "card 0 member at %f", v0);
     cr_expect_float_eq(v1, 1.0, 1e-12);
     simtest_free(&sc, &s);
@@ -333,8 +334,7 @@ Test(tp_replicas, mps_and_a_fraction_of_a_card_are_refused_for_tp_replicas)
                             "    llm: { model: llama-2-70b, tensor_parallel: 4 }\n"
                             "    arrivals: { synthetic: { rate_rps: 1 } }\n"
                             "policy: { name: mig-static }\n",
-                            "bad.yaml:8:49: 'tensor_parallel': tensor parallelism across MIG",
-                            2);
+                            "bad.yaml:8:49: 'tensor_parallel': tensor parallelism across MIG", 2);
 }
 
 /*
