@@ -522,8 +522,9 @@ static void admit_all(struct sim *s, struct kq *k)
 static void place_admitted(struct sim *s, struct kq *k)
 {
     for (uint32_t i = 0; i < k->ninf; i++)
-        if (k->inf[i].st == WL_ADMITTED && !place_inf(s, k, &k->inf[i], inf_delay(s)))
-            break;
+        if (k->inf[i].st == WL_ADMITTED && !place_inf(s, k, &k->inf[i], inf_delay(s)) &&
+            pol_gang_size(s, k->inf[i].svc) == 1)
+            break; /* no free card; a tensor-parallel one may lack a node, not a card */
     for (uint32_t j = 0; j < k->njob_st && j < s->tr.njobs; j++) {
         if (k->job_st[j] != WL_ADMITTED || s->tr.jobs[j].state != JOB_QUEUED)
             continue;
