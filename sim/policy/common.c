@@ -336,15 +336,18 @@ int pol_place_initial(struct sim *s, pol_pick_fn pick, void *ctx)
         flexible += sc->services[i].replicas == 0;
     }
     uint32_t pool = sc->policy.inference_gpus, spare = pool > fixed ? pool - fixed : 0;
+    /* Weights: the peak rates; with a tensor-parallel service the cards each needs at its
+     * peak (pol_peak_cards: a split by rate gives a 4-card replica a fraction of itself). */
+    bool by_need = pol_any_tp(s);
     double tot = 0;
     for (uint32_t i = 0; i < s->nsvcs; i++)
         if (sc->services[i].replicas == 0)
-            tot += s->peak_rate[i] + 1e-9;
+            tot += by_need ? pol_peak_cards(s, i) : s->peak_rate[i] + 1e-9;
     uint32_t given = 0;
     for (uint32_t i = 0; i < s->nsvcs; i++) {
         uint32_t want = sc->services[i].replicas;
         if (want == 0) {
-            double w = (s->peak_rate[i] + 1e-9) / tot;
+            double w = (by_need ? pol_peak_cards(s, i) : s->peak_rate[i] + 1e-9) / tot;
             want = --flexible == 0 ? spare - given : (uint32_t)(w * spare + 0.5);
             if (want == 0)
                 want = 1;

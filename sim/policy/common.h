@@ -199,6 +199,22 @@ uint32_t pol_plan_best(const struct sim *s, uint32_t n, const bool *ok, pol_job_
                        void *ctx, uint32_t *jobs, uint32_t *cards, uint32_t *njobs);
 
 /*
+ * Pools in cards with a tensor-parallel service. pol_any_tp: some service's
+ * replicas hold several cards. pol_peak_cards: the cards service i needs at
+ * its peak rate at the HPA's target (policy.autoscale.target, 0.7 when not
+ * given): ceil(peak / (capacity × target)), at least 1, × its cards per
+ * replica. pol_split_by_need: a pool of `cards` split over the services in
+ * proportion to those needs, in replicas (floor of its share / cards per
+ * replica, at least one each; cards left go a replica at a time to the
+ * service furthest below its share). A split by peak rate (pol_split_by_peak)
+ * would give a 70B service on 4 cards a fraction of one replica beside an 8B
+ * chat; without a tensor-parallel service the policies keep that split.
+ */
+bool pol_any_tp(const struct sim *s);
+double pol_peak_cards(const struct sim *s, uint32_t i);
+void pol_split_by_need(const struct sim *s, uint32_t cards, uint32_t *out);
+
+/*
  * What service i's HPA observes this interval, as a request rate against its
  * capacity (a->cfg): the larger of `rate` and the busy-time equivalent; for
  * an LLM service that scales on tokens/s or KV occupancy (llm.autoscale),

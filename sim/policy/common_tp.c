@@ -4,6 +4,7 @@
  * "Tensor-parallel LLM replicas"). Declared in sim/policy/common.h.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -341,4 +342,54 @@ uint32_t pol_plan_best(const struct sim *s, uint32_t n, const bool *ok, pol_job_
     free(tj);
     *njobs = best_n;
     return best;
+}
+
+/* ---- pools in cards ---- */
+
+bool pol_any_tp(const struct sim *s)
+{
+    for (uint32_t i = 0; i < s->nsvcs; i++)
+        if (pol_gang_size(s, i) > 1)
+            return true;
+    return false;
+}
+
+double pol_peak_cards(const struct sim *s, uint32_t i)
+{
+    double target = s->sc->policy.as.target_util > 0 ? s->sc->policy.as.target_util : 0.7;
+    double reps = ceil(s->peak_rate[i] / (pol_replica_capacity(s->svcs[i].cfg) * target));
+    return (reps < 1 ? 1 : reps) * pol_gang_size(s, i);
+}
+
+void pol_split_by_need(const struct sim *s, uint32_t cards, uint32_t *out)
+{
+    double tot = 0;
+    for (uint32_t i = 0; i < s->nsvcs; i++)
+        tot += pol_peak_cards(s, i);
+    uint32_t used = 0;
+    for (uint32_t i = 0; i < s->nsvcs; i++) {
+        uint32_t n = pol_gang_size(s, i);
+        double share = tot > 0 ? pol_peak_cards(s, i) / tot * cards : 0;
+        out[i] = (uint32_t)floor(share / n + 1e-9);
+        if (out[i] == 0)
+            out[i] = 1;
+        used += out[i] * n;
+    }
+    /* Cards left: a replica more to the service furthest below its share that fits them. */
+    for (;;) {
+        uint32_t best = UINT32_MAX;
+        double best_d = 0;
+        for (uint32_t i = 0; i < s->nsvcs; i++) {
+            uint32_t n = pol_gang_size(s, i);
+            double d = (tot > 0 ? pol_peak_cards(s, i) / tot * cards : 0) - (double)(out[i] * n);
+            if (used + n <= cards && d > 0 && (best == UINT32_MAX || d > best_d)) {
+                best = i;
+                best_d = d;
+            }
+        }
+        if (best == UINT32_MAX)
+            break;
+        out[best]++;
+        used += pol_gang_size(s, best);
+    }
 }

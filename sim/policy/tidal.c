@@ -157,20 +157,6 @@ static int tidal_parse(struct scenario *sc, const struct conf_node *p, struct co
     return 0;
 }
 
-/*
- * The windows are in cards (day_gpus, inference_gpus): a tensor-parallel
- * service's share of them holds share / tensor_parallel replicas (at least
- * one). Unchanged for one-card replicas (MIG refuses tensor parallelism).
- */
-static void cards_to_replicas(const struct sim *s, uint32_t *target)
-{
-    for (uint32_t i = 0; i < s->nsvcs; i++) {
-        uint32_t n = pol_gang_size(s, i);
-        if (n > 1)
-            target[i] = target[i] / n ? target[i] / n : 1;
-    }
-}
-
 static enum tidal_phase phase_at(const struct tidal_state *st, sim_time t)
 {
     if (tidal_is_day(&st->cfg.win, t))
@@ -581,8 +567,10 @@ static int tidal_init(struct sim *s, void **state)
         night *= k;
     }
     pol_split_by_peak(s, night, st->night_target);
-    cards_to_replicas(s, st->day_target);
-    cards_to_replicas(s, st->night_target);
+    if (pol_any_tp(s)) { /* whole cards (MIG refuses tensor parallelism): split by card need */
+        pol_split_by_need(s, day, st->day_target);
+        pol_split_by_need(s, night, st->night_target);
+    }
     /* Lead: the longest checkpoint a job of the largest size would write, a re-layout, a start. */
     if (st->cfg.lead >= 0) {
         st->lead = st->cfg.lead;
