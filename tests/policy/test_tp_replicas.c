@@ -437,3 +437,41 @@ Test(tp_replicas, no_replica_ever_spans_nodes_over_a_run, .timeout = 120)
         simtest_free(&sc, &s);
     }
 }
+
+/*
+ * Pools split by card need. A TP-4 70B service and a one-card 8B service,
+ * both at a peak of 0.01 req/s: each needs one replica at its peak, 4 cards
+ * and 1 card. A pool of 10 cards split by need gives 8 cards (2 replicas) and
+ * 2 (2 replicas): 10 cards. By peak rate (equal) it gave 5 cards each: 2
+ * replicas of 4 cards and 5 of one, 13 cards for a pool of 10.
+ */
+Test(tp_replicas, pools_are_split_by_card_need)
+{
+    static const char *const policies[] = {
+        "{ name: dedicated, inference_gpus: 10 }",
+        "{ name: tidal, inference_gpus: 10, day: '09:00-22:00' }",
+    };
+    for (size_t c = 0; c < sizeof(policies) / sizeof(policies[0]); c++) {
+        struct scenario sc;
+        struct sim s;
+        polsubmit_build(&sc, &s, "{ gpu: a100-sxm4-80gb, nodes: 2, gpus_per_node: 8 }", "",
+                        "timezone: '+00:00'\n"
+                        "services:\n"
+                        "  - name: big\n"
+                        "    kind: llm\n"
+                        "    llm: { model: llama-2-70b, tensor_parallel: 4, max_context: 4096 }\n"
+                        "    arrivals: { synthetic: { rate_rps: 0.01 } }\n"
+                        "  - name: chat\n"
+                        "    kind: llm\n"
+                        "    llm: { model: llama-3.1-8b, max_context: 8192 }\n"
+                        "    arrivals: { synthetic: { rate_rps: 0.01 } }\n",
+                        policies[c]);
+        cr_expect_eq(live_reps(&s, 0), 2, "%s: %u replicas of the 70B", policies[c],
+                     live_reps(&s, 0));
+        cr_expect_eq(live_reps(&s, 1), 2, "%s: %u replicas of the 8B", policies[c],
+                     live_reps(&s, 1));
+        cr_expect_eq(s.cl.free_cards, 16 - 10);
+        expect_one_node(&s, policies[c]);
+        simtest_free(&sc, &s);
+    }
+}
