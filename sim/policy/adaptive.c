@@ -135,7 +135,7 @@ static uint32_t replicas_for(const struct sim *s, const struct adaptive_state *s
     const struct service_cfg *c = &s->sc->services[i];
     double mu = pol_replica_capacity(c), target = st->cfg.target;
     uint32_t lo = c->min_replicas ? c->min_replicas : 1;
-    uint32_t hi = c->max_replicas ? c->max_replicas : s->cl.ngpus;
+    uint32_t hi = c->max_replicas ? c->max_replicas : s->cl.ngpus / pol_gang_size(s, i);
     double n = ceil(rate / (mu * target) - 1e-9);
     double budget =
         sim_time_to_sec(c->slo - c->max_wait) - (c->a_ms + c->b_ms * c->max_batch) / 1e3;
