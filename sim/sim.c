@@ -621,13 +621,10 @@ static sim_time startup_delay(struct service *sv, sim_time policy_delay)
     return u->fixed + sim_time_from_sec(load_s < 1e7 ? load_s : 1e7);
 }
 
-int sim_start_replica(struct sim *s, uint32_t svc, uint32_t gpu, sim_time delay)
+/* The tenant request of one card of a replica of c. */
+static struct tenant_req replica_req(uint32_t svc, const struct service_cfg *c)
 {
-    if (svc >= s->nsvcs)
-        return -EINVAL;
-    struct service *sv = &s->svcs[svc];
-    const struct service_cfg *c = sv->cfg;
-    struct tenant_req req = {
+    return (struct tenant_req){
         .kind = TENANT_INFER,
         .owner = svc,
         .mem_gib = c->mem_used_gib > 0 ? c->mem_used_gib : c->mem_gib,
@@ -637,8 +634,16 @@ int sim_start_replica(struct sim *s, uint32_t svc, uint32_t gpu, sim_time delay)
         .demand = c->demand,
         .mig_profile = c->mig_profile,
     };
+}
+
+int sim_start_replica(struct sim *s, uint32_t svc, uint32_t gpu, sim_time delay)
+{
+    if (svc >= s->nsvcs)
+        return -EINVAL;
+    const struct service_cfg *c = s->svcs[svc].cfg;
+    struct tenant_req req = replica_req(svc, c);
     /* A tensor-parallel LLM replica: gpu and the next cards of its node that take a tenant. */
-    uint32_t n = c->kind == SVC_LLM ? c->llm->tp : 1, cards[LLM_MAX_TP], tids[LLM_MAX_TP], ri;
+    uint32_t n = c->kind == SVC_LLM ? c->llm->tp : 1, cards[LLM_MAX_TP];
     if (gpu >= s->cl.ngpus)
         return -EINVAL;
     cards[0] = gpu;
@@ -648,6 +653,27 @@ int sim_start_replica(struct sim *s, uint32_t svc, uint32_t gpu, sim_time delay)
             cards[got++] = g;
     if (got < n)
         return -EBUSY;
+    return sim_start_replica_on(s, svc, cards, n, delay);
+}
+
+int sim_start_replica_on(struct sim *s, uint32_t svc, const uint32_t *cards, uint32_t n,
+                         sim_time delay)
+{
+    if (svc >= s->nsvcs || !cards)
+        return -EINVAL;
+    struct service *sv = &s->svcs[svc];
+    const struct service_cfg *c = sv->cfg;
+    struct tenant_req req = replica_req(svc, c);
+    uint32_t tids[LLM_MAX_TP], ri;
+    if (n != (c->kind == SVC_LLM ? c->llm->tp : 1))
+        return -EINVAL;
+    for (uint32_t i = 0; i < n; i++) {
+        if (cards[i] >= s->cl.ngpus || s->cl.cards[cards[i]].node != s->cl.cards[cards[0]].node)
+            return -EINVAL; /* a replica's cards are on one node */
+        for (uint32_t k = 0; k < i; k++)
+            if (cards[k] == cards[i])
+                return -EINVAL;
+    }
     for (uint32_t i = 0; i < n; i++) {
         int rc = cluster_place(&s->cl, cards[i], s->eng.now, &req, &tids[i]);
         if (rc == 1)

@@ -127,6 +127,18 @@ int sim_place_replica(struct sim *s, uint32_t svc, uint32_t gpu);
 int sim_start_replica(struct sim *s, uint32_t svc, uint32_t gpu, sim_time delay);
 
 /*
+ * Start a replica of svc on exactly the cards cards[0..n) (caller's array),
+ * all of one node: n must be the replica's tensor-parallel degree (1 for a
+ * batch service); each card takes one tenant (a slot on a shared card).
+ * Policies that choose a tensor-parallel replica's cards themselves use it
+ * (sim/policy/common_tp.c). Same delay rule and returns as
+ * sim_start_replica; -EINVAL for a wrong n, a card out of range, a repeated
+ * card or cards on two nodes. On failure nothing is changed.
+ */
+int sim_start_replica_on(struct sim *s, uint32_t svc, const uint32_t *cards, uint32_t n,
+                         sim_time delay);
+
+/*
  * Scale down: take one replica of svc out (an idle one first; a busy one
  * drains its batch first). *gpu (may be NULL) gets its card. Returns 0,
  * -ENOENT when svc has no replica left, -EINVAL for a bad svc.

@@ -63,6 +63,11 @@ struct adaptive_state {
     uint64_t preempted;
     struct errs *err; /* per service */
     double *scratch;  /* ERR_CAP doubles for the quantile */
+    /* Tensor-parallel replicas: cards held for a service's replica being gathered on one node
+     * (owner: the service), and the jobs a plan preempts (common.h, pol_plan_best). */
+    struct pol_holds holds;
+    uint32_t *plan_jobs;
+    struct sim *s;
 };
 
 static const char *const adaptive_keys[] = {"horizon",      "margin", "margin_quantile",
@@ -130,7 +135,7 @@ static uint32_t replicas_for(const struct sim *s, const struct adaptive_state *s
     const struct service_cfg *c = &s->sc->services[i];
     double mu = pol_replica_capacity(c), target = st->cfg.target;
     uint32_t lo = c->min_replicas ? c->min_replicas : 1;
-    uint32_t hi = c->max_replicas ? c->max_replicas : s->cl.ngpus;
+    uint32_t hi = c->max_replicas ? c->max_replicas : s->cl.ngpus / pol_gang_size(s, i);
     double n = ceil(rate / (mu * target) - 1e-9);
     double budget =
         sim_time_to_sec(c->slo - c->max_wait) - (c->a_ms + c->b_ms * c->max_batch) / 1e3;
@@ -229,7 +234,9 @@ static void start_training(struct sim *s, struct adaptive_state *st)
         }
         /* Keep the cards the forecast wants back soon. */
         if (s->cl.free_cards >= jb->spec.gpus + st->reserve &&
-            cluster_find_gang(&s->cl, jb->spec.gpus, st->gang) == 0 &&
+            pol_find_gang_masked(&s->cl,
+                                 st->holds.n ? pol_holds_mask(&st->holds, UINT32_MAX) : NULL,
+                                 jb->spec.gpus, st->gang) == 0 &&
             trainer_start(&s->tr, j, st->gang) >= 0) {
             jobq_remove_at(&st->q, i);
             continue;
@@ -238,19 +245,92 @@ static void start_training(struct sim *s, struct adaptive_state *st)
     }
 }
 
-/* Place wanted replicas on free cards; reclaim training for the rest. */
+/*
+ * pol_job_cost_fn for gathering a tensor-parallel replica's cards: a job
+ * already stopping costs nothing; a running one what reclaim's order weighs
+ * (its work since the checkpoint, µs, then its size).
+ */
+static int64_t tp_cost(void *ctx, uint32_t j)
+{
+    struct adaptive_state *st = ctx;
+    const struct job *jb = &st->s->tr.jobs[j];
+    if (jb->state != JOB_RUNNING)
+        return -1;
+    if (jb->stop_after || jb->phase == PHASE_STOP)
+        return 0;
+    return (int64_t)(jb->done_us - jb->ckpt_us) + (int64_t)jb->spec.gpus * 1000 + 1;
+}
+
+/*
+ * The cards of a new tensor-parallel replica of svc: those held for it first
+ * (one node), else free cards of one node no one else holds. Returns n or 0.
+ */
+static uint32_t pick_tp(struct sim *s, struct adaptive_state *st, uint32_t svc, uint32_t *cards)
+{
+    uint32_t n = 0;
+    if (st->holds.n) {
+        for (uint32_t g = 0; g < s->cl.ngpus; g++)
+            st->holds.ok[g] = st->holds.owner[g] == svc + 1;
+        n = pol_pick_gang_masked(s, svc, st->holds.ok, cards);
+    }
+    if (n == 0)
+        n = pol_pick_gang_masked(s, svc, st->holds.n ? pol_holds_mask(&st->holds, svc) : NULL,
+                                 cards);
+    return n;
+}
+
+/*
+ * Gather cards for `lack` tensor-parallel replicas of svc beyond those held
+ * already: per replica the node where the least training is lost
+ * (pol_plan_best), its jobs preempted gracefully, its cards held for svc.
+ */
+static void gather_tp(struct sim *s, struct adaptive_state *st, uint32_t svc, uint32_t lack)
+{
+    uint32_t n = pol_gang_size(s, svc), cards[LLM_MAX_TP], njobs;
+    uint32_t held = pol_held_count(&st->holds, svc) / n;
+    for (; held < lack; held++) {
+        const bool *ok = pol_holds_mask(&st->holds, UINT32_MAX);
+        if (pol_plan_best(s, n, ok, tp_cost, st, st->plan_jobs, cards, &njobs) == UINT32_MAX)
+            return;
+        for (uint32_t i = 0; i < n; i++)
+            pol_hold(&st->holds, cards[i], svc);
+        for (uint32_t i = 0; i < njobs; i++) {
+            trainer_preempt(&s->tr, st->plan_jobs[i], true);
+            st->preempted++;
+        }
+    }
+}
+
+/*
+ * Place wanted replicas on free cards; reclaim training for the rest (a
+ * tensor-parallel replica: the cards of one node, gather_tp).
+ */
 static void place(struct sim *s, struct adaptive_state *st)
 {
     uint32_t short_total = 0;
     for (uint32_t i = 0; i < s->nsvcs; i++) {
-        uint32_t have = service_replicas(&s->svcs[i]);
+        uint32_t have = service_replicas(&s->svcs[i]), tp = pol_gang_size(s, i) > 1;
         while (have < st->want[i]) {
-            uint32_t g = pol_pick_compact(s, NULL, i); /* node-compact (common.h) */
-            if (g == UINT32_MAX || sim_start_replica(s, i, g, s->sc->policy.as.up_delay) != 0)
+            uint32_t cards[LLM_MAX_TP], n;
+            if (tp) {
+                n = pick_tp(s, st, i, cards);
+            } else {
+                uint32_t g = pol_pick_compact(s, NULL, i); /* node-compact (common.h) */
+                cards[0] = g;
+                n = g == UINT32_MAX ? 0 : 1;
+            }
+            if (n == 0 || sim_start_replica_on(s, i, cards, n, s->sc->policy.as.up_delay) != 0)
                 break;
+            for (uint32_t k = 0; k < n; k++)
+                pol_unhold(&st->holds, cards[k]);
             have++;
         }
-        short_total += st->want[i] - have;
+        if (!tp)
+            short_total += st->want[i] - have;
+        else if (have < st->want[i])
+            gather_tp(s, st, i, st->want[i] - have);
+        else
+            pol_unhold_owner(&st->holds, i);
     }
     if (short_total)
         reclaim(s, st, short_total);
@@ -270,7 +350,10 @@ static int adaptive_init(struct sim *s, void **state)
     if (!st->boost || !st->pressed)
         return -ENOMEM;
     st->gang = calloc(s->cl.ngpus, sizeof(*st->gang));
-    if (!st->fc || !st->want || !st->gang)
+    st->s = s;
+    st->plan_jobs = calloc((size_t)s->cl.per_node * (CARD_MAX_TENANTS + 1), sizeof(*st->plan_jobs));
+    if (!st->fc || !st->want || !st->gang || !st->plan_jobs ||
+        pol_holds_init(&st->holds, s->cl.ngpus))
         return -ENOMEM;
     st->err = calloc(s->nsvcs + 1, sizeof(*st->err));
     st->scratch = malloc(ERR_CAP * sizeof(*st->scratch));
@@ -343,7 +426,7 @@ static void adaptive_on_tick(struct sim *s, void *state)
             st->want[i] = have;
         while (service_replicas(&s->svcs[i]) > st->want[i] && sim_stop_replica(s, i, NULL) == 0)
             ;
-        future += keep > st->want[i] ? keep - st->want[i] : 0;
+        future += (keep > st->want[i] ? keep - st->want[i] : 0) * pol_gang_size(s, i); /* cards */
     }
     st->reserve = future;
     place(s, st);
@@ -393,6 +476,8 @@ static void adaptive_destroy(void *state)
     free(st->boost);
     free(st->pressed);
     free(st->gang);
+    free(st->plan_jobs);
+    pol_holds_release(&st->holds);
     for (uint32_t i = 0; st->err && st->err[i].v; i++)
         free(st->err[i].v);
     free(st->err);

@@ -159,8 +159,8 @@ void pol_scaler_tick(struct pol_scaler *ps, struct sim *s, const double *forecas
         uint32_t want = (uint32_t)autoscale_observe(&ps->as[i], s->eng.now, rate);
         uint32_t have = service_replicas(&s->svcs[i]);
         while (have < want) {
-            uint32_t gpu = pick(s, ctx, i);
-            if (gpu == UINT32_MAX || sim_start_replica(s, i, gpu, s->sc->policy.as.up_delay) != 0) {
+            uint32_t cards[LLM_MAX_TP], n = pick(s, ctx, i, cards);
+            if (n == 0 || sim_start_replica_on(s, i, cards, n, s->sc->policy.as.up_delay) != 0) {
                 ps->blocked += want - have;
                 break;
             }
@@ -181,6 +181,12 @@ void pol_scaler_tick(struct pol_scaler *ps, struct sim *s, const double *forecas
 
 uint32_t pol_start_whole(struct sim *s, struct jobq *q, bool strict, uint32_t max_gpus)
 {
+    return pol_start_whole_masked(s, q, strict, max_gpus, NULL);
+}
+
+uint32_t pol_start_whole_masked(struct sim *s, struct jobq *q, bool strict, uint32_t max_gpus,
+                                const bool *ok)
+{
     uint32_t started = 0, *gang = malloc((s->cl.ngpus ? s->cl.ngpus : 1) * sizeof(*gang));
     if (!gang)
         return 0;
@@ -196,7 +202,7 @@ uint32_t pol_start_whole(struct sim *s, struct jobq *q, bool strict, uint32_t ma
             jobq_remove_at(q, i);
             continue;
         }
-        if (cluster_find_gang(&s->cl, job->spec.gpus, gang) == 0 &&
+        if (pol_find_gang_masked(&s->cl, ok, job->spec.gpus, gang) == 0 &&
             trainer_start(&s->tr, j, gang) >= 0) {
             jobq_remove_at(q, i);
             started++;
@@ -221,23 +227,6 @@ uint32_t pol_node_inference_cards(const struct cluster *cl, uint32_t n)
         k += inf;
     }
     return k;
-}
-
-uint32_t pol_gang_size(const struct sim *s, uint32_t svc)
-{
-    const struct service_cfg *c = s->svcs[svc].cfg;
-    return c->kind == SVC_LLM ? c->llm->tp : 1;
-}
-
-bool pol_gang_fits(const struct sim *s, uint32_t svc, uint32_t g)
-{
-    const struct cluster *cl = &s->cl;
-    if (g >= cl->ngpus || cl->cards[g].nten || cl->cards[g].reconfiguring)
-        return false;
-    uint32_t need = pol_gang_size(s, svc), node = cl->cards[g].node, got = 0;
-    for (uint32_t k = node * cl->per_node; k < (node + 1) * cl->per_node && got < need; k++)
-        got += cl->cards[k].nten == 0 && !cl->cards[k].reconfiguring;
-    return got >= need;
 }
 
 uint32_t pol_pick_compact(struct sim *s, void *ctx, uint32_t svc)
@@ -347,15 +336,18 @@ int pol_place_initial(struct sim *s, pol_pick_fn pick, void *ctx)
         flexible += sc->services[i].replicas == 0;
     }
     uint32_t pool = sc->policy.inference_gpus, spare = pool > fixed ? pool - fixed : 0;
+    /* Weights: the peak rates; with a tensor-parallel service the cards each needs at its
+     * peak (pol_peak_cards: a split by rate gives a 4-card replica a fraction of itself). */
+    bool by_need = pol_any_tp(s);
     double tot = 0;
     for (uint32_t i = 0; i < s->nsvcs; i++)
         if (sc->services[i].replicas == 0)
-            tot += s->peak_rate[i] + 1e-9;
+            tot += by_need ? pol_peak_cards(s, i) : s->peak_rate[i] + 1e-9;
     uint32_t given = 0;
     for (uint32_t i = 0; i < s->nsvcs; i++) {
         uint32_t want = sc->services[i].replicas;
         if (want == 0) {
-            double w = (s->peak_rate[i] + 1e-9) / tot;
+            double w = (by_need ? pol_peak_cards(s, i) : s->peak_rate[i] + 1e-9) / tot;
             want = --flexible == 0 ? spare - given : (uint32_t)(w * spare + 0.5);
             if (want == 0)
                 want = 1;
@@ -363,10 +355,10 @@ int pol_place_initial(struct sim *s, pol_pick_fn pick, void *ctx)
             want = (want + pol_gang_size(s, i) - 1) / pol_gang_size(s, i); /* cards to replicas */
         }
         for (uint32_t k = 0; k < want; k++) {
-            uint32_t gpu = pick(s, ctx, i);
-            if (gpu == UINT32_MAX)
+            uint32_t cards[LLM_MAX_TP], n = pick(s, ctx, i, cards);
+            if (n == 0)
                 return -ENOSPC;
-            int rc = sim_place_replica(s, i, gpu);
+            int rc = sim_start_replica_on(s, i, cards, n, 0);
             if (rc < 0)
                 return rc;
         }

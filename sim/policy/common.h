@@ -33,8 +33,12 @@ void jobq_release(struct jobq *q);
  */
 double pol_replica_capacity(const struct service_cfg *c);
 
-/* Pick a card for a new replica of svc; UINT32_MAX when there is none (the scale-up waits). */
-typedef uint32_t (*pol_pick_fn)(struct sim *s, void *ctx, uint32_t svc);
+/*
+ * Pick the cards for a new replica of svc: its pol_gang_size() cards, all of
+ * one node, into cards[] (room for LLM_MAX_TP); returns how many (the gang
+ * size), or 0 when there are none (the scale-up waits).
+ */
+typedef uint32_t (*pol_pick_fn)(struct sim *s, void *ctx, uint32_t svc, uint32_t *cards);
 /* A card was given back by a scale-down (the policy may backfill it). */
 typedef void (*pol_freed_fn)(struct sim *s, void *ctx, uint32_t gpu);
 
@@ -113,6 +117,104 @@ uint32_t pol_gang_size(const struct sim *s, uint32_t svc);
 bool pol_gang_fits(const struct sim *s, uint32_t svc, uint32_t g);
 
 /*
+ * Tensor-parallel replicas (sim/policy/common_tp.c). A replica of svc holds
+ * pol_gang_size() cards of one node; the policies choose all of them and
+ * start it with sim_start_replica_on.
+ *
+ * pol_gang_around: card g and the next cards of its node (in index order)
+ * that take the replica's tenant (cluster_can_place), into cards; returns the
+ * gang size, or 0 when the node has too few. The rule sim_start_replica
+ * applies, for policies that choose only the first card.
+ */
+uint32_t pol_gang_around(const struct sim *s, uint32_t svc, uint32_t g, uint32_t *cards);
+
+/*
+ * pol_pick_gang_masked: the gang of a new replica of svc on free cards (no
+ * tenant, not re-laid out) that ok[] allows (NULL: all), node-compact as
+ * pol_pick_compact: the node holding the most inference cards, then the
+ * fewest allowed free cards (best fit), then the lowest; its lowest allowed
+ * free cards. Returns the gang size, or 0. With a gang of 1 it picks the card
+ * pol_pick_compact picks. pol_pick_gang is the pol_pick_fn (ok all, ctx unused).
+ */
+uint32_t pol_pick_gang_masked(const struct sim *s, uint32_t svc, const bool *ok, uint32_t *cards);
+uint32_t pol_pick_gang(struct sim *s, void *ctx, uint32_t svc, uint32_t *cards);
+
+/*
+ * Holds: cards reserved for a replica being assembled (a tensor-parallel
+ * replica waits for n cards of one node to come free). One owner per card
+ * (the policy's id: a service, a workload); training is not placed on a held
+ * card (pol_find_gang_masked with pol_holds_mask). pol_holds_init allocates
+ * (0 or -ENOMEM); pol_holds_release frees. pol_holds_mask(h, owner) fills and
+ * returns h->ok: the cards free of holds or held for owner (UINT32_MAX: for
+ * no one); valid until the next call.
+ */
+struct pol_holds {
+    uint32_t *owner; /* per card: owner + 1, 0 = not held */
+    bool *ok;        /* scratch for pol_holds_mask */
+    uint32_t n;      /* cards held */
+    uint32_t ngpus;
+};
+int pol_holds_init(struct pol_holds *h, uint32_t ngpus);
+void pol_holds_release(struct pol_holds *h);
+void pol_hold(struct pol_holds *h, uint32_t g, uint32_t owner);
+void pol_unhold(struct pol_holds *h, uint32_t g);
+void pol_unhold_owner(struct pol_holds *h, uint32_t owner);
+uint32_t pol_held_count(const struct pol_holds *h, uint32_t owner);
+const bool *pol_holds_mask(struct pol_holds *h, uint32_t owner);
+
+/*
+ * cluster_find_gang restricted to the cards ok[] allows (NULL: all, exactly
+ * cluster_find_gang): one node, best fit, when count fits a node, else whole
+ * allowed free nodes. 0 and out[0..count), or -ENOSPC.
+ */
+int pol_find_gang_masked(const struct cluster *c, const bool *ok, uint32_t count, uint32_t *out);
+
+/*
+ * What a training job costs to take away for a replica: < 0 it may not be
+ * taken, 0 it is leaving anyway (its cards come free without a decision),
+ * else the cost (the policy's unit: GPUs, work lost).
+ */
+typedef int64_t (*pol_job_cost_fn)(void *ctx, uint32_t job);
+
+/*
+ * pol_plan_room: can node host n cards of a replica, counting what can be
+ * freed? Free cards ok[] allows (NULL: all) first, then, greedily, the
+ * allowed card whose training tenants not yet chosen free the most missing
+ * cards per unit of cost (then the fewest jobs, then the lowest card): a
+ * 4-GPU job on 4 cards beats four 1-GPU jobs, one 1-GPU job beats the 4-GPU
+ * job when one card is missing. A card with a replica, or a job cost
+ * refuses, cannot be freed; every card whose tenants are all chosen comes
+ * free with them. Returns the jobs to take away (cost > 0)
+ * into jobs[] (room for per_node × (CARD_MAX_TENANTS + 1)), the n cards into
+ * cards[] and the summed cost into *total; UINT32_MAX when the node cannot
+ * host the replica (or out of memory).
+ * pol_plan_best: the node whose plan costs least (then fewer jobs, then the
+ * lowest node); its jobs and cards as above, their count in *njobs. Returns
+ * the node or UINT32_MAX.
+ */
+uint32_t pol_plan_room(const struct sim *s, uint32_t node, uint32_t n, const bool *ok,
+                       pol_job_cost_fn cost, void *ctx, uint32_t *jobs, uint32_t *cards,
+                       int64_t *total);
+uint32_t pol_plan_best(const struct sim *s, uint32_t n, const bool *ok, pol_job_cost_fn cost,
+                       void *ctx, uint32_t *jobs, uint32_t *cards, uint32_t *njobs);
+
+/*
+ * Pools in cards with a tensor-parallel service. pol_any_tp: some service's
+ * replicas hold several cards. pol_peak_cards: the cards service i needs at
+ * its peak rate at the HPA's target (policy.autoscale.target, 0.7 when not
+ * given): ceil(peak / (capacity × target)), at least 1, × its cards per
+ * replica. pol_split_by_need: a pool of `cards` split over the services in
+ * proportion to those needs, in replicas (floor of its share / cards per
+ * replica, at least one each; cards left go a replica at a time to the
+ * service furthest below its share). A split by peak rate (pol_split_by_peak)
+ * would give a 70B service on 4 cards a fraction of one replica beside an 8B
+ * chat; without a tensor-parallel service the policies keep that split.
+ */
+bool pol_any_tp(const struct sim *s);
+double pol_peak_cards(const struct sim *s, uint32_t i);
+void pol_split_by_need(const struct sim *s, uint32_t cards, uint32_t *out);
+
+/*
  * What service i's HPA observes this interval, as a request rate against its
  * capacity (a->cfg): the larger of `rate` and the busy-time equivalent; for
  * an LLM service that scales on tokens/s or KV occupancy (llm.autoscale),
@@ -127,6 +229,9 @@ double pol_hpa_load(const struct sim *s, uint32_t i, const struct autoscale *a, 
  * larger than max_gpus are rejected. Returns the number started.
  */
 uint32_t pol_start_whole(struct sim *s, struct jobq *q, bool strict, uint32_t max_gpus);
+/* The same on the cards ok[] allows only (NULL: all; pol_find_gang_masked). */
+uint32_t pol_start_whole_masked(struct sim *s, struct jobq *q, bool strict, uint32_t max_gpus,
+                                const bool *ok);
 
 /*
  * The skeleton of a policy that keeps training in a FIFO started by its own

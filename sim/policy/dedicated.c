@@ -34,14 +34,18 @@ static void try_start(struct sim *s, struct dedicated *d)
     pol_start_whole(s, &d->q, d->strict, d->pool);
 }
 
-/* pol_pick_fn: the next card of the pool (that a tensor-parallel replica can start on). */
-static uint32_t next_card(struct sim *s, void *ctx, uint32_t svc)
+/*
+ * pol_pick_fn: the next card of the pool (that a tensor-parallel replica can
+ * start on) and, for a tensor-parallel replica, the next free cards of its
+ * node (pol_gang_around): whole nodes first, compact by construction.
+ */
+static uint32_t next_card(struct sim *s, void *ctx, uint32_t svc, uint32_t *cards)
 {
     struct dedicated *d = ctx;
     if (pol_gang_size(s, svc) > 1 || (d->next < s->cl.ngpus && s->cl.cards[d->next].nten))
         while (d->next < s->cl.ngpus && !pol_gang_fits(s, svc, d->next))
             d->next++;
-    return d->next < s->cl.ngpus ? d->next++ : UINT32_MAX;
+    return d->next < s->cl.ngpus ? pol_gang_around(s, svc, d->next++, cards) : 0;
 }
 
 static int dedicated_init(struct sim *s, void **state)

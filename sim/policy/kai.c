@@ -342,20 +342,18 @@ static void enqueue(struct sim *s, struct kp *k, uint32_t j)
 
 /* ---- autoscaler hook ---- */
 
-/* The HPA's card for a new replica: within quota, on a card held for it or with room. */
-static uint32_t kai_pick(struct sim *s, void *ctx, uint32_t svc)
+/* The HPA's cards for a new replica: within quota, on cards held for it or with room. */
+static uint32_t kai_pick(struct sim *s, void *ctx, uint32_t svc, uint32_t *cards)
 {
     struct kp *k = ctx;
     int32_t iq = k->cfg->inf_queue;
-    double u = kai_inf_units(s, k);
+    double u = kai_svc_units(s, k, svc);
     kai_measure(s, k);
     if (iq < 0 || !kai_admissible(&k->q[iq], k->alloc[iq], k->nonpre[iq], u, KAI_PRIO_INFERENCE))
-        return NO_GPU;
-    uint32_t g = kai_pick_replica(s, k, svc);
-    struct kai_hold *h = g == NO_GPU ? NULL : &k->hold[g];
-    if (h && h->kind == KAI_HOLD_INFER && h->owner == svc && --h->count == 0)
-        h->kind = KAI_HOLD_NONE; /* the replica asked for takes its place on the hold */
-    return g;
+        return 0;
+    uint32_t n = kai_pick_gang(s, k, svc, cards);
+    kai_replica_placed(k, svc, cards, n); /* the replica asked for takes its place on the hold */
+    return n;
 }
 
 /* ---- policy callbacks ---- */
@@ -428,7 +426,7 @@ static int kai_init(struct sim *s, void **state)
              * replica counts at its fraction of a card (its speed when its card-mates are
              * busy: the HPA's busy metric scales it down within one window if too many). */
             double cap =
-                pol_replica_capacity(sc) * s->sc->policy.as.target_util * kai_inf_units(s, k);
+                pol_replica_capacity(sc) * s->sc->policy.as.target_util * kai_card_units(s, k, i);
             double want = cap > 0 ? ceil(rate_profile_at(&sc->arrivals, s->eng.now) / cap) : 0;
             uint32_t hi = sc->max_replicas ? sc->max_replicas : s->sc->policy.as.max_replicas;
             if (want > hi)
@@ -437,8 +435,8 @@ static int kai_init(struct sim *s, void **state)
                 n = (uint32_t)want;
         }
         for (uint32_t r = 0; r < n; r++) {
-            uint32_t g = kai_pick(s, k, i);
-            if (g == NO_GPU || sim_place_replica(s, i, g) != 0)
+            uint32_t cards[LLM_MAX_TP], m = kai_pick(s, k, i, cards);
+            if (m == 0 || sim_start_replica_on(s, i, cards, m, 0) != 0)
                 break;
             initial[i]++;
         }

@@ -30,6 +30,16 @@ double kai_inf_units(const struct sim *s, const struct kp *k)
     return fractional(s) ? k->cfg->inf_fraction : 1.0;
 }
 
+double kai_card_units(const struct sim *s, const struct kp *k, uint32_t svc)
+{
+    return pol_gang_size(s, svc) > 1 ? 1.0 : kai_inf_units(s, k);
+}
+
+double kai_svc_units(const struct sim *s, const struct kp *k, uint32_t svc)
+{
+    return pol_gang_size(s, svc) * kai_card_units(s, k, svc);
+}
+
 void kai_measure(struct sim *s, struct kp *k)
 {
     memset(k->card_used, 0, s->cl.ngpus * sizeof(*k->card_used));
@@ -43,7 +53,7 @@ void kai_measure(struct sim *s, struct kp *k)
         int32_t q;
         bool evicting = false;
         if (tn->kind == TENANT_INFER) {
-            u = kai_inf_units(s, k);
+            u = kai_card_units(s, k, tn->owner);
             q = k->cfg->inf_queue;
         } else {
             const struct job *j = &s->tr.jobs[tn->owner];
@@ -73,7 +83,7 @@ void kai_pending_units(struct sim *s, struct kp *k)
     }
     if (k->cfg->inf_queue >= 0)
         for (uint32_t i = 0; i < s->nsvcs; i++)
-            k->pend[k->cfg->inf_queue] += k->want[i] * kai_inf_units(s, k);
+            k->pend[k->cfg->inf_queue] += k->want[i] * kai_svc_units(s, k, i);
 }
 
 /* ---- holds ---- */
@@ -87,7 +97,7 @@ void kai_holds_expire(struct sim *s, struct kp *k)
 {
     uint32_t *left = calloc(s->nsvcs ? s->nsvcs : 1, sizeof(*left));
     for (uint32_t i = 0; left && i < s->nsvcs; i++)
-        left[i] = k->want[i];
+        left[i] = k->want[i] * pol_gang_size(s, i); /* a tensor-parallel replica: its cards */
     for (uint32_t g = 0; g < s->cl.ngpus; g++) {
         struct kai_hold *h = &k->hold[g];
         if (h->kind == KAI_HOLD_NONE)
@@ -211,6 +221,55 @@ static uint32_t pack_card(struct sim *s, struct kp *k, double u, const struct te
     return best;
 }
 
+/*
+ * Cards for a tensor-parallel replica of svc: free cards of one node that no
+ * one else holds; the node with the most cards held for svc first, then
+ * node-compact (pol_pick_gang_masked). Returns the gang size, or 0.
+ */
+static uint32_t pick_tp(struct sim *s, struct kp *k, uint32_t svc, uint32_t *cards)
+{
+    const struct cluster *c = &s->cl;
+    uint32_t n = pol_gang_size(s, svc), per = c->per_node, best = UINT32_MAX, best_h = 0;
+    for (uint32_t g = 0; g < c->ngpus; g++)
+        k->mark[g] = free_for(s, k, g, KAI_HOLD_INFER, svc);
+    for (uint32_t node = 0; node < c->nodes; node++) {
+        uint32_t f = 0, h = 0;
+        for (uint32_t g = node * per; g < (node + 1) * per; g++) {
+            f += k->mark[g];
+            h += k->mark[g] && held_by(k, g, KAI_HOLD_INFER, svc);
+        }
+        if (f >= n && h > best_h) {
+            best = node;
+            best_h = h;
+        }
+    }
+    if (best == UINT32_MAX)
+        return pol_pick_gang_masked(s, svc, k->mark, cards);
+    uint32_t m = 0;
+    for (int pass = 0; pass < 2; pass++) /* held cards first */
+        for (uint32_t g = best * per; g < (best + 1) * per && m < n; g++)
+            if (k->mark[g] && held_by(k, g, KAI_HOLD_INFER, svc) == (pass == 0))
+                cards[m++] = g;
+    return m;
+}
+
+uint32_t kai_pick_gang(struct sim *s, struct kp *k, uint32_t svc, uint32_t *cards)
+{
+    if (pol_gang_size(s, svc) > 1)
+        return pick_tp(s, k, svc, cards);
+    uint32_t g = kai_pick_replica(s, k, svc);
+    return g == KAI_NO_GPU ? 0 : pol_gang_around(s, svc, g, cards);
+}
+
+void kai_replica_placed(struct kp *k, uint32_t svc, const uint32_t *cards, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        struct kai_hold *h = &k->hold[cards[i]];
+        if (h->kind == KAI_HOLD_INFER && h->owner == svc && --h->count == 0)
+            hold_clear(h);
+    }
+}
+
 uint32_t kai_pick_replica(struct sim *s, struct kp *k, uint32_t svc)
 {
     const struct service_cfg *c = s->svcs[svc].cfg;
@@ -222,21 +281,13 @@ uint32_t kai_pick_replica(struct sim *s, struct kp *k, uint32_t svc)
     return pack_card(s, k, kai_inf_units(s, k), &r, KAI_HOLD_INFER, svc);
 }
 
-/* A replica of svc was placed on g: use up one place of its hold there. */
-static void replica_placed(struct kp *k, uint32_t svc, uint32_t g)
-{
-    struct kai_hold *h = &k->hold[g];
-    if (h->kind == KAI_HOLD_INFER && h->owner == svc && --h->count == 0)
-        hold_clear(h);
-}
-
 /* Start a pending replica of svc (HPA scale-up delay). Returns true if placed. */
 static bool start_replica(struct sim *s, struct kp *k, uint32_t svc)
 {
-    uint32_t g = kai_pick_replica(s, k, svc);
-    if (g == KAI_NO_GPU || sim_start_replica(s, svc, g, s->sc->policy.as.up_delay) != 0)
+    uint32_t cards[LLM_MAX_TP], n = kai_pick_gang(s, k, svc, cards);
+    if (n == 0 || sim_start_replica_on(s, svc, cards, n, s->sc->policy.as.up_delay) != 0)
         return false;
-    replica_placed(k, svc, g);
+    kai_replica_placed(k, svc, cards, n);
     k->want[svc]--;
     return true;
 }
@@ -330,7 +381,7 @@ static bool next_candidate(struct sim *s, struct kp *k, struct alloc_state *a, i
         for (uint32_t i = 0; i < s->nsvcs; i++)
             if (k->want[i] > 0 && !a->svc_failed[i]) {
                 *svc = (int32_t)i;
-                *u = kai_inf_units(s, k);
+                *u = kai_svc_units(s, k, i);
                 return true;
             }
     }
@@ -742,6 +793,72 @@ static uint32_t places_after(const struct sim *s, const struct kp *k, uint32_t g
     return by_room < by_slot ? (uint32_t)(by_room > 0 ? by_room : 0) : by_slot;
 }
 
+/* Job j may be taken by reclaimer leaf p asking r units (as find_victim's checks). */
+static bool reclaimable(struct sim *s, struct kp *k, int32_t p, uint32_t j, double r)
+{
+    const struct job *job = &s->tr.jobs[j];
+    if (j >= k->njob || k->job_st[j] != KAI_JS_RUNNING || job->state != JOB_RUNNING)
+        return false;
+    int32_t v = k->job_q[j];
+    if (v < 0 || v == p || !k->leaf[v] || !fits_reclaim_strategy(k, p, v, r))
+        return false;
+    if (s->eng.now < k->job_t0[j] + reclaim_min_runtime(k, p, v))
+        return false; /* protected */
+    return !(job->phase == PHASE_RESTORE && job->since == s->eng.now);
+}
+
+struct tp_ctx {
+    struct sim *s;
+    struct kp *k;
+    int32_t p; /* reclaimer leaf */
+    double r;  /* units it asks */
+};
+
+/* pol_job_cost_fn: a job reclaim may take costs its GPUs. */
+static int64_t tp_cost(void *ctx, uint32_t j)
+{
+    struct tp_ctx *c = ctx;
+    return reclaimable(c->s, c->k, c->p, j, c->r) ? (int64_t)c->s->tr.jobs[j].spec.gpus : -1;
+}
+
+/*
+ * Reclaim for a tensor-parallel replica of svc, one decision per replica:
+ * the node where the fewest GPUs of training must leave for n cards (then
+ * the fewest jobs, then the lowest node); those jobs are evicted together
+ * and the n cards held for the replica. A replica never takes cards of two
+ * nodes, so card-by-card reclaim (the rule of one-card replicas) would evict
+ * jobs on nodes that never gather n free cards. *covered counts the cards
+ * held for svc, *covered_u their units.
+ */
+static void reclaim_tp(struct sim *s, struct kp *k, uint32_t svc, uint32_t *covered,
+                       double *covered_u)
+{
+    int32_t iq = k->cfg->inf_queue;
+    uint32_t n = pol_gang_size(s, svc), cards[LLM_MAX_TP], njobs;
+    struct tp_ctx ctx = {s, k, iq, (double)n};
+    uint32_t *jobs = malloc((size_t)s->cl.per_node * (CARD_MAX_TENANTS + 1) * sizeof(*jobs));
+    if (!jobs)
+        return;
+    while (k->want[svc] * n > *covered) {
+        double need = kai_reclaim_need(&k->q[iq], k->alloc[iq] + *covered_u);
+        if (ctx.r > need + EPS ||
+            !kai_admissible(&k->q[iq], k->alloc[iq] + *covered_u, k->nonpre[iq] + *covered_u, ctx.r,
+                            KAI_PRIO_INFERENCE))
+            break;
+        for (uint32_t g = 0; g < s->cl.ngpus; g++)
+            k->mark[g] = k->hold[g].kind == KAI_HOLD_NONE;
+        if (pol_plan_best(s, n, k->mark, tp_cost, &ctx, jobs, cards, &njobs) == UINT32_MAX)
+            break;
+        for (uint32_t i = 0; i < n; i++)
+            k->hold[cards[i]] = (struct kai_hold){KAI_HOLD_INFER, svc, 1, s->eng.now};
+        for (uint32_t i = 0; i < njobs; i++)
+            evict(s, k, k->job_q[jobs[i]], jobs[i]);
+        *covered += n;
+        *covered_u += ctx.r;
+    }
+    free(jobs);
+}
+
 /* Reclaim for the inference leaf: cards for the replicas the HPA wants and nothing can take. */
 static void reclaim_inference(struct sim *s, struct kp *k)
 {
@@ -754,9 +871,13 @@ static void reclaim_inference(struct sim *s, struct kp *k)
     for (uint32_t g = 0; g < s->cl.ngpus; g++)
         if (k->hold[g].kind == KAI_HOLD_INFER) {
             covered[k->hold[g].owner] += k->hold[g].count;
-            covered_u += k->hold[g].count * u;
+            covered_u += k->hold[g].count * kai_card_units(s, k, k->hold[g].owner);
         }
     for (uint32_t svc = 0; svc < s->nsvcs; svc++) {
+        if (pol_gang_size(s, svc) > 1) { /* covered[svc]: cards held for it */
+            reclaim_tp(s, k, svc, &covered[svc], &covered_u);
+            continue;
+        }
         while (k->want[svc] > covered[svc]) {
             /* Within its fair share and (non-preemptible) within quota. */
             double need = kai_reclaim_need(&k->q[iq], k->alloc[iq] + covered_u);

@@ -107,6 +107,14 @@ double kai_job_units(const struct sim *s, const struct job *j);
 /* GPU units of one inference replica. */
 double kai_inf_units(const struct sim *s, const struct kp *k);
 
+/*
+ * GPU units of one card of a replica of svc: a tensor-parallel replica takes
+ * whole cards (kai_inf_units does not apply to it), others kai_inf_units.
+ * kai_svc_units: the units of the whole replica (its cards × that).
+ */
+double kai_card_units(const struct sim *s, const struct kp *k, uint32_t svc);
+double kai_svc_units(const struct sim *s, const struct kp *k, uint32_t svc);
+
 /* Per-card and per-leaf allocation, read from the cluster's tenants. */
 void kai_measure(struct sim *s, struct kp *k);
 /* Pending units per leaf (queued jobs; replicas the HPA wants for the inference leaf). */
@@ -120,6 +128,15 @@ void kai_holds_expire(struct sim *s, struct kp *k);
  * most allocated card with room that no one else holds. KAI_NO_GPU if none.
  */
 uint32_t kai_pick_replica(struct sim *s, struct kp *k, uint32_t svc);
+
+/*
+ * The cards for a new replica of svc (a pol_pick_fn's answer): a tensor-
+ * parallel replica's free cards of one node, those held for svc first; else
+ * kai_pick_replica's card. Returns how many (the gang size), or 0.
+ * kai_replica_placed uses up the holds of svc on the cards it took.
+ */
+uint32_t kai_pick_gang(struct sim *s, struct kp *k, uint32_t svc, uint32_t *cards);
+void kai_replica_placed(struct kp *k, uint32_t svc, const uint32_t *cards, uint32_t n);
 
 /* The actions, each over the state measured at its start. */
 void kai_act_allocate(struct sim *s, struct kp *k);

@@ -107,6 +107,11 @@ struct kq {
     bool busy, again;
     uint64_t preempted_jobs, preempted_replicas;
     uint64_t ready_timeouts, deactivated; /* waitForPodsReady evictions; limit reached */
+    /* Tensor-parallel replicas: cards held for an admitted one (owner: its workload id) and
+     * training pods the scheduler preempted to gather them (common.h, pol_plan_best). */
+    struct pol_holds holds;
+    uint32_t *plan_jobs;
+    uint64_t sched_preempted;
 };
 
 /* ---- configuration ---- */
@@ -300,7 +305,9 @@ static int inf_submit(struct sim *s, struct kq *k, uint32_t svc)
         k->cap_inf = cap;
     }
     uint32_t id = INF_BASE + k->next_inf;
-    int rc = kueue_submit(k->q, id, CQ_INF, k->cfg.prio[CQ_INF], 1.0, s->eng.now);
+    /* A tensor-parallel replica is one pod of tensor_parallel GPUs: a workload of that many. */
+    int rc = kueue_submit(k->q, id, CQ_INF, k->cfg.prio[CQ_INF], (double)pol_gang_size(s, svc),
+                          s->eng.now);
     if (rc)
         return rc;
     k->next_inf++;
@@ -310,6 +317,7 @@ static int inf_submit(struct sim *s, struct kq *k, uint32_t svc)
 
 static void inf_forget(struct kq *k, struct inf_wl *w)
 {
+    pol_unhold_owner(&k->holds, w->id);
     kueue_remove(k->q, w->id);
     *w = k->inf[--k->ninf];
 }
@@ -350,6 +358,7 @@ static void evict(struct sim *s, struct kq *k, uint32_t id)
             stop_replica_on(s, w->svc, w->gpu);
             k->preempted_replicas++;
         }
+        pol_unhold_owner(&k->holds, w->id);
         w->st = WL_PENDING;
         w->gpu = NO_GPU;
         return;
@@ -366,23 +375,92 @@ static void evict(struct sim *s, struct kq *k, uint32_t id)
     }
 }
 
-/* Put admitted inference workload w on a free card (node-compact). Returns true if placed. */
-static bool place_inf(struct sim *s, struct inf_wl *w)
+/* The cards training may take: NULL (all) while nothing is held. */
+static const bool *train_mask(struct kq *k)
 {
-    sim_time delay = s->sc->policy.autoscale ? s->sc->policy.as.up_delay : 0;
-    uint32_t g = pol_pick_compact(s, NULL, w->svc);
-    if (g == NO_GPU || sim_start_replica(s, w->svc, g, delay) != 0)
+    return k->holds.n ? pol_holds_mask(&k->holds, UINT32_MAX) : NULL;
+}
+
+/*
+ * pol_job_cost_fn for gathering a tensor-parallel replica's cards: a job
+ * Kueue is evicting (or that is stopping) is leaving anyway (0); a running
+ * placed job costs its GPUs (the scheduler preempts its pods); others stay.
+ */
+static int64_t sched_cost(void *ctx, uint32_t j)
+{
+    struct kq *k = ctx;
+    const struct job *jb = &k->s->tr.jobs[j];
+    if (j >= k->njob_st || jb->state != JOB_RUNNING)
+        return -1;
+    if (k->job_st[j] == WL_EVICTING || jb->stop_after || jb->phase == PHASE_STOP)
+        return 0;
+    return k->job_st[j] == WL_PLACED ? (int64_t)jb->spec.gpus : -1;
+}
+
+/*
+ * An admitted tensor-parallel replica that no node has room for now: as the
+ * kube-scheduler's preemption (PostFilter) would for its pending pod of a
+ * higher PriorityClass, nominate the node where the fewest GPUs of training
+ * must go (cards already being freed by Kueue's own evictions cost nothing),
+ * preempt those pods gracefully and hold the node's cards for the replica.
+ * The preempted workloads keep their admission (their pods are recreated and
+ * wait for cards, as after a fault).
+ */
+static void gather_tp(struct sim *s, struct kq *k, struct inf_wl *w)
+{
+    uint32_t n = pol_gang_size(s, w->svc), cards[LLM_MAX_TP], njobs;
+    if (pol_held_count(&k->holds, w->id) > 0)
+        return; /* already gathering */
+    const bool *ok = pol_holds_mask(&k->holds, UINT32_MAX);
+    if (pol_plan_best(s, n, ok, sched_cost, k, k->plan_jobs, cards, &njobs) == UINT32_MAX)
+        return;
+    for (uint32_t i = 0; i < n; i++)
+        pol_hold(&k->holds, cards[i], w->id);
+    for (uint32_t i = 0; i < njobs; i++) {
+        k->sched_preempted++;
+        trainer_preempt(&s->tr, k->plan_jobs[i], k->cfg.graceful);
+    }
+}
+
+/*
+ * Put admitted inference workload w on free cards, node-compact (a
+ * tensor-parallel replica: its cards on one node, those held for it first;
+ * when none has room, gather_tp). Returns true if placed.
+ */
+static bool place_inf(struct sim *s, struct kq *k, struct inf_wl *w, sim_time delay)
+{
+    uint32_t cards[LLM_MAX_TP], n = 0;
+    if (k->holds.n && pol_held_count(&k->holds, w->id) > 0) {
+        bool *mine = k->holds.ok;
+        for (uint32_t g = 0; g < s->cl.ngpus; g++)
+            mine[g] = k->holds.owner[g] == w->id + 1;
+        n = pol_pick_gang_masked(s, w->svc, mine, cards);
+    }
+    if (n == 0)
+        n = pol_pick_gang_masked(s, w->svc, k->holds.n ? pol_holds_mask(&k->holds, w->id) : NULL,
+                                 cards);
+    if (n == 0 || sim_start_replica_on(s, w->svc, cards, n, delay) != 0) {
+        if (pol_gang_size(s, w->svc) > 1)
+            gather_tp(s, k, w);
         return false;
+    }
+    pol_unhold_owner(&k->holds, w->id);
     w->st = WL_PLACED;
-    w->gpu = g;
+    w->gpu = cards[0];
     return true;
+}
+
+/* The scale-up delay of a replica placed during the run. */
+static sim_time inf_delay(const struct sim *s)
+{
+    return s->sc->policy.autoscale ? s->sc->policy.as.up_delay : 0;
 }
 
 /* Put admitted job j on whole free cards, node-aligned (cluster_find_gang). Returns true if
  * placed (or OOM-killed at start: on_finish forgot it). */
 static bool place_job(struct sim *s, struct kq *k, uint32_t j)
 {
-    if (cluster_find_gang(&s->cl, s->tr.jobs[j].spec.gpus, k->gang) != 0)
+    if (pol_find_gang_masked(&s->cl, train_mask(k), s->tr.jobs[j].spec.gpus, k->gang) != 0)
         return false;
     k->job_st[j] = WL_PLACED;
     if (trainer_start(&s->tr, j, k->gang) >= 0)
@@ -397,7 +475,7 @@ static bool gang_placeable(void *ctx, uint32_t id, double gpus)
     struct kq *k = ctx;
     if (id >= INF_BASE)
         return true;
-    return cluster_find_gang(&k->s->cl, (uint32_t)(gpus + 0.5), k->gang) == 0;
+    return pol_find_gang_masked(&k->s->cl, train_mask(k), (uint32_t)(gpus + 0.5), k->gang) == 0;
 }
 
 /* Admit what kueue decides, preempting its victims, until nothing is admissible. Each admitted
@@ -426,7 +504,7 @@ static void admit_all(struct sim *s, struct kq *k)
             if (w) {
                 w->st = WL_ADMITTED;
                 w->since = s->eng.now;
-                place_inf(s, w);
+                place_inf(s, k, w, inf_delay(s));
             }
         } else {
             uint8_t *st = job_state(k, d.id);
@@ -444,8 +522,9 @@ static void admit_all(struct sim *s, struct kq *k)
 static void place_admitted(struct sim *s, struct kq *k)
 {
     for (uint32_t i = 0; i < k->ninf; i++)
-        if (k->inf[i].st == WL_ADMITTED && !place_inf(s, &k->inf[i]))
-            break;
+        if (k->inf[i].st == WL_ADMITTED && !place_inf(s, k, &k->inf[i], inf_delay(s)) &&
+            pol_gang_size(s, k->inf[i].svc) == 1)
+            break; /* no free card; a tensor-parallel one may lack a node, not a card */
     for (uint32_t j = 0; j < k->njob_st && j < s->tr.njobs; j++) {
         if (k->job_st[j] != WL_ADMITTED || s->tr.jobs[j].state != JOB_QUEUED)
             continue;
@@ -504,6 +583,7 @@ static void check_pods_ready(struct sim *s, struct kq *k)
             continue;
         }
         kueue_requeue(k->q, w->id, now, now + backoff(&k->cfg, n), k->cfg.requeue_by_eviction);
+        pol_unhold_owner(&k->holds, w->id);
         w->st = WL_PENDING;
     }
 }
@@ -569,16 +649,17 @@ static void reconcile(struct sim *s, struct kq *k)
  * replica it asks for; Kueue admits (and preempts for) them; placement
  * follows asynchronously, so the card is never handed back here.
  */
-static uint32_t kueue_pick(struct sim *s, void *ctx, uint32_t svc)
+static uint32_t kueue_pick(struct sim *s, void *ctx, uint32_t svc, uint32_t *cards)
 {
     struct kq *k = ctx;
+    (void)cards;
     uint32_t placed, waiting, want = autoscale_current(&k->ps.as[svc]);
     inf_count(k, svc, &placed, &waiting);
     for (uint32_t n = placed + waiting; n < want; n++)
         if (inf_submit(s, k, svc))
             break;
     reconcile(s, k);
-    return NO_GPU;
+    return 0;
 }
 
 /* A scale-down took a replica off card g: its workload is finished. */
@@ -629,7 +710,8 @@ static int kueue_init(struct sim *s, void **state)
         k->cfg.nominal[CQ_TRAIN] = total - k->cfg.nominal[CQ_INF];
     k->q = kueue_create();
     k->gang = calloc(s->cl.ngpus, sizeof(*k->gang));
-    if (!k->q || !k->gang)
+    k->plan_jobs = calloc((size_t)s->cl.per_node * (CARD_MAX_TENANTS + 1), sizeof(*k->plan_jobs));
+    if (!k->q || !k->gang || !k->plan_jobs || pol_holds_init(&k->holds, s->cl.ngpus))
         return -ENOMEM;
     if (k->cfg.topology_aware)
         kueue_set_filter(k->q, gang_placeable, k);
@@ -664,9 +746,9 @@ static int kueue_init(struct sim *s, void **state)
     uint32_t *initial = calloc(s->nsvcs ? s->nsvcs : 1, sizeof(*initial));
     if (!initial)
         return -ENOMEM;
-    uint32_t pool = sc->policy.inference_gpus, fixed = 0, flexible = 0;
+    uint32_t pool = sc->policy.inference_gpus, fixed = 0, flexible = 0; /* cards */
     for (uint32_t i = 0; i < s->nsvcs; i++) {
-        fixed += sc->services[i].replicas;
+        fixed += sc->services[i].replicas * pol_gang_size(s, i);
         flexible += sc->services[i].replicas == 0;
     }
     uint32_t spare = pool > fixed ? pool - fixed : 0;
@@ -676,9 +758,10 @@ static int kueue_init(struct sim *s, void **state)
         if (n == 0 && sc->policy.autoscale) {
             n = pol_initial_replicas(s, i);
         } else if (n == 0) {
-            n = spare / flexible + (spare % flexible ? 1 : 0);
-            spare -= n;
+            n = spare / flexible + (spare % flexible ? 1 : 0); /* cards */
+            spare -= n < spare ? n : spare;
             flexible--;
+            n = (n + pol_gang_size(s, i) - 1) / pol_gang_size(s, i); /* replicas */
         }
         initial[i] = n;
         for (uint32_t r = 0; r < n; r++) {
@@ -691,14 +774,9 @@ static int kueue_init(struct sim *s, void **state)
     }
     admit_all(s, k);
     /* Initial replicas serve at once (they exist before t = 0). */
-    for (uint32_t i = 0; i < k->ninf; i++) {
-        struct inf_wl *w = &k->inf[i];
-        uint32_t g = w->st == WL_ADMITTED ? pol_pick_compact(s, NULL, w->svc) : NO_GPU;
-        if (g != NO_GPU && sim_place_replica(s, w->svc, g) == 0) {
-            w->st = WL_PLACED;
-            w->gpu = g;
-        }
-    }
+    for (uint32_t i = 0; i < k->ninf; i++)
+        if (k->inf[i].st == WL_ADMITTED)
+            place_inf(s, k, &k->inf[i], 0);
     int rc = 0;
     if (sc->policy.autoscale) {
         rc = pol_scaler_init(&k->ps, s, initial);
@@ -771,6 +849,8 @@ static void kueue_destroy_state(void *state)
     free(k->job_since);
     free(k->inf);
     free(k->gang);
+    free(k->plan_jobs);
+    pol_holds_release(&k->holds);
     free(k->victims);
     free(k);
 }
@@ -787,3 +867,11 @@ const struct policy_ops policy_kueue = {
     .on_tick = kueue_on_tick,
     .destroy = kueue_destroy_state,
 };
+
+double kueue_policy_usage(const struct sim *s, bool inference)
+{
+    if (s->pol != &policy_kueue || !s->pol_state)
+        return -1;
+    const struct kq *k = s->pol_state;
+    return kueue_usage(k->q, inference ? CQ_INF : CQ_TRAIN);
+}

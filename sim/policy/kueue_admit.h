@@ -187,4 +187,12 @@ bool kueue_borrowing(const struct kueue *k, uint32_t cq);
 /* The workload with this id, or NULL. Pointer valid until the next change. */
 const struct kueue_wl *kueue_find(const struct kueue *k, uint32_t id);
 
+struct sim;
+/*
+ * The `kueue` policy (sim/policy/kueue.c) of run s: GPUs reserved by the
+ * admitted workloads of its inference (true) or training ClusterQueue; -1
+ * when s does not run that policy. For tests and reports.
+ */
+double kueue_policy_usage(const struct sim *s, bool inference);
+
 #endif

@@ -103,10 +103,9 @@ static bool card_has(const struct cluster *c, uint32_t gpu, const struct mig_pro
     return false;
 }
 
-/* pol_pick_fn: the card whose smallest fitting free instance is the smallest. */
-static uint32_t migs_pick(struct sim *s, void *ctx, uint32_t svc)
+/* The card whose smallest fitting free instance is the smallest; UINT32_MAX if none. */
+static uint32_t migs_card(struct sim *s, uint32_t svc)
 {
-    (void)ctx;
     const struct service_cfg *c = &s->sc->services[svc];
     const struct mig_profile *want = NULL;
     if (c->mig_profile && *c->mig_profile) {
@@ -129,6 +128,14 @@ static uint32_t migs_pick(struct sim *s, void *ctx, uint32_t svc)
         }
     }
     return best;
+}
+
+/* pol_pick_fn: one instance (tensor parallelism is refused under MIG at load). */
+static uint32_t migs_pick(struct sim *s, void *ctx, uint32_t svc, uint32_t *cards)
+{
+    (void)ctx;
+    uint32_t g = migs_card(s, svc);
+    return g == UINT32_MAX ? 0 : pol_gang_around(s, svc, g, cards);
 }
 
 /* Is profile a larger than b (compute slices, then memory)? */

@@ -176,20 +176,51 @@ static uint32_t pick_cards(const struct sim *s, struct pack *p, enum tenant_kind
     return k;
 }
 
-/* pol_pick_fn: the card for a new replica of svc. */
-static uint32_t pack_pick(struct sim *s, void *ctx, uint32_t svc)
+/*
+ * The cards of a tensor-parallel replica of svc (n members): every card that
+ * takes a member is ranked as a one-card replica's would be (pick_cards);
+ * the replica goes to the node of the best card that has n such cards, on
+ * that node's n best. Returns n, or 0 when no node has n.
+ */
+static uint32_t pick_tp(const struct sim *s, struct pack *p, uint32_t svc, double mem, double units,
+                        uint32_t n, uint32_t *cards)
+{
+    uint32_t m = pick_cards(s, p, TENANT_INFER, svc, mem, units, s->cl.ngpus);
+    for (uint32_t i = 0; i < m; i++) {
+        uint32_t node = s->cl.cards[p->base.gang[i]].node, got = 0;
+        for (uint32_t k = i; k < m && got < n; k++)
+            if (s->cl.cards[p->base.gang[k]].node == node)
+                cards[got++] = p->base.gang[k];
+        if (got == n)
+            return n;
+    }
+    return 0;
+}
+
+/*
+ * pol_pick_fn: the cards for a new replica of svc: the best card with a slot;
+ * a tensor-parallel replica one slot on each of n cards of one node (pick_tp).
+ */
+static uint32_t pack_pick(struct sim *s, void *ctx, uint32_t svc, uint32_t *cards)
 {
     struct pack *p = ctx;
     const struct service_cfg *c = &s->sc->services[svc];
     double units = c->gpu_fraction > 0 ? c->gpu_fraction : 1.0 / s->cl.slots;
-    if (pick_cards(s, p, TENANT_INFER, svc, c->mem_gib, units, 1) < 1)
-        return UINT32_MAX;
-    uint32_t g = p->base.gang[0];
-    if (p->held && p->held[g]) {
-        p->held[g] = false;
-        p->nheld--;
+    uint32_t n = pol_gang_size(s, svc);
+    if (n > 1) {
+        if (pick_tp(s, p, svc, c->mem_gib, units, n, cards) < n)
+            return 0;
+    } else {
+        if (pick_cards(s, p, TENANT_INFER, svc, c->mem_gib, units, 1) < 1)
+            return 0;
+        cards[0] = p->base.gang[0];
     }
-    return g;
+    for (uint32_t i = 0; i < n; i++)
+        if (p->held && p->held[cards[i]]) {
+            p->held[cards[i]] = false;
+            p->nheld--;
+        }
+    return n;
 }
 
 static void release_holds(struct pack *p, uint32_t ngpus)
@@ -253,7 +284,7 @@ static void evict_for_inference(struct sim *s, struct pack *p)
     for (uint32_t i = 0; i < s->nsvcs; i++) {
         uint32_t want = p->base.ps.as[i].current, have = service_replicas(&s->svcs[i]);
         if (want > have) {
-            lack += want - have;
+            lack += (want - have) * pol_gang_size(s, i); /* cards: a TP replica needs several */
             if (svc == UINT32_MAX)
                 svc = i;
         }
@@ -408,6 +439,44 @@ static void pack_free_cfg(void *cfg)
     free(cfg);
 }
 
+/*
+ * Tensor-parallel replicas under sharing (docs/policies.md "Tensor-parallel
+ * LLM replicas"): a replica takes one slot on each of its cards and runs at
+ * its slowest card's share. Refused where that is not an honest model: under
+ * MPS, and with a gpu_fraction below one card.
+ */
+static int check_tp(const struct scenario *sc, enum share_mode mode, struct conf_err *err)
+{
+    const struct conf_doc *d = &sc->doc;
+    const struct conf_node *list = d->root ? conf_get(d->root, "services") : NULL;
+    for (size_t i = 0; i < sc->nservices; i++) {
+        const struct service_cfg *c = &sc->services[i];
+        if (c->kind != SVC_LLM || c->llm->tp < 2)
+            continue;
+        const struct conf_node *item = list && i < list->n ? list->items[i] : NULL;
+        const struct conf_node *tpn = conf_get(conf_get(item, "llm"), "tensor_parallel");
+        if (mode == SHARE_MPS)
+            return conf_errf(err, d, tpn ? tpn : item, "tensor_parallel",
+                             "service '%s': a tensor-parallel replica under MPS is not "
+                             "modelled: MPS pins each client to card memory / mps.replicas "
+                             "and caps its SMs, and tidesim has no measured model of a "
+                             "tensor-parallel step (its all-reduces) between capped MPS "
+                             "clients; use tensor_parallel: 1, or sharing: timeslice",
+                             c->name);
+        if (c->gpu_fraction > 0 && c->gpu_fraction < 1) {
+            const struct conf_node *fn = conf_get(item, "gpu_fraction");
+            return conf_errf(err, d, fn ? fn : item, "gpu_fraction",
+                             "service '%s': a tensor-parallel replica (tensor_parallel: %u) "
+                             "takes one time-slicing slot on each of its cards; a fraction of "
+                             "a card per member is not modelled (its shards' memory and its "
+                             "speed follow the slots, not the fraction): drop gpu_fraction "
+                             "or use tensor_parallel: 1",
+                             c->name, c->llm->tp);
+        }
+    }
+    return 0;
+}
+
 /* Keys common to both tables; `what` is the sharing mode the policy needs. */
 static int parse_common(struct scenario *sc, const struct conf_node *p, struct conf_err *err,
                         enum share_mode need, const char *policy, struct pack_cfg **out)
@@ -419,11 +488,14 @@ static int parse_common(struct scenario *sc, const struct conf_node *p, struct c
         return conf_errf(err, d, conf_get(p, "name"), "name",
                          "policy '%s' needs 'cluster.sharing: %s' (the cluster shares by %s)",
                          policy, share_mode_name(need), share_mode_name(sc->sharing));
+    int rc = check_tp(sc, need, err);
+    if (rc)
+        return rc;
     struct pack_cfg *c = calloc(1, sizeof(*c));
     if (!c)
         return -ENOMEM;
     c->check_memory = true;
-    int pack = 0, share = 0, rc;
+    int pack = 0, share = 0;
     int64_t max_train = 0;
     if ((rc = conf_enum(d, p, "pack", false, packs, &pack, err)) ||
         (rc = conf_int(d, p, "max_training_per_card", false, 0, 64, &max_train, err)) ||

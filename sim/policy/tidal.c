@@ -74,6 +74,10 @@ struct tidal_state {
     uint32_t cand_cap;
     struct evq_handle ev;
     struct sim *s;
+    /* Tensor-parallel replicas: cards held for a service's replica being gathered on one node
+     * (owner: the service), and the jobs a plan preempts (common.h, pol_plan_best). */
+    struct pol_holds holds;
+    uint32_t *plan_jobs;
 };
 
 /*
@@ -249,29 +253,110 @@ static bool job_stopping(const struct job *j)
     return j->state == JOB_RUNNING && (j->stop_after || j->phase == PHASE_STOP);
 }
 
-/* Replicas the services lack to reach their targets. */
+/* Replicas the one-card services lack to reach their targets (tensor-parallel: gather_tp). */
 static uint64_t missing_replicas(const struct sim *s, const uint32_t *target)
 {
     uint64_t m = 0;
     for (uint32_t i = 0; i < s->nsvcs; i++) {
         uint32_t have = service_replicas(&s->svcs[i]);
-        m += have < target[i] ? target[i] - have : 0;
+        if (pol_gang_size(s, i) == 1)
+            m += have < target[i] ? target[i] - have : 0;
     }
     return m;
 }
 
-static void scale_up(struct sim *s, const struct tidal_state *st, const uint32_t *target,
-                     uint8_t want)
+/*
+ * The cards of a new tensor-parallel replica of svc (whole cards, never MIG):
+ * those held for it first (one node), else free cards of one node no one else
+ * holds, node-compact. Returns n or 0.
+ */
+static uint32_t pick_tp(struct sim *s, struct tidal_state *st, uint32_t svc, uint32_t *cards)
+{
+    uint32_t n = 0;
+    if (st->holds.n) {
+        for (uint32_t g = 0; g < s->cl.ngpus; g++)
+            st->holds.ok[g] = st->holds.owner[g] == svc + 1;
+        n = pol_pick_gang_masked(s, svc, st->holds.ok, cards);
+    }
+    if (n == 0)
+        n = pol_pick_gang_masked(s, svc, st->holds.n ? pol_holds_mask(&st->holds, svc) : NULL,
+                                 cards);
+    return n;
+}
+
+static void scale_up(struct sim *s, struct tidal_state *st, const uint32_t *target, uint8_t want)
 {
     for (uint32_t i = 0; i < s->nsvcs; i++) {
         uint32_t have = service_replicas(&s->svcs[i]);
         while (have < target[i]) {
-            uint32_t g = pick_card(s, st, i, want);
-            if (g == UINT32_MAX || sim_start_replica(s, i, g, s->sc->policy.as.up_delay) != 0)
+            uint32_t cards[LLM_MAX_TP], n;
+            if (pol_gang_size(s, i) > 1) {
+                n = pick_tp(s, st, i, cards);
+            } else {
+                cards[0] = pick_card(s, st, i, want);
+                n = cards[0] == UINT32_MAX ? 0 : 1;
+            }
+            if (n == 0 || sim_start_replica_on(s, i, cards, n, s->sc->policy.as.up_delay) != 0)
                 break;
+            for (uint32_t k = 0; k < n; k++)
+                pol_unhold(&st->holds, cards[k]);
             have++;
         }
     }
+}
+
+/* pol_job_cost_fn: a job stopping costs nothing, a running one its work since the checkpoint. */
+static int64_t tp_cost(void *ctx, uint32_t j)
+{
+    struct tidal_state *st = ctx;
+    const struct job *job = &st->s->tr.jobs[j];
+    if (job->state != JOB_RUNNING)
+        return -1;
+    if (job_stopping(job))
+        return 0;
+    return (int64_t)work_since_ckpt(job, st->s->eng.now) + 1;
+}
+
+/*
+ * Cards for the replicas tensor-parallel services lack: per replica beyond
+ * those already gathering, the node where the least work is lost
+ * (pol_plan_best), its jobs preempted gracefully and its cards held for the
+ * service; a service that lacks none gives its holds back. Returns true if
+ * it preempted.
+ */
+static bool gather_tp(struct sim *s, struct tidal_state *st, const uint32_t *target, bool allowed)
+{
+    bool preempted = false;
+    for (uint32_t i = 0; i < s->nsvcs; i++) {
+        uint32_t n = pol_gang_size(s, i), have = service_replicas(&s->svcs[i]), cards[LLM_MAX_TP];
+        if (n == 1)
+            continue;
+        if (have >= target[i] || !allowed) {
+            pol_unhold_owner(&st->holds, i);
+            continue;
+        }
+        for (uint32_t held = pol_held_count(&st->holds, i) / n; held < target[i] - have; held++) {
+            uint32_t njobs;
+            const bool *ok = pol_holds_mask(&st->holds, UINT32_MAX);
+            if (pol_plan_best(s, n, ok, tp_cost, st, st->plan_jobs, cards, &njobs) == UINT32_MAX)
+                break;
+            for (uint32_t k = 0; k < n; k++)
+                pol_hold(&st->holds, cards[k], i);
+            for (uint32_t k = 0; k < njobs; k++)
+                preempted |= trainer_preempt(&s->tr, st->plan_jobs[k], true) == 0;
+        }
+    }
+    return preempted;
+}
+
+/* Whether job j has a member on a card held for a tensor-parallel replica. */
+static bool on_held(const struct sim *s, const struct tidal_state *st, uint32_t j)
+{
+    const struct job *job = &s->tr.jobs[j];
+    for (uint32_t m = 0; st->holds.n && m < job->spec.gpus; m++)
+        if (st->holds.owner[job->gpus[m]])
+            return true;
+    return false;
 }
 
 /*
@@ -383,19 +468,21 @@ static bool reconcile_pass(struct sim *s, struct tidal_state *st)
         coming = relayout_free(s, st, inference_time ? (uint32_t)lack : 0,
                                inference_time && missing > 0);
     for (uint32_t j = 0; j < s->tr.njobs; j++)
-        if (job_stopping(&s->tr.jobs[j]))
+        if (job_stopping(&s->tr.jobs[j]) && !on_held(s, st, j))
             coming += s->tr.jobs[j].spec.gpus;
     lack = lack > coming ? lack - coming : 0;
 
-    bool preempted = false;
+    /* By night only an HPA can ask for more than inference holds. */
+    bool preempted = gather_tp(s, st, target, inference_time || st->hpa);
     /* By night only an HPA can ask for more than inference holds. */
     if ((inference_time || st->hpa) && lack > 0) {
         uint32_t freed = reclaim(s, st, (uint32_t)lack);
-        preempted = freed > 0;
+        preempted = preempted || freed > 0;
         lack = lack > freed ? lack - freed : 0;
     }
     if (!preempted && (st->phase == PH_NIGHT || lack == 0))
-        pol_start_whole(s, &st->q, false, s->cl.ngpus);
+        pol_start_whole_masked(s, &st->q, false, s->cl.ngpus,
+                               st->holds.n ? pol_holds_mask(&st->holds, UINT32_MAX) : NULL);
     return preempted;
 }
 
@@ -447,7 +534,9 @@ static int tidal_init(struct sim *s, void **state)
     st->want = calloc(s->nsvcs + 1, sizeof(uint32_t));
     st->target = calloc(s->nsvcs + 1, sizeof(uint32_t));
     st->layout = calloc(s->cl.ngpus, 1);
-    if (!st->day_target || !st->night_target || !st->want || !st->target || !st->layout)
+    st->plan_jobs = calloc((size_t)s->cl.per_node * (CARD_MAX_TENANTS + 1), sizeof(*st->plan_jobs));
+    if (!st->day_target || !st->night_target || !st->want || !st->target || !st->layout ||
+        !st->plan_jobs || pol_holds_init(&st->holds, s->cl.ngpus))
         return -ENOMEM;
     for (uint32_t i = 0; i < s->nsvcs; i++)
         st->want[i] = UINT32_MAX; /* the window's target, until an HPA says otherwise */
@@ -478,6 +567,10 @@ static int tidal_init(struct sim *s, void **state)
         night *= k;
     }
     pol_split_by_peak(s, night, st->night_target);
+    if (pol_any_tp(s)) { /* whole cards (MIG refuses tensor parallelism): split by card need */
+        pol_split_by_need(s, day, st->day_target);
+        pol_split_by_need(s, night, st->night_target);
+    }
     /* Lead: the longest checkpoint a job of the largest size would write, a re-layout, a start. */
     if (st->cfg.lead >= 0) {
         st->lead = st->cfg.lead;
@@ -569,6 +662,8 @@ static void tidal_destroy(void *state)
     free(st->day_target);
     free(st->night_target);
     free(st->layout);
+    free(st->plan_jobs);
+    pol_holds_release(&st->holds);
     free(st);
 }
 
