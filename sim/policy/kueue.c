@@ -382,7 +382,7 @@ static bool place_inf(struct sim *s, struct inf_wl *w)
  * placed (or OOM-killed at start: on_finish forgot it). */
 static bool place_job(struct sim *s, struct kq *k, uint32_t j)
 {
-    if (cluster_find_gang(&s->cl, s->tr.jobs[j].spec.gpus, k->gang) != 0)
+    if (sim_find_gang(s, j, k->gang) != 0)
         return false;
     k->job_st[j] = WL_PLACED;
     if (trainer_start(&s->tr, j, k->gang) >= 0)
