@@ -1199,7 +1199,18 @@ static int load_root(struct scenario *sc, struct conf_err *err)
         (rc = load_policy(sc, root, err)))
         return rc;
 
-    /* Cross-checks. */
+    /* Cross-checks. A `require` no pool meets can never be placed. */
+    const struct conf_node *svn = conf_get(root, "services"), *trn = conf_get(root, "training");
+    for (size_t i = 0; i < sc->nservices; i++)
+        if (sc->services[i].place.require.given &&
+            !pool_match_mask(sc->pools, sc->npools, &sc->services[i].place.require))
+            return conf_errf(err, d, conf_get(svn->items[i], "require"), "require",
+                             "no pool matches (service '%s' could never be placed)",
+                             sc->services[i].name);
+    if (sc->training.place.require.given &&
+        !pool_match_mask(sc->pools, sc->npools, &sc->training.place.require))
+        return conf_errf(err, d, conf_get(trn, "require"), "require",
+                         "no pool matches (no training job could ever be placed)");
     uint32_t want = 0; /* cards: an LLM replica holds tensor_parallel of them */
     for (size_t i = 0; i < sc->nservices; i++)
         want += sc->services[i].replicas *

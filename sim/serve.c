@@ -381,6 +381,10 @@ static void on_batch_done(void *ctx, uint64_t arg)
     s->win.busy_us += (double)(now - r->batch_start);
     s->tot.within_slo += ok;
     s->win.within_slo += ok;
+    if (s->pool_served) {
+        s->pool_served[s->cl->cards[r->gpu].pool] += r->batch_n;
+        s->pool_within[s->cl->cards[r->gpu].pool] += ok;
+    }
     s->in_service -= r->batch_n;
     r->batch_n = 0;
     r->busy = false;
@@ -582,13 +586,16 @@ int service_init(struct service *s, uint32_t index, const struct service_cfg *cf
     s->cl = cl;
     s->src = src;
     s->mask = 1023;
+    s->pool_served = calloc(cl->npools ? cl->npools : 1, sizeof(*s->pool_served));
+    s->pool_within = calloc(cl->npools ? cl->npools : 1, sizeof(*s->pool_within));
     s->ring = malloc((s->mask + 1) * sizeof(*s->ring));
     s->h_total = malloc(sizeof(*s->h_total));
     s->h_win = malloc(sizeof(*s->h_win));
     s->q_total = malloc(sizeof(*s->q_total));
     s->q_win = malloc(sizeof(*s->q_win));
     snprintf(name, sizeof(name), "service/%s/service-time", cfg->name);
-    if (!s->ring || !s->h_total || !s->h_win || !s->q_total || !s->q_win ||
+    if (!s->ring || !s->h_total || !s->h_win || !s->q_total || !s->q_win || !s->pool_served ||
+        !s->pool_within ||
         rng_init(&s->rng, seed, rng_stream_id(name))) {
         service_release(s);
         return -ENOMEM;
@@ -620,6 +627,9 @@ void service_release(struct service *s)
     llm_service_release(s);
     arrival_source_destroy(s->src);
     s->src = NULL;
+    free(s->pool_served);
+    free(s->pool_within);
+    s->pool_served = s->pool_within = NULL;
     for (uint32_t i = 0; i < s->nreps; i++)
         free(s->reps[i].batch_arrivals);
     free(s->reps);

@@ -85,6 +85,9 @@ struct service {
     uint32_t index;
     const struct service_cfg *cfg;
     uint64_t prefer_pools; /* pools it prefers (scale-downs leave them last); POOL_ALL: none */
+    /* Per pool (cluster.pools), whole run: requests served by replicas there and those within
+     * the SLO (batch services; NULL for LLM services). Owned. */
+    uint64_t *pool_served, *pool_within;
     struct llm_svc *llm;  /* kind: llm (sim/llm.h), owned; NULL for the batch kind */
     struct rng start_rng; /* replica start-up draws (cfg->startup) */
     struct engine *eng;

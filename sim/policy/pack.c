@@ -73,6 +73,10 @@ static bool card_fits(const struct sim *s, const struct pack *p, uint32_t gpu,
     const struct card *g = &c->cards[gpu];
     if (g->reconfiguring || g->nten >= c->slots)
         return false;
+    /* Placement constraints (sim/pool_cfg.h): pools the replica or job may not use. */
+    if (kind == TENANT_INFER ? !sim_svc_allows(s, owner, gpu)
+                             : !cluster_card_in(c, gpu, s->tr.jobs[owner].pools_allow))
+        return false;
     if (kind == TENANT_TRAIN && p->held && p->held[gpu])
         return false; /* kept for the replica it was emptied for */
     double used = 0, share = 0;
