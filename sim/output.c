@@ -92,12 +92,14 @@ struct sim_output {
     struct h5_series *pool_ts;
     uint32_t npools;
     int pool_err; /* first write error of the pool series */
+    double *pool_frag_us, *pool_frag_win_us; /* per pool, as frag_us / frag_win_us */
 };
 
-static const char *const pool_ts_names[] = {"time_s",     "util_allocated", "util_busy",
-                                            "util_useful", "share_free",    "gpus_inference",
-                                            "gpus_training", "power_w"};
-static const char *const pool_ts_units[] = {"s", "1", "1", "1", "1", "GPUs", "GPUs", "W"};
+static const char *const pool_ts_names[] = {
+    "time_s",         "util_allocated", "util_busy", "util_useful",    "share_free",
+    "gpus_inference", "gpus_training",  "power_w",   "gpus_fragmented"};
+static const char *const pool_ts_units[] = {"s",    "1",    "1", "1",   "1",
+                                            "GPUs", "GPUs", "W", "GPUs"};
 #define POOL_TS_COLS (sizeof(pool_ts_names) / sizeof(pool_ts_names[0]))
 
 /* The first error of a sequence of writes: rc unless it is 0. */
@@ -167,6 +169,8 @@ static void output_free(struct sim_output *o)
     free(o->row);
     free(o->pool_grp);
     free(o->pool_ts);
+    free(o->pool_frag_us);
+    free(o->pool_frag_win_us);
     free(o);
 }
 
@@ -272,7 +276,9 @@ int sim_output_open(struct sim_output **out, const char *path, const struct scen
         o->g_pools = h5_group_create(o->f.id, "pools");
         o->pool_grp = calloc(sc->npools, sizeof(*o->pool_grp));
         o->pool_ts = calloc(sc->npools, sizeof(*o->pool_ts));
-        rc = !o->pool_grp || !o->pool_ts ? -ENOMEM : o->g_pools < 0 ? h5io_fail() : 0;
+        o->pool_frag_us = calloc(sc->npools, sizeof(*o->pool_frag_us));
+        o->pool_frag_win_us = calloc(sc->npools, sizeof(*o->pool_frag_win_us));
+        rc = !o->pool_grp || !o->pool_ts || !o->pool_frag_us || !o->pool_frag_win_us ? -ENOMEM : o->g_pools < 0 ? h5io_fail() : 0;
         for (uint32_t i = 0; !rc && i < sc->npools; i++) {
             o->pool_grp[i] = h5_group_create(o->g_pools, sc->pools[i].name);
             o->npools = i + 1;
@@ -327,19 +333,30 @@ int sim_output_open(struct sim_output **out, const char *path, const struct scen
     return 0;
 }
 
-uint32_t sim_output_fragmented_gpus(const struct sim *s)
+/*
+ * Free cards of pool `pool` (UINT32_MAX: every pool, constraints ignored) that
+ * no queued gang allowed there could use now: the smallest such gang that fits
+ * a node, and the fewest whole nodes of the pool a bigger one needs.
+ */
+static uint32_t fragmented_in(const struct sim *s, uint32_t pool)
 {
     const struct cluster *cl = &s->cl;
     const struct trainer *tr = &s->tr;
     if (tr->queued == 0 || cl->free_cards == 0 || cl->per_node == 0)
         return 0;
-    /* The smallest queued gang that fits a node, and the fewest whole nodes a bigger one needs.
-     * Queued jobs are mostly recent: walk back until all of them are seen. */
+    uint32_t n0 = 0, n1 = cl->nodes;
+    if (pool != UINT32_MAX) {
+        n0 = cl->pools[pool].first_node;
+        n1 = n0 + cl->pools[pool].nodes;
+    }
+    /* Queued jobs are mostly recent: walk back until all of them are seen. */
     uint32_t small = UINT32_MAX, nodes_big = UINT32_MAX, seen = 0;
     for (uint32_t j = tr->njobs; j-- > 0 && seen < tr->queued;) {
         if (tr->jobs[j].state != JOB_QUEUED)
             continue;
         seen++;
+        if (pool != UINT32_MAX && !((tr->jobs[j].pools_allow >> pool) & 1u))
+            continue;
         uint32_t g = tr->jobs[j].spec.gpus;
         if (g <= cl->per_node) {
             if (g < small)
@@ -349,16 +366,27 @@ uint32_t sim_output_fragmented_gpus(const struct sim *s)
         }
     }
     uint32_t whole = 0;
-    for (uint32_t n = 0; n < cl->nodes; n++)
+    for (uint32_t n = n0; n < n1; n++)
         whole += cl->node_free[n] == cl->per_node;
     uint32_t frag = 0;
-    for (uint32_t n = 0; n < cl->nodes; n++) {
+    for (uint32_t n = n0; n < n1; n++) {
         uint32_t f = cl->node_free[n];
         bool usable = (small != UINT32_MAX && f >= small) ||
                       (nodes_big != UINT32_MAX && f == cl->per_node && whole >= nodes_big);
         if (!usable)
             frag += f;
     }
+    return frag;
+}
+
+uint32_t sim_output_fragmented_gpus(const struct sim *s)
+{
+    if (!s->constrained)
+        return fragmented_in(s, UINT32_MAX);
+    /* With placement constraints a free card is usable only by the gangs allowed in its pool. */
+    uint32_t frag = 0;
+    for (uint32_t p = 0; p < s->cl.npools; p++)
+        frag += fragmented_in(s, p);
     return frag;
 }
 
@@ -381,6 +409,8 @@ void sim_output_sink(struct sim_output *o, struct sim_sink *sink)
  * replicas served and within their SLO (whole run), energy and cost at its
  * board's price.
  */
+static int annotate_in(hid_t grp, int service, const char *currency);
+
 static int write_pools(struct sim_output *o, const struct sim *s, double win_s, double train_h)
 {
     const struct scenario *sc = s->sc;
@@ -427,10 +457,14 @@ static int write_pools(struct sim_output *o, const struct sim *s, double win_s, 
         }
         rc = keep(rc, h5_attr_double(g, "training_gpu_hours",
                                      st[USE_USEFUL] / 3.6e9 * pl->train_speed));
+        double frag = sim_window_start(s) > 0 ? o->pool_frag_win_us[p] : o->pool_frag_us[p];
+        rc = keep(rc, h5_attr_double(g, "share_fragmented", gh > 0 ? frag / 3.6e9 / gh : 0));
         rc = keep(rc, h5_attr_int(g, "requests_served", (int64_t)served));
         rc = keep(rc, h5_attr_int(g, "requests_within_slo", (int64_t)within));
-        rc = keep(rc, h5_attr_double(g, "slo_share_served",
+        /* Of the requests served there (a dropped request was served nowhere). */
+        rc = keep(rc, h5_attr_double(g, "slo_share",
                                      served ? (double)within / (double)served : NAN));
+        rc = keep(rc, h5_attr_double(g, "duration_s", sim_time_to_sec(s->end)));
         double kwh = sim_pool_energy_kwh(s, p);
         rc = keep(rc, h5_attr_double(g, "energy_kwh", kwh));
         if (sc->cost.on) {
@@ -440,6 +474,7 @@ static int write_pools(struct sim_output *o, const struct sim *s, double win_s, 
             rc = keep(rc, h5_attr_double(g, "cost_energy", c_pow));
             rc = keep(rc, h5_attr_double(g, "cost_total", c_gpu + c_pow));
         }
+        rc = keep(rc, annotate_in(g, 2, sc->cost.currency));
     }
     return rc;
 }
@@ -473,6 +508,10 @@ static double pool_interval(struct sim_output *o, const struct sim *s, uint32_t 
     double denom = span > 0 ? span * pl->ngpus : 1;
     double w = pl->ngpus * power_watts(pl->spec->idle_w, pl->spec->tdp_w, busy / denom);
     if (p < o->npools) {
+        uint32_t frag = fragmented_in(s, p);
+        o->pool_frag_us[p] += (double)frag * span;
+        if (s->warm.at > 0 && t0 >= s->warm.at)
+            o->pool_frag_win_us[p] += (double)frag * span;
         double row[POOL_TS_COLS] = {sim_time_to_sec(t1),
                                     alloc / denom,
                                     busy / denom,
@@ -480,7 +519,8 @@ static double pool_interval(struct sim_output *o, const struct sim *s, uint32_t 
                                     tot / denom < 1 ? 1 - tot / denom : 0,
                                     ninf,
                                     ntrain,
-                                    w};
+                                    w,
+                                    frag};
         o->pool_err = keep(o->pool_err, h5_series_append(&o->pool_ts[p], row));
     }
     return w;
@@ -796,6 +836,8 @@ static int write_jobs(struct sim_output *o, const struct sim *s, hid_t summary, 
     rc = keep(rc, h5_attr_int(summary, "jobs_running", tr->running));
     rc = keep(rc, h5_attr_int(summary, "jobs_queued", tr->queued));
     rc = keep(rc, h5_attr_int(summary, "jobs_rejected", tr->rejected));
+    if (s->constrained) /* placement constraints in the scenario (sim/pool_cfg.h) */
+        rc = keep(rc, h5_attr_int(summary, "jobs_unplaceable", (int64_t)s->unplaceable));
     rc = keep(rc, h5_attr_int(summary, "jobs_failed", tr->failed));
     rc = keep(rc, h5_attr_int(summary, "preemptions", (int64_t)tr->preemptions));
     rc = keep(rc, h5_attr_int(summary, "restarts", (int64_t)tr->restarts));
