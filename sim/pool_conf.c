@@ -11,29 +11,34 @@
 
 /*
  * Trace GPU-type names (openb `gpu_spec`, Alibaba PAI `gpu_type`) and the board
- * they run on in a simulated fleet. Older boards than the simulated ones map to
- * the reference A100-40GB (their work is read as A100 time, as for every trace);
- * "MISC" and an empty type ask for no particular board. docs/scenario.md lists
- * the same table; training.jobs.trace.gpu_types overrides any row.
+ * they stand for in a simulated fleet (docs/scenario.md lists the same table;
+ * training.jobs.trace.gpu_types overrides any row). Boards tidesim does not
+ * model (T4, P100, V100, A10, openb's G1-G3 classes) and PAI's "MISC" ask for
+ * no particular board: such a job runs on any pool, its logged run time read
+ * as A100 time like every trace's. Map them onto a board to pin them.
  */
 static const struct {
-    const char *type, *board; /* board NULL: no constraint */
+    const char *type, *board; /* board NULL: any pool */
 } builtin_types[] = {
     {"", NULL},
     {"MISC", NULL},
-    {"T4", "a100-sxm4-40gb"},
-    {"P100", "a100-sxm4-40gb"},
-    {"V100", "a100-sxm4-40gb"},
-    {"V100M16", "a100-sxm4-40gb"},
-    {"V100M32", "a100-sxm4-40gb"},
-    {"A10", "a100-sxm4-40gb"},
-    {"G1", "a100-sxm4-40gb"},
-    {"G2", "a100-sxm4-40gb"},
-    {"G3", "a100-sxm4-40gb"},
+    {"T4", NULL},
+    {"P100", NULL},
+    {"V100", NULL},
+    {"V100M16", NULL},
+    {"V100M32", NULL},
+    {"A10", NULL},
+    {"G1", NULL},
+    {"G2", NULL},
+    {"G3", NULL},
     {"A100", "a100-sxm4-80gb"},
     {"A100-40GB", "a100-sxm4-40gb"},
     {"A100-80GB", "a100-sxm4-80gb"},
+    {"A100-SXM4-40GB", "a100-sxm4-40gb"},
+    {"A100-SXM4-80GB", "a100-sxm4-80gb"},
     {"H100", "h100-sxm5-80gb"},
+    {"H100-80GB", "h100-sxm5-80gb"},
+    {"H100-SXM5-80GB", "h100-sxm5-80gb"},
 };
 
 uint64_t pool_match_mask(const struct pool_cfg *pools, uint32_t npools, const struct pool_match *m)

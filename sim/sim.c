@@ -20,11 +20,60 @@ static uint64_t match_mask(const struct scenario *sc, const struct pool_match *m
  * ever hold (more GPUs than they have) is rejected here, at submission, and
  * counted, instead of waiting forever in the policy's queue.
  */
+/*
+ * The pools a job log's GPU type allows (cluster.pools with an openb or PAI
+ * log): each '|'-separated type through training.jobs.trace.gpu_types, then
+ * the built-in table (sim/pool_cfg.h); a type naming no board allows every
+ * pool. An unknown type stops the run with the log's file:line.
+ */
+static int job_type_pools(struct sim *s, const struct job *jb, uint64_t *mask)
+{
+    const struct scenario *sc = s->sc;
+    const char *t = jb->spec.gpu_type;
+    *mask = 0;
+    while (*t) {
+        const char *bar = strchr(t, '|');
+        size_t n = bar ? (size_t)(bar - t) : strlen(t);
+        char one[sizeof(jb->spec.gpu_type)];
+        snprintf(one, sizeof(one), "%.*s", (int)n, t);
+        const char *board = NULL;
+        if (gpu_type_lookup(&sc->training.trace.gpu_types, one, &board)) {
+            snprintf(s->err, sizeof(s->err),
+                     "%s:%lld: column '%s': unknown GPU type '%s' (map it onto a board or 'any' "
+                     "in training.jobs.trace.gpu_types, e.g. {%s: a100-sxm4-80gb}; "
+                     "docs/scenario.md lists the built-in names)",
+                     sc->training.trace.path, (long long)jb->spec.line,
+                     sc->training.trace.format == JOBFMT_PAI ? "gpu_type" : "gpu_spec", one, one);
+            return -EINVAL;
+        }
+        if (!board) {
+            *mask = POOL_ALL;
+            return 0;
+        }
+        struct pool_match m = {.gpu = board, .given = true};
+        *mask |= pool_match_mask(sc->pools, sc->npools, &m);
+        t += n + (bar != NULL);
+    }
+    if (*mask == 0 && !jb->spec.gpu_type[0])
+        *mask = POOL_ALL;
+    return 0;
+}
+
 static bool job_constrain(struct sim *s, uint32_t j)
 {
     const struct scenario *sc = s->sc;
     struct job *jb = &s->tr.jobs[j];
     jb->pools_allow = match_mask(sc, &sc->training.place.require);
+    if (s->map_types) {
+        uint64_t t = POOL_ALL;
+        if (job_type_pools(s, jb, &t)) {
+            s->event_error = -EINVAL;
+            s->eng.stop = true;
+            trainer_reject(&s->tr, j);
+            return false;
+        }
+        jb->pools_allow &= t;
+    }
     uint64_t pref = match_mask(sc, &sc->training.place.prefer) & jb->pools_allow;
     jb->pools_prefer = pref ? pref : POOL_ALL;
     uint64_t cards = 0;
@@ -62,6 +111,12 @@ static int constrain_services(struct sim *s)
     bool any = sc->training.place.require.given || sc->training.place.prefer.given;
     for (size_t i = 0; i < sc->nservices; i++)
         any = any || sc->services[i].place.require.given || sc->services[i].place.prefer.given;
+    /* A mixed fleet reads the GPU types of an openb or PAI log (the single-pool form never:
+     * its results stay those of a fleet of one board). */
+    s->map_types = sc->pools_given && sc->training.from_trace &&
+                   (sc->training.trace.format == JOBFMT_OPENB ||
+                    sc->training.trace.format == JOBFMT_PAI);
+    any = any || s->map_types;
     s->constrained = any;
     if (!any)
         return 0;

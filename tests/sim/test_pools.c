@@ -282,3 +282,55 @@ Test(pools, bad_pool_input_names_the_place)
             scenario_release(&sc);
     }
 }
+
+/* A mixed fleet reading an openb log's gpu_spec (tests/data/openb_gpu_types.csv). */
+static const char *types_yaml(const char *map)
+{
+    static char yaml[1024];
+    snprintf(yaml, sizeof(yaml),
+             "name: types\nduration: 3h\n" TWO_POOLS(1, 1, 4) "training:\n"
+                                                             "  checkpoint: { interval: none }\n"
+                                                             "  jobs:\n"
+                                                             "    trace:\n"
+                                                             "      format: openb\n"
+                                                             "      path: openb_gpu_types.csv\n"
+                                                             "%s"
+                                                             "policy: { name: dedicated }\n",
+             map);
+    return yaml;
+}
+
+Test(pools, trace_gpu_types_map_onto_pools)
+{
+    /* V100M16 pinned to H100 by the user's map; "H100" by the built-in table; "" and
+     * "P100|T4" (boards not simulated) anywhere; "K80" (line 6) is unknown: the run stops
+     * with the log's file:line. */
+    struct scenario sc;
+    struct sim s;
+    struct conf_err err;
+    const char *yaml = types_yaml("      gpu_types: { V100M16: h100-sxm5-80gb, K80: any }\n");
+    cr_assert_eq(scenario_load_string(&sc, "tests/data/t.yaml", yaml, &err), 0, "%s", err.msg);
+    cr_assert_eq(sim_init(&s, &sc, 1, NULL), 0, "%s", s.err);
+    cr_assert_eq(sim_run(&s, NULL), 0, "%s", s.err);
+    cr_assert_eq(s.tr.njobs, 5u);
+    for (uint32_t j = 0; j < s.tr.njobs; j++) {
+        const struct job *jb = &s.tr.jobs[j];
+        cr_expect_neq(jb->start, (sim_time)-1, "job %u never ran", j);
+        bool on_h100 = cluster_pool_of_card(&s.cl, jb->gpus[0]) == 1;
+        if (j == 1 || j == 2)
+            cr_expect(on_h100, "job %u (%s) on card %u", j, jb->spec.gpu_type, jb->gpus[0]);
+        if (j == 1 || j == 2)
+            cr_expect_eq(jb->pools_allow, UINT64_C(2));
+        else
+            cr_expect_eq(jb->pools_allow, POOL_ALL, "job %u", j);
+    }
+    simtest_free(&sc, &s);
+
+    yaml = types_yaml("");
+    cr_assert_eq(scenario_load_string(&sc, "tests/data/t.yaml", yaml, &err), 0, "%s", err.msg);
+    cr_assert_eq(sim_init(&s, &sc, 1, NULL), 0, "%s", s.err);
+    cr_expect_lt(sim_run(&s, NULL), 0);
+    cr_expect(strstr(s.err, "openb_gpu_types.csv:6: column 'gpu_spec': unknown GPU type 'K80'"),
+              "%s", s.err);
+    simtest_free(&sc, &s);
+}
