@@ -142,13 +142,13 @@ static int print_services(FILE *out, const struct results *r, bool md)
 /* One row per node pool (cluster.pools): its board, size, utilisation, SLO, training, cost. */
 static int print_pools(FILE *out, const struct results *r, bool md)
 {
-    static const char *const cols[] = {"gpus",      "util_allocated",     "util_busy",
-                                       "util_useful", "share_fragmented", "requests_served",
-                                       "slo_share", "training_gpu_hours", "energy_kwh",
+    static const char *const cols[] = {"gpus",        "util_allocated",     "util_busy",
+                                       "util_useful", "share_fragmented",   "requests_served",
+                                       "slo_share",   "training_gpu_hours", "energy_kwh",
                                        "cost_total"};
-    static const char *const hdr[] = {"pool",      "board",        "GPUs",      "allocated %",
-                                      "busy %",    "useful %",     "fragm. %",  "served",
-                                      "within %",  "training GPU-h", "energy kWh", "cost"};
+    static const char *const hdr[] = {"pool",     "board",          "GPUs",       "allocated %",
+                                      "busy %",   "useful %",       "fragm. %",   "served",
+                                      "within %", "training GPU-h", "energy kWh", "cost"};
     enum { NCOLS = sizeof(cols) / sizeof(cols[0]), NHDR = NCOLS + 2 };
     struct texttable tt;
     texttable_init(&tt, NHDR);

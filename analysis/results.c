@@ -315,8 +315,8 @@ static struct results_service *service_get(struct results *r, const char *name, 
     struct results_service **v = pools ? &r->pools : &r->svcs;
     size_t *n = pools ? &r->npools : &r->nsvcs;
     const struct metric_def *defs = pools ? pool_defs : svc_defs;
-    size_t ndefs = pools ? sizeof(pool_defs) / sizeof(pool_defs[0])
-                         : sizeof(svc_defs) / sizeof(svc_defs[0]);
+    size_t ndefs =
+        pools ? sizeof(pool_defs) / sizeof(pool_defs[0]) : sizeof(svc_defs) / sizeof(svc_defs[0]);
     for (size_t i = 0; i < *n; i++)
         if (!strcmp((*v)[i].name, name))
             return &(*v)[i];

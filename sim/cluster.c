@@ -560,11 +560,11 @@ int cluster_place(struct cluster *c, uint32_t gpu, sim_time now, const struct te
     /* k8s device plugin MPS: each replica gets 1/N of the memory (its README); time-slicing
      * with enforced quotas (HAMi): the memory it asked for. */
     t->st.mem_quota_gib = r->mem_quota_gib > 0 ? r->mem_quota_gib : 0;
-    t->st.mem_limit_gib = c->mode == SHARE_MPS
-                              ? (c->mps_limit_gib > 0 ? c->mps_limit_gib
-                                                      : c->pools[g->pool].mem_gib / c->slots)
-                          : c->mode == SHARE_TIMESLICE && c->mem_quota ? t->st.mem_quota_gib
-                                                                       : 0;
+    t->st.mem_limit_gib =
+        c->mode == SHARE_MPS
+            ? (c->mps_limit_gib > 0 ? c->mps_limit_gib : c->pools[g->pool].mem_gib / c->slots)
+        : c->mode == SHARE_TIMESLICE && c->mem_quota ? t->st.mem_quota_gib
+                                                     : 0;
     if (inst >= 0) {
         t->st.group = inst;
         t->st.slice_speed = mig_knobs_speed(&c->mig, g->layout.inst[inst].profile);
@@ -824,8 +824,8 @@ uint32_t cluster_free_cards_in(const struct cluster *c, uint64_t mask)
     uint32_t n = 0;
     for (uint32_t i = 0; i < c->npools; i++)
         if ((mask >> i) & 1u)
-            for (uint32_t k = c->pools[i].first_node; k < c->pools[i].first_node + c->pools[i].nodes;
-                 k++)
+            for (uint32_t k = c->pools[i].first_node;
+                 k < c->pools[i].first_node + c->pools[i].nodes; k++)
                 n += c->node_free[k];
     return n;
 }

@@ -153,7 +153,7 @@ struct cluster {
     uint32_t free_cards; /* cards with no tenant and not reconfiguring */
     uint32_t *node_free; /* such cards per node */
     enum share_mode mode;
-    uint32_t slots; /* tenants per card: 1, timeslice/MPS replicas */
+    uint32_t slots;              /* tenants per card: 1, timeslice/MPS replicas */
     const struct gpu_spec *spec; /* the first pool's board (MIG tables: one board under MIG) */
     struct share_knobs knobs;
     struct mig_knobs mig;

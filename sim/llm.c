@@ -571,8 +571,8 @@ static double rep_speed(const struct service *s, const struct llm_rep *r)
     }
     for (uint32_t i = 0; i < r->ntp; i++) {
         const struct tenant *t = &cl->tenants[r->tids[i]];
-        double x = cluster_tenant_speed(cl, r->tids[i]) *
-                   (cluster_card_infer_speed(cl, t->gpu) / ref);
+        double x =
+            cluster_tenant_speed(cl, r->tids[i]) * (cluster_card_infer_speed(cl, t->gpu) / ref);
         v = x < v ? x : v;
     }
     return v > 1e-9 ? v : 1e-9;

@@ -91,15 +91,14 @@ struct sim_output {
     hid_t *pool_grp;
     struct h5_series *pool_ts;
     uint32_t npools;
-    int pool_err; /* first write error of the pool series */
+    int pool_err;                            /* first write error of the pool series */
     double *pool_frag_us, *pool_frag_win_us; /* per pool, as frag_us / frag_win_us */
 };
 
-static const char *const pool_ts_names[] = {
-    "time_s",         "util_allocated", "util_busy", "util_useful",    "share_free",
-    "gpus_inference", "gpus_training",  "power_w",   "gpus_fragmented"};
-static const char *const pool_ts_units[] = {"s",    "1",    "1", "1",   "1",
-                                            "GPUs", "GPUs", "W", "GPUs"};
+static const char *const pool_ts_names[] = {"time_s",        "util_allocated", "util_busy",
+                                            "util_useful",   "share_free",     "gpus_inference",
+                                            "gpus_training", "power_w",        "gpus_fragmented"};
+static const char *const pool_ts_units[] = {"s", "1", "1", "1", "1", "GPUs", "GPUs", "W", "GPUs"};
 #define POOL_TS_COLS (sizeof(pool_ts_names) / sizeof(pool_ts_names[0]))
 
 /* The first error of a sequence of writes: rc unless it is 0. */
@@ -278,7 +277,9 @@ int sim_output_open(struct sim_output **out, const char *path, const struct scen
         o->pool_ts = calloc(sc->npools, sizeof(*o->pool_ts));
         o->pool_frag_us = calloc(sc->npools, sizeof(*o->pool_frag_us));
         o->pool_frag_win_us = calloc(sc->npools, sizeof(*o->pool_frag_win_us));
-        rc = !o->pool_grp || !o->pool_ts || !o->pool_frag_us || !o->pool_frag_win_us ? -ENOMEM : o->g_pools < 0 ? h5io_fail() : 0;
+        rc = !o->pool_grp || !o->pool_ts || !o->pool_frag_us || !o->pool_frag_win_us ? -ENOMEM
+             : o->g_pools < 0                                                        ? h5io_fail()
+                                                                                     : 0;
         for (uint32_t i = 0; !rc && i < sc->npools; i++) {
             o->pool_grp[i] = h5_group_create(o->g_pools, sc->pools[i].name);
             o->npools = i + 1;
@@ -291,8 +292,8 @@ int sim_output_open(struct sim_output **out, const char *path, const struct scen
                 rc = h5io_fail();
                 break;
             }
-            rc = h5_series_open(&o->pool_ts[i], g, pool_ts_names, pool_ts_units, POOL_TS_COLS,
-                                1024);
+            rc =
+                h5_series_open(&o->pool_ts[i], g, pool_ts_names, pool_ts_units, POOL_TS_COLS, 1024);
             rc = keep(rc, close_group(g));
         }
     }
@@ -447,23 +448,25 @@ static int write_pools(struct sim_output *o, const struct sim *s, double win_s, 
         rc = keep(rc, h5_attr_double(g, "train_speed", pl->train_speed));
         rc = keep(rc, h5_attr_double(g, "infer_speed", pl->infer_speed));
         rc = keep(rc, h5_attr_double(g, "gpu_hours", gh));
-        rc = keep(rc, h5_attr_double(g, "util_allocated", cap > 0 ? sim_pool_gpu_us(s, p, 0) / cap : 0));
+        rc = keep(
+            rc, h5_attr_double(g, "util_allocated", cap > 0 ? sim_pool_gpu_us(s, p, 0) / cap : 0));
         rc = keep(rc, h5_attr_double(g, "util_busy", cap > 0 ? sim_pool_gpu_us(s, p, 1) / cap : 0));
-        rc = keep(rc, h5_attr_double(g, "util_useful", cap > 0 ? sim_pool_gpu_us(s, p, 2) / cap : 0));
+        rc = keep(rc,
+                  h5_attr_double(g, "util_useful", cap > 0 ? sim_pool_gpu_us(s, p, 2) / cap : 0));
         char name[48];
         for (int k = 0; k < USE_NSTATES; k++) {
             snprintf(name, sizeof(name), "gpu_hours_%s", use_state_name((enum use_state)k));
             rc = keep(rc, h5_attr_double(g, name, st[k] / 3.6e9));
         }
-        rc = keep(rc, h5_attr_double(g, "training_gpu_hours",
-                                     st[USE_USEFUL] / 3.6e9 * pl->train_speed));
+        rc = keep(
+            rc, h5_attr_double(g, "training_gpu_hours", st[USE_USEFUL] / 3.6e9 * pl->train_speed));
         double frag = sim_window_start(s) > 0 ? o->pool_frag_win_us[p] : o->pool_frag_us[p];
         rc = keep(rc, h5_attr_double(g, "share_fragmented", gh > 0 ? frag / 3.6e9 / gh : 0));
         rc = keep(rc, h5_attr_int(g, "requests_served", (int64_t)served));
         rc = keep(rc, h5_attr_int(g, "requests_within_slo", (int64_t)within));
         /* Of the requests served there (a dropped request was served nowhere). */
-        rc = keep(rc, h5_attr_double(g, "slo_share",
-                                     served ? (double)within / (double)served : NAN));
+        rc = keep(rc,
+                  h5_attr_double(g, "slo_share", served ? (double)within / (double)served : NAN));
         rc = keep(rc, h5_attr_double(g, "duration_s", sim_time_to_sec(s->end)));
         double kwh = sim_pool_energy_kwh(s, p);
         rc = keep(rc, h5_attr_double(g, "energy_kwh", kwh));

@@ -103,8 +103,8 @@ int pool_cfg_load(const struct conf_doc *d, const struct conf_node *seq, struct 
 int gpu_type_lookup(const struct gpu_type_map *m, const char *type, const char **board);
 
 /* Read training.jobs.trace.gpu_types {NAME: BOARD|any}. Same returns as pool_match_load. */
-int gpu_type_map_load(const struct conf_doc *d, const struct conf_node *map,
-                      struct gpu_type_map *m, struct conf_err *err);
+int gpu_type_map_load(const struct conf_doc *d, const struct conf_node *map, struct gpu_type_map *m,
+                      struct conf_err *err);
 
 void pool_match_release(struct pool_match *m);
 void placement_release(struct placement_cfg *p);

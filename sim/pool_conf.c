@@ -155,11 +155,11 @@ static bool plain_name(const char *v)
 static int load_pool(const struct conf_doc *d, const struct conf_node *n, struct pool_cfg *p,
                      struct conf_err *err)
 {
-    static const char *const keys[] = {"name", "gpu", "nodes", "gpus_per_node", "labels", "speed",
-                                       NULL};
+    static const char *const keys[] = {"name",   "gpu",   "nodes", "gpus_per_node",
+                                       "labels", "speed", NULL};
     static const char *const skeys[] = {"training", "inference", NULL};
-    static const char *const cluster_wide[] = {"sharing", "mig", "timeSlicing", "mps", "faults",
-                                               "spec", NULL};
+    static const char *const cluster_wide[] = {"sharing", "mig",  "timeSlicing", "mps",
+                                               "faults",  "spec", NULL};
     int rc;
     if (n->kind != CONF_MAP)
         return conf_errf(err, d, n, "pools", "expected a mapping {name, gpu, nodes, ...}");
@@ -249,8 +249,8 @@ int gpu_type_lookup(const struct gpu_type_map *m, const char *type, const char *
     return -ENOENT;
 }
 
-int gpu_type_map_load(const struct conf_doc *d, const struct conf_node *map,
-                      struct gpu_type_map *m, struct conf_err *err)
+int gpu_type_map_load(const struct conf_doc *d, const struct conf_node *map, struct gpu_type_map *m,
+                      struct conf_err *err)
 {
     memset(m, 0, sizeof(*m));
     if (!map)

@@ -182,13 +182,27 @@ static int load_arrival_trace(const struct conf_doc *d, const struct conf_node *
 static int load_job_trace(const struct conf_doc *d, const struct conf_node *t,
                           struct job_trace_cfg *c, struct conf_err *err)
 {
-    static const char *const keys[] = {
-        "path",           "format",          "origin",           "offset",
-        "reorder_window", "on_bad_row",      "include_services", "id_column",
-        "submit_column",  "submit_unit",     "duration_column",  "duration_unit",
-        "gpus_column",    "fraction_column", "mig_column",       "priority_column",
-        "queue_column",   "params_column",   "outcome_column",   "gpu_types",
-        NULL};
+    static const char *const keys[] = {"path",
+                                       "format",
+                                       "origin",
+                                       "offset",
+                                       "reorder_window",
+                                       "on_bad_row",
+                                       "include_services",
+                                       "id_column",
+                                       "submit_column",
+                                       "submit_unit",
+                                       "duration_column",
+                                       "duration_unit",
+                                       "gpus_column",
+                                       "fraction_column",
+                                       "mig_column",
+                                       "priority_column",
+                                       "queue_column",
+                                       "params_column",
+                                       "outcome_column",
+                                       "gpu_types",
+                                       NULL};
     int rc, fmt = JOBFMT_OPENB;
     if ((rc = conf_check_keys(d, t, "trace", keys, err)) ||
         (rc = conf_enum(d, t, "format", true, jobfmt_names, &fmt, err)))
@@ -513,12 +527,24 @@ static int load_startup(const struct conf_doc *d, const struct conf_node *n, str
 static int load_service(const struct conf_doc *d, const struct conf_node *n, struct service_cfg *c,
                         const struct scenario *scn, struct conf_err *err)
 {
-    static const char *const keys[] = {"name",         "latency",   "batching",
-                                       "slo",          "replicas",  "arrivals",
-                                       "max_queue",    "memory_gb", "active_thread_percentage",
-                                       "mig_profile",  "demand",    "memory_used_gb",
-                                       "gpu_fraction", "kind",      "llm",
-                                       "startup",      "require",   "prefer",
+    static const char *const keys[] = {"name",
+                                       "latency",
+                                       "batching",
+                                       "slo",
+                                       "replicas",
+                                       "arrivals",
+                                       "max_queue",
+                                       "memory_gb",
+                                       "active_thread_percentage",
+                                       "mig_profile",
+                                       "demand",
+                                       "memory_used_gb",
+                                       "gpu_fraction",
+                                       "kind",
+                                       "llm",
+                                       "startup",
+                                       "require",
+                                       "prefer",
                                        NULL};
     static const char *const kinds[] = {"batch", "llm", NULL};
     static const char *const batch_only[] = {"latency", "batching", "memory_gb", "memory_used_gb"};
@@ -709,9 +735,15 @@ static int load_checkpoint(const struct conf_doc *d, const struct conf_node *c,
 
 static int load_training(struct scenario *sc, const struct conf_node *root, struct conf_err *err)
 {
-    static const char *const tkeys[] = {
-        "jobs",   "backlog", "checkpoint", "memory_gb_per_gpu", "active_thread_percentage",
-        "demand", "require", "prefer", NULL};
+    static const char *const tkeys[] = {"jobs",
+                                        "backlog",
+                                        "checkpoint",
+                                        "memory_gb_per_gpu",
+                                        "active_thread_percentage",
+                                        "demand",
+                                        "require",
+                                        "prefer",
+                                        NULL};
     static const char *const jkeys[] = {"synthetic", "trace", NULL};
     static const char *const skeys[] = {"per_hour",     "duration",  "gpus",
                                         "max_duration", "calibrate", NULL};
@@ -997,8 +1029,9 @@ static int load_sharing(struct scenario *sc, const struct conf_node *c, struct c
  */
 static int load_cost(struct scenario *sc, const struct conf_node *root, struct conf_err *err)
 {
-    static const char *const keys[] = {"pricing",  "gpu_hour_on_demand", "gpu_hour_reserved",
-                                       "power_kwh", "currency", "boards", NULL};
+    static const char *const keys[] = {"pricing",   "gpu_hour_on_demand", "gpu_hour_reserved",
+                                       "power_kwh", "currency",           "boards",
+                                       NULL};
     static const char *const bkeys[] = {"gpu_hour_on_demand", "gpu_hour_reserved", NULL};
     static const char *const pricings[] = {"on_demand", "reserved", NULL};
     const struct conf_doc *d = &sc->doc;
@@ -1113,8 +1146,9 @@ static int load_root(struct scenario *sc, struct conf_err *err)
     static const char *const keys[] = {"name",     "seed",    "duration", "sample_interval",
                                        "timezone", "cluster", "services", "training",
                                        "policy",   "output",  "cost",     NULL};
-    static const char *const ckeys[] = {"gpu", "nodes",       "gpus_per_node", "sharing", "mig",
-                                        "timeSlicing", "mps", "faults", "spec", "pools", NULL};
+    static const char *const ckeys[] = {"gpu",         "nodes", "gpus_per_node", "sharing", "mig",
+                                        "timeSlicing", "mps",   "faults",        "spec",    "pools",
+                                        NULL};
     static const char *const okeys[] = {"per_gpu_timeseries", "warmup", NULL};
     const struct conf_doc *d = &sc->doc;
     const struct conf_node *root = d->root;

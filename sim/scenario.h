@@ -55,7 +55,7 @@ struct job_trace_cfg {
     sim_time offset;
     uint32_t reorder_window;
     bool skip_bad;
-    bool include_services; /* replay openb LS pods (long-running services) as jobs too */
+    bool include_services;         /* replay openb LS pods (long-running services) as jobs too */
     struct gpu_type_map gpu_types; /* trace GPU-type names to boards (sim/pool_cfg.h) */
 };
 enum svc_dist { DIST_DETERMINISTIC, DIST_EXPONENTIAL, DIST_LOGNORMAL };
@@ -116,8 +116,8 @@ struct training_cfg {
     bool from_trace; /* jobs from a log */
     struct job_trace_cfg trace;
     struct job_mix mix;
-    uint32_t backlog;     /* jobs already queued at t = 0 (drawn from the same mix) */
-    struct train_cfg run; /* checkpoints, memory, MPS share of training members */
+    uint32_t backlog;           /* jobs already queued at t = 0 (drawn from the same mix) */
+    struct train_cfg run;       /* checkpoints, memory, MPS share of training members */
     struct placement_cfg place; /* training.require / prefer: every job's constraints */
 };
 

@@ -457,8 +457,8 @@ static uint64_t victim_key(const struct service *s, uint32_t ri)
     const struct card *g = &cl->cards[s->reps[ri].gpu];
     uint64_t occupied = cl->per_node - cl->node_free[g->node];
     /* A service that prefers some pools gives back a replica elsewhere first. */
-    uint64_t pref = s->prefer_pools != POOL_ALL &&
-                    cluster_card_in(cl, s->reps[ri].gpu, s->prefer_pools);
+    uint64_t pref =
+        s->prefer_pools != POOL_ALL && cluster_card_in(cl, s->reps[ri].gpu, s->prefer_pools);
     return pref << 63 | occupied << 32 | g->nten;
 }
 
@@ -595,8 +595,7 @@ int service_init(struct service *s, uint32_t index, const struct service_cfg *cf
     s->q_win = malloc(sizeof(*s->q_win));
     snprintf(name, sizeof(name), "service/%s/service-time", cfg->name);
     if (!s->ring || !s->h_total || !s->h_win || !s->q_total || !s->q_win || !s->pool_served ||
-        !s->pool_within ||
-        rng_init(&s->rng, seed, rng_stream_id(name))) {
+        !s->pool_within || rng_init(&s->rng, seed, rng_stream_id(name))) {
         service_release(s);
         return -ENOMEM;
     }

@@ -113,9 +113,9 @@ static int constrain_services(struct sim *s)
         any = any || sc->services[i].place.require.given || sc->services[i].place.prefer.given;
     /* A mixed fleet reads the GPU types of an openb or PAI log (the single-pool form never:
      * its results stay those of a fleet of one board). */
-    s->map_types = sc->pools_given && sc->training.from_trace &&
-                   (sc->training.trace.format == JOBFMT_OPENB ||
-                    sc->training.trace.format == JOBFMT_PAI);
+    s->map_types =
+        sc->pools_given && sc->training.from_trace &&
+        (sc->training.trace.format == JOBFMT_OPENB || sc->training.trace.format == JOBFMT_PAI);
     any = any || s->map_types;
     s->constrained = any;
     if (!any)

@@ -65,7 +65,7 @@ struct sim {
      */
     uint64_t *svc_allow, *svc_prefer;
     bool constrained;
-    bool map_types; /* jobs' log GPU types map onto pools (sim.c job_type_pools) */
+    bool map_types;       /* jobs' log GPU types map onto pools (sim.c job_type_pools) */
     uint64_t unplaceable; /* jobs rejected at submission: no pool they may use can hold them */
     const struct policy_ops *pol;
     void *pol_state;

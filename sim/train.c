@@ -194,8 +194,8 @@ static double gang_rate(const struct trainer *t, const struct job *j)
 {
     double r = INFINITY;
     for (uint32_t i = 0; i < j->spec.gpus; i++) {
-        double s = cluster_tenant_speed(t->cl, j->tids[i]) *
-                   cluster_card_train_speed(t->cl, j->gpus[i]);
+        double s =
+            cluster_tenant_speed(t->cl, j->tids[i]) * cluster_card_train_speed(t->cl, j->gpus[i]);
         if (s < r)
             r = s;
     }

@@ -75,7 +75,7 @@ struct job {
     double save_us, restore_us; /* wall time spent saving / restoring */
     double lost_us;             /* work lost to preemptions and faults, µs at full speed */
     sim_time queued_since;
-    double queue_us;    /* total time queued, all waits */
+    double queue_us; /* total time queued, all waits */
     /* Pools it may run on / prefers (bit i = pool i, sim/pool_cfg.h); POOL_ALL: any. Set at
      * submission (sim.c); trainer_start refuses cards outside pools_allow. */
     uint64_t pools_allow, pools_prefer;

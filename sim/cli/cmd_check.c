@@ -535,13 +535,13 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
         results_release(&r);
         return 2;
     }
-    const char *nopool = !pool                           ? NULL
-                         : results_use_pool(&r, pool)     ? path
+    const char *nopool = !pool                                      ? NULL
+                         : results_use_pool(&r, pool)               ? path
                          : against && results_use_pool(&base, pool) ? against
                                                                     : NULL;
     if (nopool) {
-        fprintf(err, "tidesim check: %s has no pool '%s' (its scenario's cluster.pools)\n",
-                nopool, pool);
+        fprintf(err, "tidesim check: %s has no pool '%s' (its scenario's cluster.pools)\n", nopool,
+                pool);
         results_release(&r);
         if (against)
             results_release(&base);

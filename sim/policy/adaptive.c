@@ -228,8 +228,7 @@ static void start_training(struct sim *s, struct adaptive_state *st)
             continue;
         }
         /* Keep the cards the forecast wants back soon. */
-        if (s->cl.free_cards >= jb->spec.gpus + st->reserve &&
-            sim_find_gang(s, j, st->gang) == 0 &&
+        if (s->cl.free_cards >= jb->spec.gpus + st->reserve && sim_find_gang(s, j, st->gang) == 0 &&
             trainer_start(&s->tr, j, st->gang) >= 0) {
             jobq_remove_at(&st->q, i);
             continue;

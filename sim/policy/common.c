@@ -241,8 +241,8 @@ bool pol_gang_fits(const struct sim *s, uint32_t svc, uint32_t g)
 }
 
 /* pol_pick_compact over the nodes whose cards pass ok (preferred, or allowed, pools). */
-static uint32_t pick_compact(const struct sim *s, uint32_t svc, bool (*ok)(const struct sim *,
-                                                                          uint32_t, uint32_t))
+static uint32_t pick_compact(const struct sim *s, uint32_t svc,
+                             bool (*ok)(const struct sim *, uint32_t, uint32_t))
 {
     const struct cluster *cl = &s->cl;
     uint32_t best = UINT32_MAX, best_inf = 0, best_free = 0, need = pol_gang_size(s, svc);

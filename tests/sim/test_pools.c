@@ -26,7 +26,7 @@
     "cluster:\n"                                                                                   \
     "  pools:\n"                                                                                   \
     "    - { name: a100, gpu: a100-sxm4-80gb, nodes: " #A100_NODES ", gpus_per_node: " #PER " }\n" \
-    "    - { name: h100, gpu: h100-sxm5-80gb, nodes: " #H100_NODES ", gpus_per_node: " #PER      \
+    "    - { name: h100, gpu: h100-sxm5-80gb, nodes: " #H100_NODES ", gpus_per_node: " #PER        \
     ", labels: { tier: premium } }\n"
 
 Test(pools, job_requiring_h100_never_lands_on_a100)
@@ -105,8 +105,7 @@ Test(pools, service_preferring_h100_spills_to_a100_and_comes_back)
     /* ... and the next scale-down gives back the A100 replica first. */
     uint32_t gone = UINT32_MAX;
     cr_assert_eq(sim_stop_replica(&s, 0, &gone), 0);
-    cr_expect_eq(gone, spill, "scale-down removed card %u, expected the A100 card %u", gone,
-                 spill);
+    cr_expect_eq(gone, spill, "scale-down removed card %u, expected the A100 card %u", gone, spill);
     for (uint32_t k = 0; k < cl->ngpus; k++)
         if (cluster_pool_of_card(cl, k) == 0)
             cr_expect_eq(cl->cards[k].nten, 0u, "A100 card %u still serves", k);
@@ -125,8 +124,8 @@ static sim_time one_job_end(const char *pool, double work_s)
     struct scenario sc;
     struct sim s;
     simtest_build(&sc, &s, yaml, 1);
-    struct job_spec js = {.id = 1, .submit = 0, .work = sim_time_from_sec(work_s), .gpus = 1,
-                          .gpu_fraction = 1.0};
+    struct job_spec js = {
+        .id = 1, .submit = 0, .work = sim_time_from_sec(work_s), .gpus = 1, .gpu_fraction = 1.0};
     cr_assert_geq(trainer_submit(&s.tr, &js), 0);
     cr_assert_eq(sim_run(&s, NULL), 0, "%s", s.err);
     cr_assert_eq(s.tr.done, 1u);
@@ -289,13 +288,13 @@ static const char *types_yaml(const char *map)
     static char yaml[1024];
     snprintf(yaml, sizeof(yaml),
              "name: types\nduration: 3h\n" TWO_POOLS(1, 1, 4) "training:\n"
-                                                             "  checkpoint: { interval: none }\n"
-                                                             "  jobs:\n"
-                                                             "    trace:\n"
-                                                             "      format: openb\n"
-                                                             "      path: openb_gpu_types.csv\n"
-                                                             "%s"
-                                                             "policy: { name: dedicated }\n",
+                                                              "  checkpoint: { interval: none }\n"
+                                                              "  jobs:\n"
+                                                              "    trace:\n"
+                                                              "      format: openb\n"
+                                                              "      path: openb_gpu_types.csv\n"
+                                                              "%s"
+                                                              "policy: { name: dedicated }\n",
              map);
     return yaml;
 }
