@@ -16,11 +16,6 @@ static uint64_t match_mask(const struct scenario *sc, const struct pool_match *m
 }
 
 /*
- * A job's pools (training.require / prefer). One that no pool it may use can
- * ever hold (more GPUs than they have) is rejected here, at submission, and
- * counted, instead of waiting forever in the policy's queue.
- */
-/*
  * The pools a job log's GPU type allows (cluster.pools with an openb or PAI
  * log): each '|'-separated type through training.jobs.trace.gpu_types, then
  * the built-in table (sim/pool_cfg.h); a type naming no board allows every
@@ -59,6 +54,12 @@ static int job_type_pools(struct sim *s, const struct job *jb, uint64_t *mask)
     return 0;
 }
 
+/*
+ * A job's pools (training.require / prefer, its log GPU type). One that no
+ * pool it may use can ever hold (more GPUs than they have, or none) is
+ * rejected here, at submission, and counted, instead of waiting forever in
+ * the policy's queue. False when it was rejected (or the run must stop).
+ */
 static bool job_constrain(struct sim *s, uint32_t j)
 {
     const struct scenario *sc = s->sc;

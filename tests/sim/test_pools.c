@@ -333,3 +333,40 @@ Test(pools, trace_gpu_types_map_onto_pools)
               "%s", s.err);
     simtest_free(&sc, &s);
 }
+
+Test(pools, report_check_and_compare_per_pool)
+{
+    /* The two-board cost file, both pools 100 % busy: A100 pool $32 of GPU-hours + 6.4 kWh x
+     * $0.10 = $32.64, H100 pool $80 + 11.2 kWh x $0.10 = $81.12. */
+    char dir[64], out[128], cmd[512], *txt = NULL;
+    atest_tmpdir(dir, sizeof(dir));
+    snprintf(out, sizeof(out), "%s/c.h5", dir);
+    atest_sim("tests/data/scenarios/cost_pools.yaml", out, NULL);
+    snprintf(cmd, sizeof(cmd), "%s report %s", atest_bin(), out);
+    cr_assert_eq(atest_run(cmd, &txt), 0, "%s", txt);
+    cr_expect(strstr(txt, "16 GPUs in 2 pools: a100 8 x a100-sxm4-80gb, h100 8 x h100-sxm5-80gb"),
+              "%s", txt);
+    cr_expect(strstr(txt, "node pools"), "%s", txt);
+    free(txt);
+    /* check --pool: the H100 pool's cost, its training work 27.68 A100 GPU-h in 2 h. */
+    snprintf(cmd, sizeof(cmd), "%s check %s --pool h100 --max cost_total=81.13 --min-util 0.99",
+             atest_bin(), out);
+    cr_expect_eq(atest_run(cmd, &txt), 0, "%s", txt);
+    free(txt);
+    snprintf(cmd, sizeof(cmd), "%s check %s --pool a100 --max cost_total=32.63", atest_bin(), out);
+    cr_expect_eq(atest_run(cmd, &txt), 1, "A100 pool cost 32.64 > 32.63: %s", txt);
+    free(txt);
+    snprintf(cmd, sizeof(cmd), "%s check %s --pool h100 --min-training-gpu-h-per-day 332",
+             atest_bin(), out);
+    cr_expect_eq(atest_run(cmd, &txt), 0, "27.68 GPU-h in 2 h = 332.16 a day: %s", txt);
+    free(txt);
+    snprintf(cmd, sizeof(cmd), "%s check %s --pool b200 --min-util 0.5", atest_bin(), out);
+    cr_expect_eq(atest_run(cmd, &txt), 2, "%s", txt);
+    cr_expect(strstr(txt, "no pool 'b200'"), "%s", txt);
+    free(txt);
+    snprintf(cmd, sizeof(cmd), "%s compare %s %s --pool a100 --format json", atest_bin(), out, out);
+    cr_expect_eq(atest_run(cmd, &txt), 0, "%s", txt);
+    cr_expect(strstr(txt, "\"cost_total\""), "%s", txt);
+    free(txt);
+    atest_rmdir(dir);
+}
