@@ -6,6 +6,7 @@
 #include "sim/llm_cfg.h"
 #include "sim/override.h"
 #include "sim/policy/policy.h"
+#include "sim/sharing_from.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -944,13 +945,18 @@ static int load_sharing(struct scenario *sc, const struct conf_node *c, struct c
         if (!sc->spec->mig_capable)
             return conf_errf(err, d, conf_get(c, "sharing"), "sharing", "%s has no MIG profiles",
                              sc->spec->name);
-        if (!m)
+        if (!m && !sc->from_layout)
             return conf_errf(err, d, c, "mig", "missing (expected {layout: ...})");
+        if (sc->from_layout && conf_get(m, "layout"))
+            return conf_errf(err, d, conf_get(m, "layout"), "layout",
+                             "the layout comes from sharing_from; give one or the other");
+        if (sc->from_layout)
+            sc->mig_layout = sc->from_layout;
         double eff = sc->mig.efficiency;
         sim_time rec = sim_time_from_sec(sc->mig.reconfig_s);
         sim_time drain = sim_time_from_sec(sc->mig.drain_grace_s);
         if ((rc = conf_check_keys(d, m, "mig", mkeys, err)) ||
-            (rc = conf_string(d, m, "layout", true, &sc->mig_layout, err)) ||
+            (!sc->from_layout && (rc = conf_string(d, m, "layout", true, &sc->mig_layout, err))) ||
             (rc = conf_double(d, m, "efficiency", false, 0.01, 1.2, &eff, err)) ||
             (rc = conf_duration(d, m, "reconfig", false, 0, &rec, err)) ||
             (rc = conf_duration(d, m, "drain_grace", false, 0, &drain, err)))
@@ -977,7 +983,10 @@ static int load_sharing(struct scenario *sc, const struct conf_node *c, struct c
             return conf_errf(err, d, conf_get(m, "layout"), "layout", "%s", msg);
     }
     if (sc->sharing == SHARE_TIMESLICE) {
-        sc->slots = 4;
+        sc->slots = sc->from_replicas ? sc->from_replicas : 4;
+        if (sc->from_replicas && conf_get(t, "replicas"))
+            return conf_errf(err, d, conf_get(t, "replicas"), "replicas",
+                             "the replicas come from sharing_from; give one or the other");
         sim_time slice = sim_time_from_sec(sc->knobs.ts_slice_s), sw = -1;
         int quota = 0;
         if (t &&
@@ -1004,7 +1013,10 @@ static int load_sharing(struct scenario *sc, const struct conf_node *c, struct c
         }
     }
     if (sc->sharing == SHARE_MPS) {
-        sc->slots = 4;
+        sc->slots = sc->from_replicas ? sc->from_replicas : 4;
+        if (sc->from_replicas && conf_get(p, "replicas"))
+            return conf_errf(err, d, conf_get(p, "replicas"), "replicas",
+                             "the replicas come from sharing_from; give one or the other");
         if (p &&
             ((rc = conf_check_keys(d, p, "mps", pkeys, err)) ||
              (rc = get_u32(d, p, "replicas", false, 1, SHARE_MPS_MAX_CLIENTS, &sc->slots, err)) ||
@@ -1090,6 +1102,47 @@ static int load_cost(struct scenario *sc, const struct conf_node *root, struct c
     return 0;
 }
 
+/*
+ * cluster.sharing_from: FILE or {file: FILE, config: NAME} — the sharing mode and its
+ * replicas or MIG layout from a device-plugin or mig-parted config (sim/sharing_from.h).
+ * The knob blocks (mig, timeSlicing, mps) may still tune what the file does not say.
+ */
+static int load_sharing_from(struct scenario *sc, const struct conf_node *c, struct conf_err *err)
+{
+    static const char *const keys[] = {"file", "config", NULL};
+    const struct conf_doc *d = &sc->doc;
+    const struct conf_node *sf = conf_get(c, "sharing_from");
+    const char *config = NULL;
+    char *path = NULL;
+    int rc;
+    if (conf_get(c, "sharing"))
+        return conf_errf(err, d, conf_get(c, "sharing"), "sharing",
+                         "the sharing mode comes from sharing_from; give one or the other");
+    if (sf->kind == CONF_MAP) {
+        if ((rc = conf_check_keys(d, sf, "sharing_from", keys, err)) ||
+            (rc = conf_string(d, sf, "config", false, &config, err)))
+            return rc;
+        path = resolve_path(d, sf, "file", err);
+    } else {
+        path = resolve_path(d, c, "sharing_from", err);
+    }
+    if (!path)
+        return -EINVAL;
+    struct sharing_from out;
+    rc = sharing_from_load(path, config, sc->spec, &out, err);
+    if (rc == 0) {
+        sc->sharing = out.mode;
+        sc->from_replicas = out.replicas;
+        if (out.layout[0] && !(sc->from_layout = strdup(out.layout)))
+            rc = -ENOMEM;
+        if (out.ignored[0])
+            snprintf(sc->warning, sizeof(sc->warning), "%s: read but not modelled: %s", path,
+                     out.ignored);
+    }
+    free(path);
+    return rc;
+}
+
 /* The single-pool form: cluster.gpu, nodes, gpus_per_node, spec; one pool "default". */
 static int load_single_pool(struct scenario *sc, const struct conf_node *c, struct conf_err *err)
 {
@@ -1146,9 +1199,9 @@ static int load_root(struct scenario *sc, struct conf_err *err)
     static const char *const keys[] = {"name",     "seed",    "duration", "sample_interval",
                                        "timezone", "cluster", "services", "training",
                                        "policy",   "output",  "cost",     NULL};
-    static const char *const ckeys[] = {"gpu",         "nodes", "gpus_per_node", "sharing", "mig",
-                                        "timeSlicing", "mps",   "faults",        "spec",    "pools",
-                                        NULL};
+    static const char *const ckeys[] = {"gpu",  "nodes",       "gpus_per_node", "sharing",
+                                        "mig",  "timeSlicing", "mps",           "faults",
+                                        "spec", "pools",       "sharing_from",  NULL};
     static const char *const okeys[] = {"per_gpu_timeseries", "warmup", NULL};
     const struct conf_doc *d = &sc->doc;
     const struct conf_node *root = d->root;
@@ -1205,9 +1258,14 @@ static int load_root(struct scenario *sc, struct conf_err *err)
         sc->gpus_per_node = sc->pools[0].gpus_per_node;
     } else if ((rc = load_single_pool(sc, c, err)))
         return rc;
-    if ((rc = conf_enum(d, c, "sharing", false, sharing_names, &sharing, err)))
-        return rc;
-    sc->sharing = (enum share_mode)sharing;
+    if (conf_get(c, "sharing_from")) {
+        if ((rc = load_sharing_from(sc, c, err)))
+            return rc;
+    } else {
+        if ((rc = conf_enum(d, c, "sharing", false, sharing_names, &sharing, err)))
+            return rc;
+        sc->sharing = (enum share_mode)sharing;
+    }
     if ((rc = load_sharing(sc, c, err)))
         return rc;
     for (uint32_t i = 1; sc->sharing == SHARE_MIG && i < sc->npools; i++)
@@ -1315,6 +1373,8 @@ void scenario_release(struct scenario *sc)
     pool_cfg_release(sc->pools, sc->npools);
     sc->pools = NULL;
     sc->npools = 0;
+    free(sc->from_layout);
+    sc->from_layout = NULL;
     free(sc->services);
     sc->services = NULL;
     sc->nservices = 0;

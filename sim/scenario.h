@@ -158,6 +158,11 @@ struct scenario {
     struct pool_cfg *pools; /* owned */
     uint32_t npools;
     bool pools_given; /* the scenario wrote cluster.pools (results then get /pools) */
+    /* cluster.sharing_from (sim/sharing_from.h): the file's replicas (0: none) and MIG layout
+     * (owned; NULL: none); warning: fields it holds that tidesim does not model ("" none). */
+    uint32_t from_replicas;
+    char *from_layout;
+    char warning[600];
 
     struct service_cfg *services;
     size_t nservices;
