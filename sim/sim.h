@@ -137,7 +137,7 @@ int sim_start_replica(struct sim *s, uint32_t svc, uint32_t gpu, sim_time delay)
 
 /*
  * Placement constraints for policies (sim/pool_cfg.h, docs/scenario.md).
- * sim_svc_allows: whether card g is in a pool service svc may use.
+ * sim_svc_allows: whether card g is in a pool service svc may use (sim_job_allows: job j).
  * sim_svc_prefers: whether it is in a pool svc prefers (true for every card
  * when svc prefers nothing). sim_find_gang: whole free cards for job j as
  * cluster_find_gang picks them, in its preferred pools first, then in any
@@ -146,6 +146,11 @@ int sim_start_replica(struct sim *s, uint32_t svc, uint32_t gpu, sim_time delay)
 static inline bool sim_svc_allows(const struct sim *s, uint32_t svc, uint32_t g)
 {
     return !s->svc_allow || cluster_card_in(&s->cl, g, s->svc_allow[svc]);
+}
+/* Whether card g is in a pool training job j may use. */
+static inline bool sim_job_allows(const struct sim *s, uint32_t j, uint32_t g)
+{
+    return cluster_card_in(&s->cl, g, s->tr.jobs[j].pools_allow);
 }
 static inline bool sim_svc_prefers(const struct sim *s, uint32_t svc, uint32_t g)
 {

@@ -370,3 +370,68 @@ Test(pools, report_check_and_compare_per_pool)
     free(txt);
     atest_rmdir(dir);
 }
+
+/*
+ * Every policy over a 6 h run, sampled every 5 minutes: two pools of the same board told
+ * apart by labels (so MIG works too); training requires the premium pool (node 2), the
+ * service the standard one (nodes 0-1). No tenant is ever on a pool it may not use, and
+ * both still get work done.
+ */
+Test(pools, every_policy_keeps_require_over_a_run)
+{
+    static const struct {
+        const char *name, *sharing, *policy;
+    } cases[] = {
+        {"dedicated", "", "{ name: dedicated, inference_gpus: 2 }"},
+        {"timeslice", "  sharing: timeslice\n  timeSlicing: { replicas: 2 }\n",
+         "{ name: timeslice, inference_gpus: 2 }"},
+        {"mps", "  sharing: mps\n  mps: { replicas: 2 }\n", "{ name: mps, inference_gpus: 2 }"},
+        {"mig-static", "  sharing: mig\n  mig: { layout: 7g.80gb }\n",
+         "{ name: mig-static, inference_gpus: 2, layouts: [{ nodes: \"0-1\", layout: "
+         "\"4g.40gb+3g.40gb\" }] }"},
+        {"kueue", "", "{ name: kueue, inference_gpus: 4 }"},
+        {"tidal", "", "{ name: tidal, inference_gpus: 2, day_gpus: 4, day: \"09:00-21:00\" }"},
+        {"kai", "  sharing: timeslice\n  timeSlicing: { replicas: 2 }\n",
+         "{ name: kai, inference_gpus: 4 }"},
+        {"adaptive", "", "{ name: adaptive, inference_gpus: 2 }"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char yaml[2048];
+        snprintf(yaml, sizeof(yaml),
+                 "name: req-%s\nduration: 6h\nsample_interval: 5m\n"
+                 "cluster:\n%s  pools:\n"
+                 "    - { name: std, gpu: a100-sxm4-80gb, nodes: 2, gpus_per_node: 4, labels: { "
+                 "tier: std } }\n"
+                 "    - { name: prem, gpu: a100-sxm4-80gb, nodes: 1, gpus_per_node: 4, labels: { "
+                 "tier: premium } }\n"
+                 "services:\n  - name: q\n    latency: { a_ms: 2, b_ms: 0.5 }\n"
+                 "    slo: { p99_ms: 200 }\n    replicas: { count: 2, min: 1, max: 6 }\n"
+                 "    require: { labels: { tier: std } }\n"
+                 "    arrivals: { synthetic: { peak_rps: 300, trough_ratio: 0.3, peak_hour: 3 } }\n"
+                 "training:\n  backlog: 12\n  memory_gb_per_gpu: 30\n"
+                 "  require: { labels: { tier: premium } }\n"
+                 "  jobs: { synthetic: { per_hour: 2, duration: { lognormal: { median: 40m, "
+                 "sigma: 0.5 } }, gpus: { 1: 0.6, 2: 0.4 } } }\n"
+                 "policy: %s\n",
+                 cases[i].name, cases[i].sharing, cases[i].policy);
+        struct scenario sc;
+        struct sim s;
+        simtest_build(&sc, &s, yaml, 2);
+        uint32_t bad = 0;
+        for (sim_time t = 5 * SIM_MIN; t <= 6 * SIM_HOUR; t += 5 * SIM_MIN) {
+            cr_assert_eq(engine_run(&s.eng, t), 0, "%s: %s", cases[i].name, s.err);
+            for (uint32_t id = 0; id < s.cl.ntenants; id++) {
+                const struct tenant *tn = &s.cl.tenants[id];
+                if (!tn->used)
+                    continue;
+                uint32_t pool = cluster_pool_of_card(&s.cl, tn->gpu);
+                bad += tn->kind == TENANT_TRAIN ? pool != 1 : pool != 0;
+            }
+        }
+        cr_expect_eq(bad, 0u, "%s: %u tenant-samples on a pool they may not use", cases[i].name,
+                     bad);
+        cr_expect_gt(s.tr.done, 0u, "%s: no training job finished", cases[i].name);
+        cr_expect_gt(s.svcs[0].tot.served, 0u, "%s: nothing served", cases[i].name);
+        simtest_free(&sc, &s);
+    }
+}
