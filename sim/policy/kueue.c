@@ -397,6 +397,8 @@ static bool gang_placeable(void *ctx, uint32_t id, double gpus)
     struct kq *k = ctx;
     if (id >= INF_BASE)
         return true;
+    if (k->s->constrained) /* only where its placement constraints allow (sim/sim.h) */
+        return sim_find_gang(k->s, id, k->gang) == 0;
     return cluster_find_gang(&k->s->cl, (uint32_t)(gpus + 0.5), k->gang) == 0;
 }
 
