@@ -46,6 +46,19 @@ Test(pools, job_requiring_h100_never_lands_on_a100)
     /* Cards 0..7 are the A100 pool (pools in file order, node-major), 8..11 the H100s. */
     for (uint32_t g = 0; g < s.cl.ngpus; g++)
         cr_assert_eq(cluster_pool_of_card(&s.cl, g), g < 8 ? 0u : 1u);
+    /* The pool API of sim/cluster.h: nodes 0-1 A100 without labels, node 2 H100 premium. */
+    for (uint32_t n = 0; n < 3; n++) {
+        cr_expect_eq(cluster_pool_of_node(&s.cl, n), n < 2 ? 0u : 1u);
+        cr_expect_str_eq(cluster_board_of_node(&s.cl, n)->name,
+                         n < 2 ? "a100-sxm4-80gb" : "h100-sxm5-80gb");
+        const char *tier = cluster_node_label(&s.cl, n, "tier");
+        if (n < 2)
+            cr_expect_null(tier);
+        else
+            cr_expect_str_eq(tier, "premium");
+    }
+    cr_expect_null(cluster_node_label(&s.cl, 2, "zone"));
+    cr_expect_null(cluster_node_label(&s.cl, 3, "tier"), "no node 3");
     double h100_alloc = 0;
     for (uint32_t g = 0; g < s.cl.ngpus; g++) {
         if (g < 8)
