@@ -511,6 +511,63 @@ static int chart_jobs(struct chart_ctx *c, hid_t root, double end_s)
     return rc;
 }
 
+/*
+ * Node pools (cluster.pools, /pools/<name>/timeseries): busy (solid) and
+ * allocated (dashed) share of each pool's GPU-time over time, one colour per
+ * pool (busy.gp). No chart for a file without pools.
+ */
+static int chart_pools(struct chart_ctx *c, hid_t root, const struct results *r)
+{
+    if (r->npools == 0 || H5Lexists(root, "pools", H5P_DEFAULT) <= 0)
+        return 0;
+    char path[PLOT_PATH_MAX], list[2048] = "";
+    FILE *f = dat_open(c, path, sizeof(path), "pools");
+    if (!f)
+        return -EIO;
+    double maxh = 0;
+    int rc = 0;
+    size_t at = 0;
+    fprintf(f, "# one block per pool: time_h busy%% allocated%%\n");
+    for (size_t i = 0; i < r->npools && !rc; i++) {
+        char sub[300], word[96];
+        snprintf(sub, sizeof(sub), "pools/%s/timeseries", r->pools[i].name);
+        hid_t g = h5_rd_group(&c->rd, root, sub);
+        if (g < 0) {
+            rc = c->rd.rc ? refused(c) : 0;
+            break;
+        }
+        size_t n = 0, m1 = 0, m2 = 0;
+        double *t = read_col(c, g, "time_s", &n), *b = read_col(c, g, "util_busy", &m1),
+               *a = read_col(c, g, "util_allocated", &m2);
+        H5Gclose(g);
+        rc = c->rd.rc ? refused(c) : 0;
+        if (!rc && t && b && a && m1 == n && m2 == n) {
+            for (size_t k = 0; k < n; k++) {
+                fprintf(f, "%.4f %g %g\n", t[k] / 3600, b[k] * 100, a[k] * 100);
+                maxh = fmax(maxh, t[k] / 3600);
+            }
+        }
+        fprintf(f, "\n\n");
+        free(t);
+        free(b);
+        free(a);
+        gp_clean(word, sizeof(word), r->pools[i].name, true);
+        int k = snprintf(list + at, sizeof(list) - at, "%s%s", i ? " " : "", word);
+        at += k > 0 && (size_t)k < sizeof(list) - at ? (size_t)k : 0;
+    }
+    fclose(f);
+    if (rc || maxh <= 0)
+        return rc;
+    char extra[2300], keep[sizeof(c->subtitle)];
+    snprintf(extra, sizeof(extra), "runs='%s'; maxh=%g", list, maxh);
+    memcpy(keep, c->subtitle, sizeof(keep));
+    snprintf(c->subtitle, sizeof(c->subtitle), "%.400s; per node pool, %% of each pool's GPU-time",
+             keep);
+    rc = draw_script(c, "busy", "pools", path, extra, 1000, 600);
+    memcpy(c->subtitle, keep, sizeof(keep));
+    return rc;
+}
+
 static int plot_file(struct chart_ctx *c, const char *path)
 {
     struct results r;
@@ -539,6 +596,8 @@ static int plot_file(struct chart_ctx *c, const char *path)
         rc = chart_queue(c, root);
     if (!rc)
         rc = chart_jobs(c, root, end_s);
+    if (!rc)
+        rc = chart_pools(c, root, &r);
     if (root >= 0)
         H5Gclose(root);
     if (f >= 0)

@@ -139,6 +139,46 @@ static int print_services(FILE *out, const struct results *r, bool md)
     return rc;
 }
 
+/* One row per node pool (cluster.pools): its board, size, utilisation, SLO, training, cost. */
+static int print_pools(FILE *out, const struct results *r, bool md)
+{
+    static const char *const cols[] = {"gpus",        "util_allocated",     "util_busy",
+                                       "util_useful", "share_fragmented",   "requests_served",
+                                       "slo_share",   "training_gpu_hours", "energy_kwh",
+                                       "cost_total"};
+    static const char *const hdr[] = {"pool",     "board",          "GPUs",       "allocated %",
+                                      "busy %",   "useful %",       "fragm. %",   "served",
+                                      "within %", "training GPU-h", "energy kWh", "cost"};
+    enum { NCOLS = sizeof(cols) / sizeof(cols[0]), NHDR = NCOLS + 2 };
+    struct texttable tt;
+    texttable_init(&tt, NHDR);
+    texttable_row(&tt, hdr);
+    for (size_t i = 0; i < r->npools; i++) {
+        const struct results_service *p = &r->pools[i];
+        char cells[NHDR][112];
+        const char *row[NHDR];
+        snprintf(cells[0], sizeof(cells[0]), "%s", p->name);
+        snprintf(cells[1], sizeof(cells[1]), "%s", p->board ? p->board : "?");
+        for (size_t k = 0; k < NCOLS; k++) {
+            const struct results_metric *m = results_table_find(&p->t, cols[k]);
+            char v[48], ci[48];
+            results_format(v, sizeof(v), m, m->s.mean);
+            if (r->replicated && m->s.n >= 2 && m->scale == 100) {
+                results_format(ci, sizeof(ci), m, m->s.ci95);
+                snprintf(cells[k + 2], sizeof(cells[k + 2]), "%s ± %s", v, ci);
+            } else {
+                snprintf(cells[k + 2], sizeof(cells[k + 2]), "%s", v);
+            }
+        }
+        for (size_t k = 0; k < NHDR; k++)
+            row[k] = cells[k];
+        texttable_row(&tt, row);
+    }
+    int rc = texttable_print(&tt, out, md, 2);
+    texttable_release(&tt);
+    return rc;
+}
+
 /* The token-level table of the LLM services (those with a TTFT recorded); 0 rows: nothing. */
 static int print_llm(FILE *out, const struct results *r, bool md, const char *ind)
 {
@@ -216,8 +256,19 @@ static int report_human(FILE *out, const struct results *r, bool md)
                 ind, r->reps, r->seed, r->seed + (double)r->reps - 1);
     else
         fprintf(out, "%ssingle run, seed %.0f (no confidence intervals)\n", ind, r->seed);
-    fprintf(out, "%scluster: %.0f x %s (%s); tidesim %s (%s)\n", ind, r->gpus, or_q(r->gpu),
-            or_q(r->sharing), or_q(r->version), or_q(r->git_commit));
+    if (r->npools) { /* a mixed fleet: its pools, not the first pool's board */
+        fprintf(out, "%scluster: %.0f GPUs in %zu pools:", ind, r->gpus, r->npools);
+        for (size_t i = 0; i < r->npools; i++) {
+            const struct results_metric *g = results_table_find(&r->pools[i].t, "gpus");
+            fprintf(out, "%s %s %.0f x %s", i ? "," : "", r->pools[i].name, g ? g->s.mean : NAN,
+                    or_q(r->pools[i].board));
+        }
+        fprintf(out, " (%s); tidesim %s (%s)\n", or_q(r->sharing), or_q(r->version),
+                or_q(r->git_commit));
+    } else {
+        fprintf(out, "%scluster: %.0f x %s (%s); tidesim %s (%s)\n", ind, r->gpus, or_q(r->gpu),
+                or_q(r->sharing), or_q(r->version), or_q(r->git_commit));
+    }
     if (!r->replicated && isfinite(r->events))
         fprintf(out, "%s%.0f events processed in %.2f s wall\n", ind, r->events, r->wall_seconds);
 
@@ -239,6 +290,10 @@ static int report_human(FILE *out, const struct results *r, bool md)
     else
         fprintf(out, "%sno services\n", ind);
     rc |= print_llm(out, r, md, ind);
+    if (r->npools) {
+        heading(out, md, "node pools (utilisation and cost: measured window; served: whole run)");
+        rc |= print_pools(out, r, md);
+    }
     heading(out, md, "training outcomes (jobs at the end of the run; job seconds summed, in h)");
     rc |= print_metric_table(out, r, &r->training, md, true);
     heading(out, md, "GPU-time by state (share of GPU-time offered)");
@@ -298,6 +353,13 @@ static int report_json(FILE *out, const struct results *r)
         esc_json_str(out, r->svcs[i].name);
         fputs(": ", out);
         json_table(out, &r->svcs[i].t, "    ");
+    }
+    fputs("\n  },\n  \"pools\": {", out);
+    for (size_t i = 0; i < r->npools; i++) {
+        fprintf(out, "%s\n    ", i ? "," : "");
+        esc_json_str(out, r->pools[i].name);
+        fputs(": ", out);
+        json_table(out, &r->pools[i].t, "    ");
     }
     fputs("\n  },\n  \"training\": ", out);
     json_table(out, &r->training, "  ");

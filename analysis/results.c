@@ -89,6 +89,21 @@ static const struct metric_def svc_defs[] = {
     {"rejected_too_long", "prompts refused (max_context)", "", 1, RESULTS_LOWER},
 };
 
+/* /pools/<name> attributes shown per pool (summary keys, so check --pool can reuse them). */
+static const struct metric_def pool_defs[] = {
+    {"gpus", "GPUs", "", 1, RESULTS_NEUTRAL},
+    {"util_allocated", "GPU-time allocated", "%", 100, RESULTS_HIGHER},
+    {"util_busy", "GPU-time busy (SM active)", "%", 100, RESULTS_HIGHER},
+    {"util_useful", "GPU-time useful", "%", 100, RESULTS_HIGHER},
+    {"share_fragmented", "GPU-time free but unusable by any queued gang", "%", 100, RESULTS_LOWER},
+    {"requests_served", "requests served", "", 1, RESULTS_NEUTRAL},
+    {"slo_share", "served within SLO", "%", 100, RESULTS_HIGHER},
+    {"training_gpu_hours", "training work done", "GPU-h", 1, RESULTS_HIGHER},
+    {"energy_kwh", "energy", "kWh", 1, RESULTS_LOWER},
+    {"cost_total", "cost", "", 1, RESULTS_LOWER},
+    {"duration_s", "simulated time", "s", 1, RESULTS_NEUTRAL},
+};
+
 /* /jobs columns that are per-job time stamps or sizes, not summable overheads. */
 static const char *const job_time_cols[] = {"submit_s", "start_s",       "end_s",       "work_s",
                                             "done_s",   "queue_delay_s", "completion_s"};
@@ -292,25 +307,31 @@ struct svc_walk {
     struct rd_ctx *c;
     size_t seen;
     int rc;
+    bool pools; /* walking /pools (pool_defs) instead of /services */
 };
 
-static struct results_service *service_get(struct results *r, const char *name)
+static struct results_service *service_get(struct results *r, const char *name, bool pools)
 {
-    for (size_t i = 0; i < r->nsvcs; i++)
-        if (!strcmp(r->svcs[i].name, name))
-            return &r->svcs[i];
-    struct results_service *ns = realloc(r->svcs, (r->nsvcs + 1) * sizeof(*ns));
+    struct results_service **v = pools ? &r->pools : &r->svcs;
+    size_t *n = pools ? &r->npools : &r->nsvcs;
+    const struct metric_def *defs = pools ? pool_defs : svc_defs;
+    size_t ndefs =
+        pools ? sizeof(pool_defs) / sizeof(pool_defs[0]) : sizeof(svc_defs) / sizeof(svc_defs[0]);
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp((*v)[i].name, name))
+            return &(*v)[i];
+    struct results_service *ns = realloc(*v, (*n + 1) * sizeof(*ns));
     if (!ns)
         return NULL;
-    r->svcs = ns;
-    struct results_service *s = &r->svcs[r->nsvcs];
+    *v = ns;
+    struct results_service *s = &ns[*n];
     memset(s, 0, sizeof(*s));
     s->name = dupstr(name);
     if (!s->name)
         return NULL;
-    r->nsvcs++;
-    for (size_t k = 0; k < sizeof(svc_defs) / sizeof(svc_defs[0]); k++)
-        if (!table_add(&s->t, &svc_defs[k], r->reps))
+    (*n)++;
+    for (size_t k = 0; k < ndefs; k++)
+        if (!table_add(&s->t, &defs[k], r->reps))
             return NULL;
     return s;
 }
@@ -326,7 +347,7 @@ static herr_t service_link(hid_t grp, const char *name, const H5L_info_t *info, 
         w->rc = rd->rc ? rd->rc : -EIO;
         return -1;
     }
-    struct results_service *s = service_get(w->c->r, name);
+    struct results_service *s = service_get(w->c->r, name, w->pools);
     if (!s) {
         H5Gclose(g);
         w->rc = -ENOMEM;
@@ -336,6 +357,9 @@ static herr_t service_link(hid_t grp, const char *name, const H5L_info_t *info, 
         s->t.m[k].values[w->c->rep] = attr_or_nan(rd, g, s->t.m[k].key);
     if (w->c->rep == 0 && !rd->rc)
         apply_units(rd, g, &s->t);
+    if (w->pools && w->c->rep == 0 && !rd->rc && !s->board &&
+        h5_rd_attr_class(g, "gpu") == H5T_STRING)
+        h5_rd_attr_str(rd, g, "gpu", &s->board);
     H5Gclose(g);
     w->rc = rd->rc;
     return w->rc ? -1 : 0;
@@ -357,7 +381,21 @@ static int read_services(struct rd_ctx *c, hid_t root)
     hid_t g = h5_rd_group(c->rd, root, "services");
     if (g < 0)
         return c->rd->rc;
-    struct svc_walk w = {c, 0, 0};
+    struct svc_walk w = {c, 0, 0, false};
+    iterate_links(g, service_link, &w, &w.rc, &w.seen);
+    H5Gclose(g);
+    return w.rc ? w.rc : c->rd->rc;
+}
+
+/* /pools/<name> (optional: only files of a scenario with cluster.pools have it). */
+static int read_pools(struct rd_ctx *c, hid_t root)
+{
+    if (H5Lexists(root, "pools", H5P_DEFAULT) <= 0)
+        return 0;
+    hid_t g = h5_rd_group(c->rd, root, "pools");
+    if (g < 0)
+        return c->rd->rc;
+    struct svc_walk w = {c, 0, 0, true};
     iterate_links(g, service_link, &w, &w.rc, &w.seen);
     H5Gclose(g);
     return w.rc ? w.rc : c->rd->rc;
@@ -649,6 +687,8 @@ static int read_all(struct results *r, struct h5_rd *rd, hid_t f)
         if (!rc)
             rc = read_services(&c, g);
         if (!rc)
+            rc = read_pools(&c, g);
+        if (!rc)
             rc = read_gpus_and_jobs(&c, g);
         H5Gclose(g);
         if (rc)
@@ -659,6 +699,8 @@ static int read_all(struct results *r, struct h5_rd *rd, hid_t f)
     table_finish(&r->training, r->reps);
     for (size_t i = 0; i < r->nsvcs; i++)
         table_finish(&r->svcs[i].t, r->reps);
+    for (size_t i = 0; i < r->npools; i++)
+        table_finish(&r->pools[i].t, r->reps);
     return 0;
 }
 
@@ -768,7 +810,27 @@ void results_release(struct results *r)
         table_release(&r->svcs[i].t);
     }
     free(r->svcs);
+    for (size_t i = 0; i < r->npools; i++) {
+        free(r->pools[i].name);
+        free(r->pools[i].board);
+        table_release(&r->pools[i].t);
+    }
+    free(r->pools);
     memset(r, 0, sizeof(*r));
+}
+
+int results_use_pool(struct results *r, const char *name)
+{
+    for (size_t i = 0; i < r->npools; i++)
+        if (!strcmp(r->pools[i].name, name)) {
+            struct results_table t = r->headline;
+            r->headline = r->pools[i].t;
+            r->pools[i].t = t;
+            const struct results_metric *g = results_table_find(&r->headline, "gpus");
+            r->gpus = g && g->s.n ? g->s.mean : r->gpus;
+            return 0;
+        }
+    return -ENOENT;
 }
 
 const char *results_label(const struct results_metric *m)

@@ -1,7 +1,8 @@
 /*
  * results.h — a results file read back as tables of metrics: headline
  * metrics (/summary), per-service latency and SLO figures (/services), the
- * share of GPU-time by state (/gpus) and training outcomes (/jobs).
+ * share of GPU-time by state (/gpus), training outcomes (/jobs) and the
+ * node pools of a mixed fleet (/pools/<name>, the same keys as /summary).
  *
  * A file is either a single run (flat layout) or a replicated run (groups
  * /rep0000, /rep0001, ... each with the flat layout; docs/results.md). Every
@@ -45,6 +46,7 @@ struct results_table {
 
 struct results_service {
     char *name;
+    char *board;            /* a pool's board (/pools/<name> gpu), NULL for a service (owned) */
     struct results_table t; /* arrived, dropped, mean_ms, p50_ms, ... slo_met */
 };
 
@@ -61,6 +63,8 @@ struct results {
     struct results_table headline; /* /summary */
     struct results_service *svcs;  /* /services/<name> */
     size_t nsvcs;
+    struct results_service *pools; /* /pools/<name> (cluster.pools; none otherwise) */
+    size_t npools;
     struct results_table gpu_states; /* share of offered GPU-time per /gpus/<state>_s */
     struct results_table training;   /* jobs by outcome, preemptions, summed job seconds */
 };
@@ -77,6 +81,16 @@ struct results {
  * holds nothing to release.
  */
 int results_open(struct results *r, const char *path, char *err, size_t errlen);
+
+/*
+ * Make node pool `name`'s figures (/pools/<name>) the headline table, so the
+ * gates and comparisons of the cluster apply to the pool (check --pool,
+ * compare --pool): utilisation, slo_share (of the requests its replicas
+ * served), training_gpu_hours, share_fragmented, energy and cost. Services
+ * stay as they are (they are not split by pool). Returns 0, or -ENOENT when
+ * the file has no such pool (nothing changed).
+ */
+int results_use_pool(struct results *r, const char *name);
 
 /* Free everything r owns (a zeroed struct is fine). */
 void results_release(struct results *r);

@@ -31,12 +31,12 @@ _tidesim() {
         opts="--format --output --help"
         files=h5 ;;
     compare)
-        opts="--format --point --where --help"
+        opts="--format --point --where --pool --help"
         files=h5 ;;
     check)
         opts="--min-util --min-slo --max-ckpt-overhead --max-p99-ms --max-ttft-p99 --max-tpot-p99 --util-kind --against
               --tolerance --max-queue-delay --backlog-drained-by --min-training-gpu-h-per-day
-              --min --max --confident --point --where --format --help"
+              --min --max --confident --point --where --pool --format --help"
         files=h5 ;;
     plot)
         opts="--output --format --help"

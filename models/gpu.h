@@ -28,6 +28,10 @@ struct gpu_spec {
     double idle_w;      /* idle power, W */
     double mem_bw_gbps; /* HBM bandwidth, GB/s */
     bool mig_capable;   /* has a MIG profile table in mig.h */
+    /* Speed relative to the reference board (A100-SXM4, 1.0): a job's work and a batch's time
+     * are A100 figures, divided by these on this board (MLPerf results, gpu.c). */
+    double train_speed; /* training throughput / A100's */
+    double infer_speed; /* inference throughput / A100's */
 };
 
 /* Number of known GPUs (>= 1). */

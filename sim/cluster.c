@@ -2,6 +2,7 @@
 #include "sim/cluster.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,7 +160,75 @@ int cluster_init(struct cluster *c, uint32_t nodes, uint32_t per_node, const str
     }
     for (uint32_t n = 0; n < nodes; n++)
         c->node_free[n] = per_node;
+    c->pools = calloc(1, sizeof(*c->pools));
+    if (!c->pools) {
+        cluster_release(c);
+        return -ENOMEM;
+    }
+    c->npools = 1;
+    c->pools[0] = (struct cluster_pool){.name = "default",
+                                        .spec = spec,
+                                        .nodes = nodes,
+                                        .ngpus = c->ngpus,
+                                        .train_speed = spec ? spec->train_speed : 1.0,
+                                        .infer_speed = spec ? spec->infer_speed : 1.0,
+                                        .mem_gib = c->mem_gib};
     return 0;
+}
+
+int cluster_set_pools(struct cluster *c, const struct pool_cfg *pools, uint32_t n)
+{
+    uint32_t nodes = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (pools[i].gpus_per_node != c->per_node)
+            return -EINVAL;
+        nodes += pools[i].nodes;
+    }
+    if (n == 0 || n > POOL_MAX || nodes != c->nodes)
+        return -EINVAL;
+    struct cluster_pool *p = calloc(n, sizeof(*p));
+    if (!p)
+        return -ENOMEM;
+    uint32_t first = 0;
+    double mem = INFINITY;
+    for (uint32_t i = 0; i < n; i++) {
+        const struct pool_cfg *q = &pools[i];
+        p[i] = (struct cluster_pool){.name = q->name,
+                                     .spec = q->spec,
+                                     .first_node = first,
+                                     .nodes = q->nodes,
+                                     .first_gpu = first * c->per_node,
+                                     .ngpus = q->nodes * c->per_node,
+                                     .train_speed = q->train_speed,
+                                     .infer_speed = q->infer_speed,
+                                     .mem_gib = q->spec->memory_gb,
+                                     .labels = q->labels,
+                                     .nlabels = q->nlabels};
+        /* The single-pool form may override the board's memory (cluster.spec). */
+        if (n == 1)
+            p[i].mem_gib = c->mem_gib;
+        for (uint32_t g = p[i].first_gpu; g < p[i].first_gpu + p[i].ngpus; g++)
+            c->cards[g].pool = i;
+        if (p[i].mem_gib < mem)
+            mem = p[i].mem_gib;
+        first += q->nodes;
+    }
+    free(c->pools);
+    c->pools = p;
+    c->npools = n;
+    c->mem_gib = mem;
+    return 0;
+}
+
+const char *cluster_node_label(const struct cluster *c, uint32_t n, const char *key)
+{
+    if (n >= c->nodes || !key)
+        return NULL;
+    const struct cluster_pool *p = &c->pools[cluster_pool_of_node(c, n)];
+    for (uint32_t i = 0; i < p->nlabels; i++)
+        if (strcmp(p->labels[i].key, key) == 0)
+            return p->labels[i].value;
+    return NULL;
 }
 
 void cluster_release(struct cluster *c)
@@ -168,6 +237,7 @@ void cluster_release(struct cluster *c)
         for (uint32_t i = 0; i < c->ngpus; i++)
             free(c->cards[i].ten);
     free(c->cards);
+    free(c->pools);
     free(c->node_free);
     free(c->tenants);
     free(c->scratch);
@@ -490,10 +560,11 @@ int cluster_place(struct cluster *c, uint32_t gpu, sim_time now, const struct te
     /* k8s device plugin MPS: each replica gets 1/N of the memory (its README); time-slicing
      * with enforced quotas (HAMi): the memory it asked for. */
     t->st.mem_quota_gib = r->mem_quota_gib > 0 ? r->mem_quota_gib : 0;
-    t->st.mem_limit_gib = c->mode == SHARE_MPS
-                              ? (c->mps_limit_gib > 0 ? c->mps_limit_gib : c->mem_gib / c->slots)
-                          : c->mode == SHARE_TIMESLICE && c->mem_quota ? t->st.mem_quota_gib
-                                                                       : 0;
+    t->st.mem_limit_gib =
+        c->mode == SHARE_MPS
+            ? (c->mps_limit_gib > 0 ? c->mps_limit_gib : c->pools[g->pool].mem_gib / c->slots)
+        : c->mode == SHARE_TIMESLICE && c->mem_quota ? t->st.mem_quota_gib
+                                                     : 0;
     if (inst >= 0) {
         t->st.group = inst;
         t->st.slice_speed = mig_knobs_speed(&c->mig, g->layout.inst[inst].profile);
@@ -506,9 +577,10 @@ int cluster_place(struct cluster *c, uint32_t gpu, sim_time now, const struct te
         bool before[CARD_MAX_TENANTS + 1] = {false}, killed[CARD_MAX_TENANTS + 1] = {false};
         for (uint32_t i = 0; i < g->nten; i++)
             c->scratch[i] = c->tenants[g->ten[i]].st;
-        share_oom(c->mode, c->scratch, g->nten, c->mem_gib, before);
+        double mem = c->pools[g->pool].mem_gib;
+        share_oom(c->mode, c->scratch, g->nten, mem, before);
         c->scratch[g->nten] = t->st;
-        share_oom(c->mode, c->scratch, g->nten + 1, c->mem_gib, killed);
+        share_oom(c->mode, c->scratch, g->nten + 1, mem, killed);
         if (killed[g->nten]) {
             tenant_free(c, id);
             return 1;
@@ -742,13 +814,31 @@ void cluster_relayout_done(struct cluster *c, uint32_t gpu, sim_time now)
 
 int cluster_find_gang(const struct cluster *c, uint32_t count, uint32_t *out)
 {
+    return cluster_find_gang_in(c, count, out, POOL_ALL);
+}
+
+uint32_t cluster_free_cards_in(const struct cluster *c, uint64_t mask)
+{
+    if (mask == POOL_ALL)
+        return c->free_cards;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < c->npools; i++)
+        if ((mask >> i) & 1u)
+            for (uint32_t k = c->pools[i].first_node;
+                 k < c->pools[i].first_node + c->pools[i].nodes; k++)
+                n += c->node_free[k];
+    return n;
+}
+
+int cluster_find_gang_in(const struct cluster *c, uint32_t count, uint32_t *out, uint64_t mask)
+{
     if (count == 0 || count > c->free_cards)
         return -ENOSPC;
     if (count <= c->per_node) {
         uint32_t best = UINT32_MAX, best_free = UINT32_MAX;
         for (uint32_t n = 0; n < c->nodes; n++) {
             uint32_t f = c->node_free[n];
-            if (f >= count && f < best_free) {
+            if (f >= count && f < best_free && ((mask >> cluster_pool_of_node(c, n)) & 1u)) {
                 best = n;
                 best_free = f;
             }
@@ -763,13 +853,13 @@ int cluster_find_gang(const struct cluster *c, uint32_t count, uint32_t *out)
     }
     uint32_t need = (count + c->per_node - 1) / c->per_node, have = 0;
     for (uint32_t n = 0; n < c->nodes && have < need; n++)
-        if (c->node_free[n] == c->per_node)
+        if (c->node_free[n] == c->per_node && ((mask >> cluster_pool_of_node(c, n)) & 1u))
             have++;
     if (have < need)
         return -ENOSPC;
     uint32_t k = 0;
     for (uint32_t n = 0; n < c->nodes && k < count; n++) {
-        if (c->node_free[n] != c->per_node)
+        if (c->node_free[n] != c->per_node || !((mask >> cluster_pool_of_node(c, n)) & 1u))
             continue;
         for (uint32_t i = n * c->per_node; i < (n + 1) * c->per_node && k < count; i++)
             out[k++] = i;

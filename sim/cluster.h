@@ -40,6 +40,7 @@
 #include "models/share.h"
 #include "sim/core/evq.h"
 #include "sim/core/simtime.h"
+#include "sim/pool_cfg.h"
 
 enum use_state {
     USE_USEFUL,    /* training work that counts */
@@ -90,6 +91,7 @@ struct tenant {
 
 struct card {
     uint32_t node;
+    uint32_t pool; /* index in cluster.pools */
     uint32_t *ten; /* tenant ids on this card, in allocation order */
     uint32_t nten, cap_ten;
     struct mig_layout layout;                /* MIG only */
@@ -127,23 +129,43 @@ struct share_prio {
 /* A tenant's speed changed (only under timeslice/MPS sharing). */
 typedef void (*cluster_speed_fn)(void *ctx, uint32_t tenant);
 
+/*
+ * A node pool as the cluster sees it (sim/pool_cfg.h): nodes [first_node,
+ * first_node + nodes) and cards [first_gpu, first_gpu + ngpus) of one board.
+ * Its speeds scale what runs on it (a training member's work rate, an
+ * inference batch's time) relative to the reference board (A100 = 1); the
+ * sharing models' speeds stay fractions of the card. Strings and labels are
+ * borrowed from the scenario.
+ */
+struct cluster_pool {
+    const char *name;
+    const struct gpu_spec *spec;
+    uint32_t first_node, nodes, first_gpu, ngpus;
+    double train_speed, infer_speed;
+    double mem_gib; /* card memory of its board */
+    const struct pool_label *labels;
+    uint32_t nlabels;
+};
+
 struct cluster {
     struct card *cards;
     uint32_t ngpus, nodes, per_node;
     uint32_t free_cards; /* cards with no tenant and not reconfiguring */
     uint32_t *node_free; /* such cards per node */
     enum share_mode mode;
-    uint32_t slots; /* tenants per card: 1, timeslice/MPS replicas */
-    const struct gpu_spec *spec;
+    uint32_t slots;              /* tenants per card: 1, timeslice/MPS replicas */
+    const struct gpu_spec *spec; /* the first pool's board (MIG tables: one board under MIG) */
     struct share_knobs knobs;
     struct mig_knobs mig;
-    double mem_gib;       /* card memory */
+    double mem_gib;       /* card memory (the smallest of the pools': what policies pack to) */
     double mps_limit_gib; /* MPS pinned memory limit per client, 0 = card / slots */
     /* Time-slicing memory quotas (cluster.timeSlicing.memory_quota: enforced, HAMi-style):
      * each tenant is limited to the memory it asked for (tenant_req.mem_quota_gib, else
      * mem_gib). Off: the device plugin, which does not isolate memory. */
     bool mem_quota;
     struct share_prio prio;
+    struct cluster_pool *pools; /* owned; one pool "default" unless cluster_set_pools */
+    uint32_t npools;
     struct tenant *tenants;
     uint32_t ntenants, cap_tenants, free_tenant; /* free list, 1-based; 0 = none */
     uint32_t live_tenants;
@@ -169,6 +191,49 @@ int cluster_init(struct cluster *c, uint32_t nodes, uint32_t per_node, const str
                  enum share_mode mode, uint32_t slots, const struct share_knobs *knobs,
                  const struct mig_knobs *mig, const char *layout, char *err, size_t errlen);
 void cluster_release(struct cluster *c);
+
+/*
+ * Split the cards into the scenario's pools (in order, whole nodes each; the
+ * scenario checked that their nodes add up to the cluster's and that they
+ * share its node size). The cluster borrows names and labels. Returns 0,
+ * -EINVAL (nodes or node size do not match: nothing changed) or -ENOMEM.
+ */
+int cluster_set_pools(struct cluster *c, const struct pool_cfg *pools, uint32_t n);
+
+/* Pool of card g / of node n (index into c->pools). */
+static inline uint32_t cluster_pool_of_card(const struct cluster *c, uint32_t g)
+{
+    return c->cards[g].pool;
+}
+static inline uint32_t cluster_pool_of_node(const struct cluster *c, uint32_t n)
+{
+    return c->cards[n * c->per_node].pool;
+}
+
+/* Board of node n (models/gpu.h). */
+static inline const struct gpu_spec *cluster_board_of_node(const struct cluster *c, uint32_t n)
+{
+    return c->pools[cluster_pool_of_node(c, n)].spec;
+}
+
+/* Value of node n's label `key`, or NULL when the node does not carry it. */
+const char *cluster_node_label(const struct cluster *c, uint32_t n, const char *key);
+
+/* Whether card g is in one of the pools of mask (bit i = pool i). */
+static inline bool cluster_card_in(const struct cluster *c, uint32_t g, uint64_t mask)
+{
+    return (mask >> c->cards[g].pool) & 1u;
+}
+
+/* Speed of card g's board relative to the reference board, for training / inference. */
+static inline double cluster_card_train_speed(const struct cluster *c, uint32_t g)
+{
+    return c->pools[c->cards[g].pool].train_speed;
+}
+static inline double cluster_card_infer_speed(const struct cluster *c, uint32_t g)
+{
+    return c->pools[c->cards[g].pool].infer_speed;
+}
 
 /* Bring card g's accounting up to now. */
 void cluster_account(struct card *g, sim_time now);
@@ -312,8 +377,19 @@ int cluster_relayout_begin(struct cluster *c, uint32_t gpu, sim_time now, const 
                            char *err, size_t errlen);
 void cluster_relayout_done(struct cluster *c, uint32_t gpu, sim_time now);
 
-/* Cards with no tenant (and not reconfiguring), for whole-card gang placement. */
+/*
+ * Cards with no tenant (and not reconfiguring), for whole-card gang placement:
+ * count <= gpus per node on the node with the fewest free cards that has
+ * them, else whole free nodes, lowest first. Fills out[0..count). Returns 0
+ * or -ENOSPC (nothing written).
+ */
 int cluster_find_gang(const struct cluster *c, uint32_t count, uint32_t *out);
+
+/* The same within the pools of mask (bit i = pool i). */
+int cluster_find_gang_in(const struct cluster *c, uint32_t count, uint32_t *out, uint64_t mask);
+
+/* Free cards (no tenant, not reconfiguring) in the pools of mask. */
+uint32_t cluster_free_cards_in(const struct cluster *c, uint64_t mask);
 
 /* Derived per-card figures (µs since t = 0, or the current interval). */
 double card_busy_us(const struct card *g, bool interval);

@@ -558,11 +558,21 @@ static int pa_grow(struct llm_rep *r)
 /* The replica's speed now: its cards' slowest share (MIG and whole cards: 1). */
 static double rep_speed(const struct service *s, const struct llm_rep *r)
 {
-    if (s->cl->mode == SHARE_EXCLUSIVE || s->cl->mode == SHARE_MIG)
-        return 1.0;
-    double v = INFINITY;
+    /* Step times come from the roofline of the first pool's board (sim/llm_conf.c): a card
+     * of another pool runs at its board's inference speed over that board's (1 in one pool). */
+    const struct cluster *cl = s->cl;
+    double v = INFINITY, ref = cl->pools[0].infer_speed;
+    if (cl->mode == SHARE_EXCLUSIVE || cl->mode == SHARE_MIG) {
+        for (uint32_t i = 0; i < r->ntp; i++) {
+            double x = cluster_card_infer_speed(cl, cl->tenants[r->tids[i]].gpu) / ref;
+            v = x < v ? x : v;
+        }
+        return isfinite(v) ? v : 1.0;
+    }
     for (uint32_t i = 0; i < r->ntp; i++) {
-        double x = cluster_tenant_speed(s->cl, r->tids[i]);
+        const struct tenant *t = &cl->tenants[r->tids[i]];
+        double x =
+            cluster_tenant_speed(cl, r->tids[i]) * (cluster_card_infer_speed(cl, t->gpu) / ref);
         v = x < v ? x : v;
     }
     return v > 1e-9 ? v : 1e-9;

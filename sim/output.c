@@ -86,7 +86,20 @@ struct sim_output {
     /* Fragmented GPU-µs (sampled at each interval's end × its length): whole run, and since
      * the warm-up snapshot. */
     double frag_us, frag_win_us;
+    /* cluster.pools given: /pools/<name> groups and their per-interval series. */
+    hid_t g_pools;
+    hid_t *pool_grp;
+    struct h5_series *pool_ts;
+    uint32_t npools;
+    int pool_err;                            /* first write error of the pool series */
+    double *pool_frag_us, *pool_frag_win_us; /* per pool, as frag_us / frag_win_us */
 };
+
+static const char *const pool_ts_names[] = {"time_s",        "util_allocated", "util_busy",
+                                            "util_useful",   "share_free",     "gpus_inference",
+                                            "gpus_training", "power_w",        "gpus_fragmented"};
+static const char *const pool_ts_units[] = {"s", "1", "1", "1", "1", "GPUs", "GPUs", "W", "GPUs"};
+#define POOL_TS_COLS (sizeof(pool_ts_names) / sizeof(pool_ts_names[0]))
 
 /* The first error of a sequence of writes: rc unless it is 0. */
 static int keep(int rc, int now)
@@ -130,6 +143,13 @@ static int close_groups(struct sim_output *o)
         }
         rc = keep(rc, close_group(o->svcs[i].grp));
     }
+    for (uint32_t i = 0; i < o->npools; i++) {
+        rc = keep(rc, h5_series_close(&o->pool_ts[i]));
+        rc = keep(rc, close_group(o->pool_grp[i]));
+    }
+    rc = keep(rc, close_group(o->g_pools));
+    o->g_pools = 0;
+    o->npools = 0;
     rc = keep(rc, h5_series_close(&o->ts));
     rc = keep(rc, h5_matrix_close(&o->gpu_alloc));
     rc = keep(rc, h5_matrix_close(&o->gpu_busy));
@@ -146,6 +166,10 @@ static void output_free(struct sim_output *o)
 {
     free(o->svcs);
     free(o->row);
+    free(o->pool_grp);
+    free(o->pool_ts);
+    free(o->pool_frag_us);
+    free(o->pool_frag_win_us);
     free(o);
 }
 
@@ -247,6 +271,32 @@ int sim_output_open(struct sim_output **out, const char *path, const struct scen
         if (!rc)
             rc = h5_matrix_open(&o->gpu_useful, o->g_gpus, "useful_by_interval", ngpus, 64, "1");
     }
+    if (!rc && sc->pools_given) {
+        o->g_pools = h5_group_create(o->f.id, "pools");
+        o->pool_grp = calloc(sc->npools, sizeof(*o->pool_grp));
+        o->pool_ts = calloc(sc->npools, sizeof(*o->pool_ts));
+        o->pool_frag_us = calloc(sc->npools, sizeof(*o->pool_frag_us));
+        o->pool_frag_win_us = calloc(sc->npools, sizeof(*o->pool_frag_win_us));
+        rc = !o->pool_grp || !o->pool_ts || !o->pool_frag_us || !o->pool_frag_win_us ? -ENOMEM
+             : o->g_pools < 0                                                        ? h5io_fail()
+                                                                                     : 0;
+        for (uint32_t i = 0; !rc && i < sc->npools; i++) {
+            o->pool_grp[i] = h5_group_create(o->g_pools, sc->pools[i].name);
+            o->npools = i + 1;
+            if (o->pool_grp[i] < 0) {
+                rc = h5io_fail();
+                break;
+            }
+            hid_t g = h5_group_create(o->pool_grp[i], "timeseries");
+            if (g < 0) {
+                rc = h5io_fail();
+                break;
+            }
+            rc =
+                h5_series_open(&o->pool_ts[i], g, pool_ts_names, pool_ts_units, POOL_TS_COLS, 1024);
+            rc = keep(rc, close_group(g));
+        }
+    }
     for (size_t i = 0; !rc && i < sc->nservices; i++) {
         struct svc_out *so = &o->svcs[i];
         so->head_min = so->head_peak = NAN;
@@ -284,19 +334,30 @@ int sim_output_open(struct sim_output **out, const char *path, const struct scen
     return 0;
 }
 
-uint32_t sim_output_fragmented_gpus(const struct sim *s)
+/*
+ * Free cards of pool `pool` (UINT32_MAX: every pool, constraints ignored) that
+ * no queued gang allowed there could use now: the smallest such gang that fits
+ * a node, and the fewest whole nodes of the pool a bigger one needs.
+ */
+static uint32_t fragmented_in(const struct sim *s, uint32_t pool)
 {
     const struct cluster *cl = &s->cl;
     const struct trainer *tr = &s->tr;
     if (tr->queued == 0 || cl->free_cards == 0 || cl->per_node == 0)
         return 0;
-    /* The smallest queued gang that fits a node, and the fewest whole nodes a bigger one needs.
-     * Queued jobs are mostly recent: walk back until all of them are seen. */
+    uint32_t n0 = 0, n1 = cl->nodes;
+    if (pool != UINT32_MAX) {
+        n0 = cl->pools[pool].first_node;
+        n1 = n0 + cl->pools[pool].nodes;
+    }
+    /* Queued jobs are mostly recent: walk back until all of them are seen. */
     uint32_t small = UINT32_MAX, nodes_big = UINT32_MAX, seen = 0;
     for (uint32_t j = tr->njobs; j-- > 0 && seen < tr->queued;) {
         if (tr->jobs[j].state != JOB_QUEUED)
             continue;
         seen++;
+        if (pool != UINT32_MAX && !((tr->jobs[j].pools_allow >> pool) & 1u))
+            continue;
         uint32_t g = tr->jobs[j].spec.gpus;
         if (g <= cl->per_node) {
             if (g < small)
@@ -306,16 +367,27 @@ uint32_t sim_output_fragmented_gpus(const struct sim *s)
         }
     }
     uint32_t whole = 0;
-    for (uint32_t n = 0; n < cl->nodes; n++)
+    for (uint32_t n = n0; n < n1; n++)
         whole += cl->node_free[n] == cl->per_node;
     uint32_t frag = 0;
-    for (uint32_t n = 0; n < cl->nodes; n++) {
+    for (uint32_t n = n0; n < n1; n++) {
         uint32_t f = cl->node_free[n];
         bool usable = (small != UINT32_MAX && f >= small) ||
                       (nodes_big != UINT32_MAX && f == cl->per_node && whole >= nodes_big);
         if (!usable)
             frag += f;
     }
+    return frag;
+}
+
+uint32_t sim_output_fragmented_gpus(const struct sim *s)
+{
+    if (!s->constrained)
+        return fragmented_in(s, UINT32_MAX);
+    /* With placement constraints a free card is usable only by the gangs allowed in its pool. */
+    uint32_t frag = 0;
+    for (uint32_t p = 0; p < s->cl.npools; p++)
+        frag += fragmented_in(s, p);
     return frag;
 }
 
@@ -328,6 +400,133 @@ void sim_output_sink(struct sim_output *o, struct sim_sink *sink)
 {
     sink->interval = sink_interval;
     sink->ctx = o;
+}
+
+/*
+ * /pools/<name> attributes (cluster.pools given): the pool's board and size,
+ * its utilisations and GPU-time by use over the measured window (as /summary
+ * counts them), the training work done on it in reference-board GPU-hours
+ * (useful training GPU-time × its training speed), the requests its batch
+ * replicas served and within their SLO (whole run), energy and cost at its
+ * board's price.
+ */
+static int annotate_in(hid_t grp, int service, const char *currency);
+
+static int write_pools(struct sim_output *o, const struct sim *s, double win_s, double train_h)
+{
+    const struct scenario *sc = s->sc;
+    const struct cluster *cl = &s->cl;
+    int rc = 0;
+    (void)train_h;
+    for (uint32_t p = 0; p < o->npools && p < cl->npools; p++) {
+        const struct cluster_pool *pl = &cl->pools[p];
+        hid_t g = o->pool_grp[p];
+        double len_us = win_s * 1e6, cap = len_us * pl->ngpus;
+        double gh = (double)pl->ngpus * win_s / 3600.0;
+        double st[USE_NSTATES] = {0};
+        for (uint32_t i = pl->first_gpu; i < pl->first_gpu + pl->ngpus; i++)
+            for (int k = 0; k < USE_NSTATES; k++)
+                st[k] += sim_window_card_us(s, i, k);
+        char labels[512];
+        size_t at = 0;
+        labels[0] = '\0';
+        for (uint32_t l = 0; l < pl->nlabels && at < sizeof(labels); l++) {
+            int n = snprintf(labels + at, sizeof(labels) - at, "%s%s=%s", l ? "," : "",
+                             pl->labels[l].key, pl->labels[l].value);
+            at += n > 0 ? (size_t)n : 0;
+        }
+        uint64_t served = 0, within = 0;
+        for (uint32_t k = 0; k < s->nsvcs; k++) {
+            served += s->svcs[k].pool_served[p];
+            within += s->svcs[k].pool_within[p];
+        }
+        rc = keep(rc, h5_attr_str(g, "gpu", pl->spec->name));
+        rc = keep(rc, h5_attr_str(g, "labels", labels));
+        rc = keep(rc, h5_attr_int(g, "nodes", pl->nodes));
+        rc = keep(rc, h5_attr_int(g, "gpus", pl->ngpus));
+        rc = keep(rc, h5_attr_int(g, "first_gpu", pl->first_gpu));
+        rc = keep(rc, h5_attr_double(g, "train_speed", pl->train_speed));
+        rc = keep(rc, h5_attr_double(g, "infer_speed", pl->infer_speed));
+        rc = keep(rc, h5_attr_double(g, "gpu_hours", gh));
+        rc = keep(
+            rc, h5_attr_double(g, "util_allocated", cap > 0 ? sim_pool_gpu_us(s, p, 0) / cap : 0));
+        rc = keep(rc, h5_attr_double(g, "util_busy", cap > 0 ? sim_pool_gpu_us(s, p, 1) / cap : 0));
+        rc = keep(rc,
+                  h5_attr_double(g, "util_useful", cap > 0 ? sim_pool_gpu_us(s, p, 2) / cap : 0));
+        char name[48];
+        for (int k = 0; k < USE_NSTATES; k++) {
+            snprintf(name, sizeof(name), "gpu_hours_%s", use_state_name((enum use_state)k));
+            rc = keep(rc, h5_attr_double(g, name, st[k] / 3.6e9));
+        }
+        rc = keep(
+            rc, h5_attr_double(g, "training_gpu_hours", st[USE_USEFUL] / 3.6e9 * pl->train_speed));
+        double frag = sim_window_start(s) > 0 ? o->pool_frag_win_us[p] : o->pool_frag_us[p];
+        rc = keep(rc, h5_attr_double(g, "share_fragmented", gh > 0 ? frag / 3.6e9 / gh : 0));
+        rc = keep(rc, h5_attr_int(g, "requests_served", (int64_t)served));
+        rc = keep(rc, h5_attr_int(g, "requests_within_slo", (int64_t)within));
+        /* Of the requests served there (a dropped request was served nowhere). */
+        rc = keep(rc,
+                  h5_attr_double(g, "slo_share", served ? (double)within / (double)served : NAN));
+        rc = keep(rc, h5_attr_double(g, "duration_s", sim_time_to_sec(s->end)));
+        double kwh = sim_pool_energy_kwh(s, p);
+        rc = keep(rc, h5_attr_double(g, "energy_kwh", kwh));
+        if (sc->cost.on) {
+            double c_gpu = gh * sc->pools[p].gpu_hour, c_pow = kwh * sc->cost.power_kwh;
+            rc = keep(rc, h5_attr_double(g, "gpu_hour_price", sc->pools[p].gpu_hour));
+            rc = keep(rc, h5_attr_double(g, "cost_gpu", c_gpu));
+            rc = keep(rc, h5_attr_double(g, "cost_energy", c_pow));
+            rc = keep(rc, h5_attr_double(g, "cost_total", c_gpu + c_pow));
+        }
+        rc = keep(rc, annotate_in(g, 2, sc->cost.currency));
+    }
+    return rc;
+}
+
+/*
+ * Pool p's figures over the interval [t0, t1): appended to its series when the
+ * results have /pools. Returns its mean power, W (the cluster's row sums them).
+ */
+static double pool_interval(struct sim_output *o, const struct sim *s, uint32_t p, sim_time t0,
+                            sim_time t1)
+{
+    const struct cluster *cl = &s->cl;
+    const struct cluster_pool *pl = &cl->pools[p];
+    double span = (double)(t1 - t0), alloc = 0, busy = 0, useful = 0, tot = 0;
+    uint32_t ninf = 0, ntrain = 0;
+    for (uint32_t i = pl->first_gpu; i < pl->first_gpu + pl->ngpus; i++) {
+        const struct card *g = &cl->cards[i];
+        alloc += g->ialloc_us;
+        busy += card_busy_us(g, true);
+        useful += card_useful_us(g, true);
+        for (int k = 0; k < USE_NSTATES; k++)
+            tot += g->iacc[k];
+        bool inf = false, tr = false;
+        for (uint32_t t = 0; t < g->nten; t++) {
+            inf |= cl->tenants[g->ten[t]].kind == TENANT_INFER;
+            tr |= cl->tenants[g->ten[t]].kind == TENANT_TRAIN;
+        }
+        ninf += inf;
+        ntrain += tr;
+    }
+    double denom = span > 0 ? span * pl->ngpus : 1;
+    double w = pl->ngpus * power_watts(pl->spec->idle_w, pl->spec->tdp_w, busy / denom);
+    if (p < o->npools) {
+        uint32_t frag = fragmented_in(s, p);
+        o->pool_frag_us[p] += (double)frag * span;
+        if (s->warm.at > 0 && t0 >= s->warm.at)
+            o->pool_frag_win_us[p] += (double)frag * span;
+        double row[POOL_TS_COLS] = {sim_time_to_sec(t1),
+                                    alloc / denom,
+                                    busy / denom,
+                                    useful / denom,
+                                    tot / denom < 1 ? 1 - tot / denom : 0,
+                                    ninf,
+                                    ntrain,
+                                    w,
+                                    frag};
+        o->pool_err = keep(o->pool_err, h5_series_append(&o->pool_ts[p], row));
+    }
+    return w;
 }
 
 int sim_output_interval(struct sim_output *o, const struct sim *s, sim_time t0, sim_time t1)
@@ -368,7 +567,15 @@ int sim_output_interval(struct sim_output *o, const struct sim *s, sim_time t0, 
     row[15] = s->tr.running;
     row[16] = s->tr.queued;
     row[17] = (st[USE_CKPT] + st[USE_RESTORE] + st[USE_RECOMPUTE]) / 1e6;
-    row[18] = cl->ngpus * power_watts(s->sc->spec->idle_w, s->sc->spec->tdp_w, busy / denom);
+    if (cl->npools > 1) {
+        row[18] = 0;
+        for (uint32_t p = 0; p < cl->npools; p++)
+            row[18] += pool_interval(o, s, p, t0, t1);
+    } else {
+        row[18] = cl->ngpus * power_watts(s->sc->spec->idle_w, s->sc->spec->tdp_w, busy / denom);
+        if (o->npools)
+            pool_interval(o, s, 0, t0, t1);
+    }
     uint32_t frag = sim_output_fragmented_gpus(s);
     row[19] = frag;
     o->frag_us += (double)frag * span;
@@ -376,6 +583,7 @@ int sim_output_interval(struct sim_output *o, const struct sim *s, sim_time t0, 
     if (s->warm.at > 0 && t0 >= s->warm.at)
         o->frag_win_us += (double)frag * span;
     rc = keep(rc, h5_series_append(&o->ts, row));
+    rc = keep(rc, o->pool_err);
 
     if (o->per_gpu) {
         for (uint32_t i = 0; i < cl->ngpus; i++)
@@ -631,6 +839,8 @@ static int write_jobs(struct sim_output *o, const struct sim *s, hid_t summary, 
     rc = keep(rc, h5_attr_int(summary, "jobs_running", tr->running));
     rc = keep(rc, h5_attr_int(summary, "jobs_queued", tr->queued));
     rc = keep(rc, h5_attr_int(summary, "jobs_rejected", tr->rejected));
+    if (s->constrained) /* placement constraints in the scenario (sim/pool_cfg.h) */
+        rc = keep(rc, h5_attr_int(summary, "jobs_unplaceable", (int64_t)s->unplaceable));
     rc = keep(rc, h5_attr_int(summary, "jobs_failed", tr->failed));
     rc = keep(rc, h5_attr_int(summary, "preemptions", (int64_t)tr->preemptions));
     rc = keep(rc, h5_attr_int(summary, "restarts", (int64_t)tr->restarts));
@@ -1078,6 +1288,12 @@ int sim_output_finish(struct sim_output *o, const struct sim *s, bool complete, 
              * recomputation and overhead); idle and free time are shared in that ratio.
              */
             double c_gpu = gh * sc->cost.gpu_hour, c_pow = kwh * sc->cost.power_kwh;
+            if (s->cl.npools > 1 || sc->pools[0].gpu_hour != sc->cost.gpu_hour) {
+                /* Each pool's GPU-hours at its board's price (cost.boards). */
+                c_gpu = 0;
+                for (uint32_t p = 0; p < s->cl.npools; p++)
+                    c_gpu += (double)s->cl.pools[p].ngpus * win_s / 3600.0 * sc->pools[p].gpu_hour;
+            }
             double total = c_gpu + c_pow, inf = st[USE_INFER];
             double trn = st[USE_USEFUL] + st[USE_CKPT] + st[USE_RESTORE] + st[USE_RECOMPUTE] +
                          st[USE_OVERHEAD];
@@ -1092,6 +1308,8 @@ int sim_output_finish(struct sim_output *o, const struct sim *s, bool complete, 
             rc = keep(rc, attr_fixed_str(sum, "cost_currency", sc->cost.currency));
         }
         rc = keep(rc, write_segments(o, s));
+        if (o->npools)
+            rc = keep(rc, write_pools(o, s, win_s, train_h));
         rc = keep(rc, annotate_in(sum, 0, sc->cost.currency));
         H5Gclose(sum);
     }

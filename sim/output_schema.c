@@ -47,6 +47,8 @@ static const struct output_field summary_fields[] = {
     {"jobs_running", "jobs", "jobs running at the end"},
     {"jobs_queued", "jobs", "jobs queued at the end"},
     {"jobs_rejected", "jobs", "jobs rejected (never fit)"},
+    {"jobs_unplaceable", "jobs", "jobs no allowed pool can hold (rejected at submission)"},
+
     {"jobs_failed", "jobs", "jobs OOM-killed at start"},
     {"preemptions", "events", "training preemptions"},
     {"restarts", "events", "training restarts after faults"},
@@ -138,6 +140,18 @@ static const struct output_field service_fields[] = {
     {"running_max", "sequences", "most sequences running on one replica"},
 };
 
+/* /pools/<name> (cluster.pools): these first, then the summary's keys. */
+static const struct output_field pool_fields[] = {
+    {"nodes", "nodes", "nodes"},
+    {"first_gpu", "index", "first GPU index"},
+    {"train_speed", "x", "training speed vs A100"},
+    {"infer_speed", "x", "inference speed vs A100"},
+    {"gpu_hour_price", "currency/GPU-h", "price per GPU-hour"},
+    {"slo_share", "1", "served within SLO (its replicas)"},
+    {"training_gpu_hours", "GPU-h", "training work done (A100 GPU-h)"},
+    {"cost_total", "currency", "cost of the pool"},
+};
+
 #define LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct output_field *find(const struct output_field *t, size_t n, const char *key)
@@ -150,8 +164,13 @@ static const struct output_field *find(const struct output_field *t, size_t n, c
 
 const struct output_field *output_field_find(const char *key, int service)
 {
-    if (service)
+    if (service == 2) {
+        const struct output_field *f = find(pool_fields, LEN(pool_fields), key);
+        if (f)
+            return f;
+    } else if (service) {
         return find(service_fields, LEN(service_fields), key);
+    }
     const struct output_field *f = find(summary_fields, LEN(summary_fields), key);
     return f ? f : find(gpu_hours_fields, LEN(gpu_hours_fields), key);
 }

@@ -19,7 +19,8 @@ struct output_field {
 
 /*
  * The unit and label of /summary attribute key (also the gpu_hours_<state>
- * family) or of a service attribute (service = 1). NULL when unknown.
+ * family), of a service attribute (service = 1) or of a node pool's
+ * (/pools/<name>, service = 2). NULL when unknown.
  */
 const struct output_field *output_field_find(const char *key, int service);
 

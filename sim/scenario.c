@@ -6,6 +6,7 @@
 #include "sim/llm_cfg.h"
 #include "sim/override.h"
 #include "sim/policy/policy.h"
+#include "sim/sharing_from.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -182,12 +183,27 @@ static int load_arrival_trace(const struct conf_doc *d, const struct conf_node *
 static int load_job_trace(const struct conf_doc *d, const struct conf_node *t,
                           struct job_trace_cfg *c, struct conf_err *err)
 {
-    static const char *const keys[] = {
-        "path",           "format",          "origin",           "offset",
-        "reorder_window", "on_bad_row",      "include_services", "id_column",
-        "submit_column",  "submit_unit",     "duration_column",  "duration_unit",
-        "gpus_column",    "fraction_column", "mig_column",       "priority_column",
-        "queue_column",   "params_column",   "outcome_column",   NULL};
+    static const char *const keys[] = {"path",
+                                       "format",
+                                       "origin",
+                                       "offset",
+                                       "reorder_window",
+                                       "on_bad_row",
+                                       "include_services",
+                                       "id_column",
+                                       "submit_column",
+                                       "submit_unit",
+                                       "duration_column",
+                                       "duration_unit",
+                                       "gpus_column",
+                                       "fraction_column",
+                                       "mig_column",
+                                       "priority_column",
+                                       "queue_column",
+                                       "params_column",
+                                       "outcome_column",
+                                       "gpu_types",
+                                       NULL};
     int rc, fmt = JOBFMT_OPENB;
     if ((rc = conf_check_keys(d, t, "trace", keys, err)) ||
         (rc = conf_enum(d, t, "format", true, jobfmt_names, &fmt, err)))
@@ -199,7 +215,8 @@ static int load_job_trace(const struct conf_doc *d, const struct conf_node *t,
         "params_column", "outcome_column",  NULL};
     static const struct variant formats[] = {
         {"openb", NULL}, {"pai", NULL}, {"helios", NULL}, {"csv", csv_keys}};
-    if ((rc = check_variant_keys(d, t, "format", formats, 4, (size_t)fmt, err)))
+    if ((rc = check_variant_keys(d, t, "format", formats, 4, (size_t)fmt, err)) ||
+        (rc = gpu_type_map_load(d, conf_get(t, "gpu_types"), &c->gpu_types, err)))
         return rc;
     if ((rc = conf_string(d, t, "origin", false, &c->origin, err)) ||
         (rc = conf_duration(d, t, "offset", false, 0, &c->offset, err)) ||
@@ -511,12 +528,25 @@ static int load_startup(const struct conf_doc *d, const struct conf_node *n, str
 static int load_service(const struct conf_doc *d, const struct conf_node *n, struct service_cfg *c,
                         const struct scenario *scn, struct conf_err *err)
 {
-    static const char *const keys[] = {"name",         "latency",   "batching",
-                                       "slo",          "replicas",  "arrivals",
-                                       "max_queue",    "memory_gb", "active_thread_percentage",
-                                       "mig_profile",  "demand",    "memory_used_gb",
-                                       "gpu_fraction", "kind",      "llm",
-                                       "startup",      NULL};
+    static const char *const keys[] = {"name",
+                                       "latency",
+                                       "batching",
+                                       "slo",
+                                       "replicas",
+                                       "arrivals",
+                                       "max_queue",
+                                       "memory_gb",
+                                       "active_thread_percentage",
+                                       "mig_profile",
+                                       "demand",
+                                       "memory_used_gb",
+                                       "gpu_fraction",
+                                       "kind",
+                                       "llm",
+                                       "startup",
+                                       "require",
+                                       "prefer",
+                                       NULL};
     static const char *const kinds[] = {"batch", "llm", NULL};
     static const char *const batch_only[] = {"latency", "batching", "memory_gb", "memory_used_gb"};
     const struct gpu_spec *sc_spec = scn->spec;
@@ -579,7 +609,7 @@ static int load_service(const struct conf_doc *d, const struct conf_node *n, str
     c->sm_cap = atp / 100;
     if (c->kind == SVC_LLM && (rc = llm_cfg_load(d, n, c, scn, err)))
         return rc;
-    if ((rc = load_startup(d, n, c, err)))
+    if ((rc = load_startup(d, n, c, err)) || (rc = placement_load(d, n, &c->place, err)))
         return rc;
     if (c->max_queue < c->max_batch)
         return conf_errf(err, d, conf_get(n, "max_queue"), "max_queue",
@@ -706,9 +736,15 @@ static int load_checkpoint(const struct conf_doc *d, const struct conf_node *c,
 
 static int load_training(struct scenario *sc, const struct conf_node *root, struct conf_err *err)
 {
-    static const char *const tkeys[] = {
-        "jobs",   "backlog", "checkpoint", "memory_gb_per_gpu", "active_thread_percentage",
-        "demand", NULL};
+    static const char *const tkeys[] = {"jobs",
+                                        "backlog",
+                                        "checkpoint",
+                                        "memory_gb_per_gpu",
+                                        "active_thread_percentage",
+                                        "demand",
+                                        "require",
+                                        "prefer",
+                                        NULL};
     static const char *const jkeys[] = {"synthetic", "trace", NULL};
     static const char *const skeys[] = {"per_hour",     "duration",  "gpus",
                                         "max_duration", "calibrate", NULL};
@@ -729,7 +765,8 @@ static int load_training(struct scenario *sc, const struct conf_node *root, stru
                           err)) ||
         (rc = conf_double(d, tr, "active_thread_percentage", false, 1, 100, &atp, err)) ||
         (rc = conf_double(d, tr, "demand", false, 0.01, 1, &t->run.demand, err)) ||
-        (rc = load_checkpoint(d, conf_get(tr, "checkpoint"), sc, &t->run, err)))
+        (rc = load_checkpoint(d, conf_get(tr, "checkpoint"), sc, &t->run, err)) ||
+        (rc = placement_load(d, tr, &t->place, err)))
         return rc;
     t->run.sm_cap = atp / 100;
     const struct conf_node *j = conf_get(tr, "jobs");
@@ -908,13 +945,18 @@ static int load_sharing(struct scenario *sc, const struct conf_node *c, struct c
         if (!sc->spec->mig_capable)
             return conf_errf(err, d, conf_get(c, "sharing"), "sharing", "%s has no MIG profiles",
                              sc->spec->name);
-        if (!m)
+        if (!m && !sc->from_layout)
             return conf_errf(err, d, c, "mig", "missing (expected {layout: ...})");
+        if (sc->from_layout && conf_get(m, "layout"))
+            return conf_errf(err, d, conf_get(m, "layout"), "layout",
+                             "the layout comes from sharing_from; give one or the other");
+        if (sc->from_layout)
+            sc->mig_layout = sc->from_layout;
         double eff = sc->mig.efficiency;
         sim_time rec = sim_time_from_sec(sc->mig.reconfig_s);
         sim_time drain = sim_time_from_sec(sc->mig.drain_grace_s);
         if ((rc = conf_check_keys(d, m, "mig", mkeys, err)) ||
-            (rc = conf_string(d, m, "layout", true, &sc->mig_layout, err)) ||
+            (!sc->from_layout && (rc = conf_string(d, m, "layout", true, &sc->mig_layout, err))) ||
             (rc = conf_double(d, m, "efficiency", false, 0.01, 1.2, &eff, err)) ||
             (rc = conf_duration(d, m, "reconfig", false, 0, &rec, err)) ||
             (rc = conf_duration(d, m, "drain_grace", false, 0, &drain, err)))
@@ -941,7 +983,10 @@ static int load_sharing(struct scenario *sc, const struct conf_node *c, struct c
             return conf_errf(err, d, conf_get(m, "layout"), "layout", "%s", msg);
     }
     if (sc->sharing == SHARE_TIMESLICE) {
-        sc->slots = 4;
+        sc->slots = sc->from_replicas ? sc->from_replicas : 4;
+        if (sc->from_replicas && conf_get(t, "replicas"))
+            return conf_errf(err, d, conf_get(t, "replicas"), "replicas",
+                             "the replicas come from sharing_from; give one or the other");
         sim_time slice = sim_time_from_sec(sc->knobs.ts_slice_s), sw = -1;
         int quota = 0;
         if (t &&
@@ -968,7 +1013,10 @@ static int load_sharing(struct scenario *sc, const struct conf_node *c, struct c
         }
     }
     if (sc->sharing == SHARE_MPS) {
-        sc->slots = 4;
+        sc->slots = sc->from_replicas ? sc->from_replicas : 4;
+        if (sc->from_replicas && conf_get(p, "replicas"))
+            return conf_errf(err, d, conf_get(p, "replicas"), "replicas",
+                             "the replicas come from sharing_from; give one or the other");
         if (p &&
             ((rc = conf_check_keys(d, p, "mps", pkeys, err)) ||
              (rc = get_u32(d, p, "replicas", false, 1, SHARE_MPS_MAX_CLIENTS, &sc->slots, err)) ||
@@ -994,7 +1042,9 @@ static int load_sharing(struct scenario *sc, const struct conf_node *c, struct c
 static int load_cost(struct scenario *sc, const struct conf_node *root, struct conf_err *err)
 {
     static const char *const keys[] = {"pricing",   "gpu_hour_on_demand", "gpu_hour_reserved",
-                                       "power_kwh", "currency",           NULL};
+                                       "power_kwh", "currency",           "boards",
+                                       NULL};
+    static const char *const bkeys[] = {"gpu_hour_on_demand", "gpu_hour_reserved", NULL};
     static const char *const pricings[] = {"on_demand", "reserved", NULL};
     const struct conf_doc *d = &sc->doc;
     const struct conf_node *c = conf_get(root, "cost");
@@ -1004,6 +1054,8 @@ static int load_cost(struct scenario *sc, const struct conf_node *root, struct c
     int pricing = 0, rc;
     sc->cost =
         (struct cost_cfg){.on = c != NULL, .gpu_hour = od, .power_kwh = 0, .currency = "USD"};
+    for (uint32_t i = 0; i < sc->npools; i++)
+        sc->pools[i].gpu_hour = od;
     if (!c)
         return 0;
     if ((rc = conf_check_keys(d, c, "cost", keys, err)) ||
@@ -1017,6 +1069,128 @@ static int load_cost(struct scenario *sc, const struct conf_node *root, struct c
         return conf_errf(err, d, conf_get(c, "pricing"), "pricing",
                          "'reserved' needs gpu_hour_reserved (there is no default reserved price)");
     sc->cost.gpu_hour = pricing == 1 ? rs : od;
+    for (uint32_t i = 0; i < sc->npools; i++)
+        sc->pools[i].gpu_hour = sc->cost.gpu_hour;
+    /* cost.boards: {BOARD: {gpu_hour_on_demand, gpu_hour_reserved}} — a board's own prices. */
+    const struct conf_node *b = conf_get(c, "boards");
+    if (b && b->kind != CONF_MAP)
+        return conf_errf(err, d, b, "boards", "expected a mapping of board to its prices");
+    for (size_t i = 0; b && i < b->n; i++) {
+        const struct gpu_spec *spec = gpu_spec_find(b->keys[i]);
+        struct conf_node at = {.line = b->key_line[i], .col = b->key_col[i]};
+        if (!spec) {
+            char msg[256];
+            gpu_spec_unknown_msg(msg, sizeof(msg), b->keys[i]);
+            return conf_errf(err, d, &at, b->keys[i], "%s", msg);
+        }
+        const struct conf_node *e = b->items[i];
+        double bod = -1, brs = -1;
+        if ((rc = conf_check_keys(d, e, b->keys[i], bkeys, err)) ||
+            (rc = conf_double(d, e, "gpu_hour_on_demand", false, 0, 1e6, &bod, err)) ||
+            (rc = conf_double(d, e, "gpu_hour_reserved", false, 0, 1e6, &brs, err)))
+            return rc;
+        double price = pricing == 1 ? brs : bod;
+        if (price < 0)
+            return conf_errf(err, d, e, pricing == 1 ? "gpu_hour_reserved" : "gpu_hour_on_demand",
+                             "missing: the %s price of %s (pricing: %s)",
+                             pricing == 1 ? "reserved" : "on-demand", spec->name,
+                             pricings[pricing]);
+        for (uint32_t k = 0; k < sc->npools; k++)
+            if (strcmp(sc->pools[k].spec->name, spec->name) == 0)
+                sc->pools[k].gpu_hour = price;
+    }
+    return 0;
+}
+
+/*
+ * cluster.sharing_from: FILE or {file: FILE, config: NAME} — the sharing mode and its
+ * replicas or MIG layout from a device-plugin or mig-parted config (sim/sharing_from.h).
+ * The knob blocks (mig, timeSlicing, mps) may still tune what the file does not say.
+ */
+static int load_sharing_from(struct scenario *sc, const struct conf_node *c, struct conf_err *err)
+{
+    static const char *const keys[] = {"file", "config", NULL};
+    const struct conf_doc *d = &sc->doc;
+    const struct conf_node *sf = conf_get(c, "sharing_from");
+    const char *config = NULL;
+    char *path = NULL;
+    int rc;
+    if (conf_get(c, "sharing"))
+        return conf_errf(err, d, conf_get(c, "sharing"), "sharing",
+                         "the sharing mode comes from sharing_from; give one or the other");
+    if (sf->kind == CONF_MAP) {
+        if ((rc = conf_check_keys(d, sf, "sharing_from", keys, err)) ||
+            (rc = conf_string(d, sf, "config", false, &config, err)))
+            return rc;
+        path = resolve_path(d, sf, "file", err);
+    } else {
+        path = resolve_path(d, c, "sharing_from", err);
+    }
+    if (!path)
+        return -EINVAL;
+    struct sharing_from out;
+    rc = sharing_from_load(path, config, sc->spec, &out, err);
+    if (rc == 0) {
+        sc->sharing = out.mode;
+        sc->from_replicas = out.replicas;
+        if (out.layout[0] && !(sc->from_layout = strdup(out.layout)))
+            rc = -ENOMEM;
+        if (out.ignored[0])
+            snprintf(sc->warning, sizeof(sc->warning), "%s: read but not modelled: %s", path,
+                     out.ignored);
+    }
+    free(path);
+    return rc;
+}
+
+/* The single-pool form: cluster.gpu, nodes, gpus_per_node, spec; one pool "default". */
+static int load_single_pool(struct scenario *sc, const struct conf_node *c, struct conf_err *err)
+{
+    static const char *const skeys[] = {"tdp_w", "idle_w", "memory_gb", "sms", NULL};
+    const struct conf_doc *d = &sc->doc;
+    const char *gpu = "a100-sxm4-80gb";
+    int rc;
+    if ((rc = conf_string(d, c, "gpu", false, &gpu, err)))
+        return rc;
+    sc->spec = gpu_spec_find(gpu);
+    if (!sc->spec) {
+        char msg[256];
+        gpu_spec_unknown_msg(msg, sizeof(msg), gpu);
+        return conf_errf(err, d, conf_get(c, "gpu"), "gpu", "%s", msg);
+    }
+    /* cluster.spec: override the board's published numbers (models/gpu.c). */
+    sc->spec_own = *sc->spec;
+    sc->spec = &sc->spec_own;
+    sc->gpu = sc->spec->name;
+    const struct conf_node *sp = conf_get(c, "spec");
+    if (sp) {
+        int64_t mem = sc->spec_own.memory_gb, sms = sc->spec_own.sms;
+        if ((rc = conf_check_keys(d, sp, "spec", skeys, err)) ||
+            (rc = conf_double(d, sp, "tdp_w", false, 1, 5000, &sc->spec_own.tdp_w, err)) ||
+            (rc = conf_double(d, sp, "idle_w", false, 0, 5000, &sc->spec_own.idle_w, err)) ||
+            (rc = conf_int(d, sp, "memory_gb", false, 1, 4096, &mem, err)) ||
+            (rc = conf_int(d, sp, "sms", false, 1, 4096, &sms, err)))
+            return rc;
+        if (sc->spec_own.idle_w > sc->spec_own.tdp_w)
+            return conf_errf(err, d, sp, "idle_w", "expected idle_w <= tdp_w");
+        sc->spec_own.memory_gb = (int)mem;
+        sc->spec_own.sms = (int)sms;
+    }
+    if ((rc = get_u32(d, c, "nodes", true, 1, 1 << 16, &sc->nodes, err)))
+        return rc;
+    sc->gpus_per_node = 8;
+    if ((rc = get_u32(d, c, "gpus_per_node", false, 1, 16, &sc->gpus_per_node, err)))
+        return rc;
+    sc->pools = calloc(1, sizeof(*sc->pools));
+    if (!sc->pools)
+        return -ENOMEM;
+    sc->npools = 1;
+    sc->pools[0] = (struct pool_cfg){.name = "default",
+                                     .spec = sc->spec,
+                                     .nodes = sc->nodes,
+                                     .gpus_per_node = sc->gpus_per_node,
+                                     .train_speed = sc->spec->train_speed,
+                                     .infer_speed = sc->spec->infer_speed};
     return 0;
 }
 
@@ -1025,9 +1199,9 @@ static int load_root(struct scenario *sc, struct conf_err *err)
     static const char *const keys[] = {"name",     "seed",    "duration", "sample_interval",
                                        "timezone", "cluster", "services", "training",
                                        "policy",   "output",  "cost",     NULL};
-    static const char *const ckeys[] = {"gpu",         "nodes", "gpus_per_node", "sharing", "mig",
-                                        "timeSlicing", "mps",   "faults",        "spec",    NULL};
-    static const char *const skeys[] = {"tdp_w", "idle_w", "memory_gb", "sms", NULL};
+    static const char *const ckeys[] = {"gpu",  "nodes",       "gpus_per_node", "sharing",
+                                        "mig",  "timeSlicing", "mps",           "faults",
+                                        "spec", "pools",       "sharing_from",  NULL};
     static const char *const okeys[] = {"per_gpu_timeseries", "warmup", NULL};
     const struct conf_doc *d = &sc->doc;
     const struct conf_node *root = d->root;
@@ -1062,43 +1236,44 @@ static int load_root(struct scenario *sc, struct conf_err *err)
     const struct conf_node *c = conf_get(root, "cluster");
     if (!c)
         return conf_errf(err, d, root, "cluster", "missing (expected a mapping)");
-    const char *gpu = "a100-sxm4-80gb";
-    if ((rc = conf_check_keys(d, c, "cluster", ckeys, err)) ||
-        (rc = conf_string(d, c, "gpu", false, &gpu, err)))
+    if ((rc = conf_check_keys(d, c, "cluster", ckeys, err)))
         return rc;
-    sc->spec = gpu_spec_find(gpu);
-    if (!sc->spec) {
-        char msg[256];
-        gpu_spec_unknown_msg(msg, sizeof(msg), gpu);
-        return conf_errf(err, d, conf_get(c, "gpu"), "gpu", "%s", msg);
-    }
-    /* cluster.spec: override the board's published numbers (models/gpu.c). */
-    sc->spec_own = *sc->spec;
-    sc->spec = &sc->spec_own;
-    sc->gpu = sc->spec->name;
-    const struct conf_node *sp = conf_get(c, "spec");
-    if (sp) {
-        int64_t mem = sc->spec_own.memory_gb, sms = sc->spec_own.sms;
-        if ((rc = conf_check_keys(d, sp, "spec", skeys, err)) ||
-            (rc = conf_double(d, sp, "tdp_w", false, 1, 5000, &sc->spec_own.tdp_w, err)) ||
-            (rc = conf_double(d, sp, "idle_w", false, 0, 5000, &sc->spec_own.idle_w, err)) ||
-            (rc = conf_int(d, sp, "memory_gb", false, 1, 4096, &mem, err)) ||
-            (rc = conf_int(d, sp, "sms", false, 1, 4096, &sms, err)))
+    const struct conf_node *pl = conf_get(c, "pools");
+    if (pl) {
+        static const char *const single[] = {"gpu", "nodes", "gpus_per_node", "spec", NULL};
+        for (size_t k = 0; single[k]; k++)
+            if (conf_get(c, single[k]))
+                return conf_errf(err, d, conf_get(c, single[k]), single[k],
+                                 "give either cluster.pools or the single-pool keys (gpu, nodes, "
+                                 "gpus_per_node, spec), not both");
+        if ((rc = pool_cfg_load(d, pl, &sc->pools, &sc->npools, err)))
             return rc;
-        if (sc->spec_own.idle_w > sc->spec_own.tdp_w)
-            return conf_errf(err, d, sp, "idle_w", "expected idle_w <= tdp_w");
-        sc->spec_own.memory_gb = (int)mem;
-        sc->spec_own.sms = (int)sms;
+        sc->pools_given = true;
+        sc->spec_own = *sc->pools[0].spec;
+        sc->spec = &sc->spec_own;
+        sc->gpu = sc->spec->name;
+        sc->nodes = 0;
+        for (uint32_t i = 0; i < sc->npools; i++)
+            sc->nodes += sc->pools[i].nodes;
+        sc->gpus_per_node = sc->pools[0].gpus_per_node;
+    } else if ((rc = load_single_pool(sc, c, err)))
+        return rc;
+    if (conf_get(c, "sharing_from")) {
+        if ((rc = load_sharing_from(sc, c, err)))
+            return rc;
+    } else {
+        if ((rc = conf_enum(d, c, "sharing", false, sharing_names, &sharing, err)))
+            return rc;
+        sc->sharing = (enum share_mode)sharing;
     }
-    if ((rc = get_u32(d, c, "nodes", true, 1, 1 << 16, &sc->nodes, err)))
-        return rc;
-    sc->gpus_per_node = 8;
-    if ((rc = get_u32(d, c, "gpus_per_node", false, 1, 16, &sc->gpus_per_node, err)) ||
-        (rc = conf_enum(d, c, "sharing", false, sharing_names, &sharing, err)))
-        return rc;
-    sc->sharing = (enum share_mode)sharing;
     if ((rc = load_sharing(sc, c, err)))
         return rc;
+    for (uint32_t i = 1; sc->sharing == SHARE_MIG && i < sc->npools; i++)
+        if (sc->pools[i].spec != sc->pools[0].spec)
+            return conf_errf(err, d, conf_get(c, "sharing"), "sharing",
+                             "MIG over pools of different boards (%s, %s) is not supported yet: "
+                             "one MIG layout is read for the whole cluster",
+                             sc->pools[0].spec->name, sc->pools[i].spec->name);
 
     const struct conf_node *o = conf_get(root, "output");
     sc->per_gpu_timeseries = true;
@@ -1116,7 +1291,18 @@ static int load_root(struct scenario *sc, struct conf_err *err)
         (rc = load_policy(sc, root, err)))
         return rc;
 
-    /* Cross-checks. */
+    /* Cross-checks. A `require` no pool meets can never be placed. */
+    const struct conf_node *svn = conf_get(root, "services"), *trn = conf_get(root, "training");
+    for (size_t i = 0; i < sc->nservices; i++)
+        if (sc->services[i].place.require.given &&
+            !pool_match_mask(sc->pools, sc->npools, &sc->services[i].place.require))
+            return conf_errf(err, d, conf_get(svn->items[i], "require"), "require",
+                             "no pool matches (service '%s' could never be placed)",
+                             sc->services[i].name);
+    if (sc->training.place.require.given &&
+        !pool_match_mask(sc->pools, sc->npools, &sc->training.place.require))
+        return conf_errf(err, d, conf_get(trn, "require"), "require",
+                         "no pool matches (no training job could ever be placed)");
     uint32_t want = 0; /* cards: an LLM replica holds tensor_parallel of them */
     for (size_t i = 0; i < sc->nservices; i++)
         want += sc->services[i].replicas *
@@ -1178,9 +1364,17 @@ void scenario_release(struct scenario *sc)
     for (size_t i = 0; sc->services && i < sc->nservices; i++) {
         free(sc->services[i].trace.path);
         free(sc->services[i].llm);
+        placement_release(&sc->services[i].place);
     }
     free(sc->training.trace.path);
     sc->training.trace.path = NULL;
+    gpu_type_map_release(&sc->training.trace.gpu_types);
+    placement_release(&sc->training.place);
+    pool_cfg_release(sc->pools, sc->npools);
+    sc->pools = NULL;
+    sc->npools = 0;
+    free(sc->from_layout);
+    sc->from_layout = NULL;
     free(sc->services);
     sc->services = NULL;
     sc->nservices = 0;

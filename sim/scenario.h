@@ -19,6 +19,7 @@
 #include "models/mig.h"
 #include "models/share.h"
 #include "sim/conf.h"
+#include "sim/pool_cfg.h"
 #include "sim/autoscale.h"
 #include "sim/train.h"
 #include "sim/core/simtime.h"
@@ -54,7 +55,8 @@ struct job_trace_cfg {
     sim_time offset;
     uint32_t reorder_window;
     bool skip_bad;
-    bool include_services; /* replay openb LS pods (long-running services) as jobs too */
+    bool include_services;         /* replay openb LS pods (long-running services) as jobs too */
+    struct gpu_type_map gpu_types; /* trace GPU-type names to boards (sim/pool_cfg.h) */
 };
 enum svc_dist { DIST_DETERMINISTIC, DIST_EXPONENTIAL, DIST_LOGNORMAL };
 
@@ -106,6 +108,7 @@ struct service_cfg {
     struct rate_profile arrivals;
     double burst_cv; /* synthetic: CV of inter-arrival gaps (1 = Poisson) */
     struct arrival_trace_cfg trace;
+    struct placement_cfg place; /* require / prefer a board or labels (sim/pool_cfg.h) */
 };
 
 struct training_cfg {
@@ -113,8 +116,9 @@ struct training_cfg {
     bool from_trace; /* jobs from a log */
     struct job_trace_cfg trace;
     struct job_mix mix;
-    uint32_t backlog;     /* jobs already queued at t = 0 (drawn from the same mix) */
-    struct train_cfg run; /* checkpoints, memory, MPS share of training members */
+    uint32_t backlog;           /* jobs already queued at t = 0 (drawn from the same mix) */
+    struct train_cfg run;       /* checkpoints, memory, MPS share of training members */
+    struct placement_cfg place; /* training.require / prefer: every job's constraints */
 };
 
 struct policy_ops;
@@ -148,6 +152,17 @@ struct scenario {
     struct mig_knobs mig;     /* MIG speeds and re-layout time */
     const char *mig_layout;   /* every card's initial MIG layout */
     sim_time restart_delay;   /* a replica killed by a fault serves again after this */
+    /* Node pools (sim/pool_cfg.h): cluster.pools, or one pool "default" for the single-pool
+     * form. nodes and gpus_per_node above are the totals / the common node size; gpu and spec
+     * are the first pool's board. */
+    struct pool_cfg *pools; /* owned */
+    uint32_t npools;
+    bool pools_given; /* the scenario wrote cluster.pools (results then get /pools) */
+    /* cluster.sharing_from (sim/sharing_from.h): the file's replicas (0: none) and MIG layout
+     * (owned; NULL: none); warning: fields it holds that tidesim does not model ("" none). */
+    uint32_t from_replicas;
+    char *from_layout;
+    char warning[600];
 
     struct service_cfg *services;
     size_t nservices;
@@ -158,7 +173,7 @@ struct scenario {
     /* cost: the cluster's price (docs/scenario.md "cost"); on = a cost block was given. */
     struct cost_cfg {
         bool on;
-        double gpu_hour;  /* price per GPU-hour of the pricing chosen */
+        double gpu_hour;  /* price per GPU-hour of the pricing chosen (boards without their own) */
         double power_kwh; /* price per kWh of energy (0: included in gpu_hour, as in a cloud) */
         const char *currency;
     } cost;

@@ -170,10 +170,11 @@ static double jitter(struct service *s)
 static void on_batch_done(void *ctx, uint64_t arg);
 static void on_wake(void *ctx, uint64_t arg);
 
-/* The replica's speed now: its tenant's, rescaled for a memory-bound service on MIG. */
+/* The replica's speed now: its tenant's, rescaled for a memory-bound service on MIG and
+ * for its board (batch times are reference-board figures). */
 static double replica_speed(const struct service *s, const struct replica *r)
 {
-    return cluster_tenant_speed(s->cl, r->tid) * r->bw_factor;
+    return cluster_tenant_speed(s->cl, r->tid) * r->bw_factor * r->board;
 }
 
 /*
@@ -211,7 +212,7 @@ static void plan_batch(struct service *s, uint32_t ri, uint64_t from, uint32_t n
     double us;
     if (s->cl->mode == SHARE_TIMESLICE && !r->reserved) {
         /* Round-robin slices: the batch's latency in closed form (models/share.h). */
-        us = cluster_ts_begin(s->cl, r->tid, start, work);
+        us = cluster_ts_begin(s->cl, r->tid, start, work / r->board);
         r->speed = replica_speed(s, r);
     } else {
         us = wait + work / (r->speed > 0 ? r->speed : 1e-9);
@@ -259,7 +260,7 @@ static bool reserve(struct service *s, uint32_t ri, uint32_t n, sim_time start)
         return false;
     s->nidle--;
     r->reserved = true;
-    r->speed = 1.0; /* exclusive card */
+    r->speed = r->board; /* exclusive card */
     plan_batch(s, ri, s->resv_req, n, start, 0);
     s->resv[(s->resv_head + s->resv_len) & (s->cap_reps - 1)] = ri;
     s->resv_len++;
@@ -380,6 +381,10 @@ static void on_batch_done(void *ctx, uint64_t arg)
     s->win.busy_us += (double)(now - r->batch_start);
     s->tot.within_slo += ok;
     s->win.within_slo += ok;
+    if (s->pool_served) {
+        s->pool_served[s->cl->cards[r->gpu].pool] += r->batch_n;
+        s->pool_within[s->cl->cards[r->gpu].pool] += ok;
+    }
     s->in_service -= r->batch_n;
     r->batch_n = 0;
     r->busy = false;
@@ -451,7 +456,10 @@ static uint64_t victim_key(const struct service *s, uint32_t ri)
     const struct cluster *cl = s->cl;
     const struct card *g = &cl->cards[s->reps[ri].gpu];
     uint64_t occupied = cl->per_node - cl->node_free[g->node];
-    return occupied << 32 | g->nten;
+    /* A service that prefers some pools gives back a replica elsewhere first. */
+    uint64_t pref =
+        s->prefer_pools != POOL_ALL && cluster_card_in(cl, s->reps[ri].gpu, s->prefer_pools);
+    return pref << 63 | occupied << 32 | g->nten;
 }
 
 /* Keep ri as the choice if it is strictly more compact than *best (ties keep the earlier). */
@@ -573,18 +581,21 @@ int service_init(struct service *s, uint32_t index, const struct service_cfg *cf
     memset(s, 0, sizeof(*s));
     s->index = index;
     s->cfg = cfg;
+    s->prefer_pools = POOL_ALL;
     s->eng = eng;
     s->cl = cl;
     s->src = src;
     s->mask = 1023;
+    s->pool_served = calloc(cl->npools ? cl->npools : 1, sizeof(*s->pool_served));
+    s->pool_within = calloc(cl->npools ? cl->npools : 1, sizeof(*s->pool_within));
     s->ring = malloc((s->mask + 1) * sizeof(*s->ring));
     s->h_total = malloc(sizeof(*s->h_total));
     s->h_win = malloc(sizeof(*s->h_win));
     s->q_total = malloc(sizeof(*s->q_total));
     s->q_win = malloc(sizeof(*s->q_win));
     snprintf(name, sizeof(name), "service/%s/service-time", cfg->name);
-    if (!s->ring || !s->h_total || !s->h_win || !s->q_total || !s->q_win ||
-        rng_init(&s->rng, seed, rng_stream_id(name))) {
+    if (!s->ring || !s->h_total || !s->h_win || !s->q_total || !s->q_win || !s->pool_served ||
+        !s->pool_within || rng_init(&s->rng, seed, rng_stream_id(name))) {
         service_release(s);
         return -ENOMEM;
     }
@@ -615,6 +626,9 @@ void service_release(struct service *s)
     llm_service_release(s);
     arrival_source_destroy(s->src);
     s->src = NULL;
+    free(s->pool_served);
+    free(s->pool_within);
+    s->pool_served = s->pool_within = NULL;
     for (uint32_t i = 0; i < s->nreps; i++)
         free(s->reps[i].batch_arrivals);
     free(s->reps);
@@ -677,7 +691,8 @@ int service_add_replica(struct service *s, uint32_t tid, bool ready, uint32_t *o
     memset(r, 0, sizeof(*r));
     r->tid = tid;
     r->gpu = s->cl->tenants[tid].gpu;
-    r->speed = 1.0;
+    r->board = cluster_card_infer_speed(s->cl, r->gpu);
+    r->speed = r->board;
     /* A MIG instance's speed never changes while the tenant holds it (sim/cluster.h). */
     r->fixed_scale =
         s->cl->tenants[tid].instance >= 0

@@ -54,6 +54,7 @@ struct replica {
     double speed;       /* current speed while a batch runs, fraction of a full GPU */
     double fixed_scale; /* factor on the fixed batch cost a: g(φ, s) on a MIG instance of
                            speed s, else 1 (models/latency.h) */
+    double board;       /* its card's inference speed vs the reference board (A100 = 1) */
     double bw_factor;   /* memory-bound service on a MIG instance: memory share / SM speed of
                            the instance (its speed is rescaled by it); else 1 */
     double work_left;   /* µs of the running batch left at full speed */
@@ -83,6 +84,10 @@ struct llm_svc;
 struct service {
     uint32_t index;
     const struct service_cfg *cfg;
+    uint64_t prefer_pools; /* pools it prefers (scale-downs leave them last); POOL_ALL: none */
+    /* Per pool (cluster.pools), whole run: requests served by replicas there and those within
+     * the SLO (batch services; NULL for LLM services). Owned. */
+    uint64_t *pool_served, *pool_within;
     struct llm_svc *llm;  /* kind: llm (sim/llm.h), owned; NULL for the batch kind */
     struct rng start_rng; /* replica start-up draws (cfg->startup) */
     struct engine *eng;

@@ -10,10 +10,128 @@
 #include "sim/llm.h"
 #include "traces/synth.h"
 
+static uint64_t match_mask(const struct scenario *sc, const struct pool_match *m)
+{
+    return m->given ? pool_match_mask(sc->pools, sc->npools, m) : POOL_ALL;
+}
+
+/*
+ * The pools a job log's GPU type allows (cluster.pools with an openb or PAI
+ * log): each '|'-separated type through training.jobs.trace.gpu_types, then
+ * the built-in table (sim/pool_cfg.h); a type naming no board allows every
+ * pool. An unknown type stops the run with the log's file:line.
+ */
+static int job_type_pools(struct sim *s, const struct job *jb, uint64_t *mask)
+{
+    const struct scenario *sc = s->sc;
+    const char *t = jb->spec.gpu_type;
+    *mask = 0;
+    while (*t) {
+        const char *bar = strchr(t, '|');
+        size_t n = bar ? (size_t)(bar - t) : strlen(t);
+        char one[sizeof(jb->spec.gpu_type)];
+        snprintf(one, sizeof(one), "%.*s", (int)n, t);
+        const char *board = NULL;
+        if (gpu_type_lookup(&sc->training.trace.gpu_types, one, &board)) {
+            snprintf(s->err, sizeof(s->err),
+                     "%s:%lld: column '%s': unknown GPU type '%s' (map it onto a board or 'any' "
+                     "in training.jobs.trace.gpu_types, e.g. {%s: a100-sxm4-80gb}; "
+                     "docs/scenario.md lists the built-in names)",
+                     sc->training.trace.path, (long long)jb->spec.line,
+                     sc->training.trace.format == JOBFMT_PAI ? "gpu_type" : "gpu_spec", one, one);
+            return -EINVAL;
+        }
+        if (!board) {
+            *mask = POOL_ALL;
+            return 0;
+        }
+        struct pool_match m = {.gpu = board, .given = true};
+        *mask |= pool_match_mask(sc->pools, sc->npools, &m);
+        t += n + (bar != NULL);
+    }
+    if (*mask == 0 && !jb->spec.gpu_type[0])
+        *mask = POOL_ALL;
+    return 0;
+}
+
+/*
+ * A job's pools (training.require / prefer, its log GPU type). One that no
+ * pool it may use can ever hold (more GPUs than they have, or none) is
+ * rejected here, at submission, and counted, instead of waiting forever in
+ * the policy's queue. False when it was rejected (or the run must stop).
+ */
+static bool job_constrain(struct sim *s, uint32_t j)
+{
+    const struct scenario *sc = s->sc;
+    struct job *jb = &s->tr.jobs[j];
+    jb->pools_allow = match_mask(sc, &sc->training.place.require);
+    if (s->map_types) {
+        uint64_t t = POOL_ALL;
+        if (job_type_pools(s, jb, &t)) {
+            s->event_error = -EINVAL;
+            s->eng.stop = true;
+            trainer_reject(&s->tr, j);
+            return false;
+        }
+        jb->pools_allow &= t;
+    }
+    uint64_t pref = match_mask(sc, &sc->training.place.prefer) & jb->pools_allow;
+    jb->pools_prefer = pref ? pref : POOL_ALL;
+    uint64_t cards = 0;
+    for (uint32_t p = 0; p < s->cl.npools; p++)
+        if ((jb->pools_allow >> p) & 1u)
+            cards += s->cl.pools[p].ngpus;
+    if (jb->spec.gpus <= cards)
+        return true;
+    s->unplaceable++;
+    trainer_reject(&s->tr, j);
+    return false;
+}
+
 static void on_job_submit(void *ctx, uint32_t j)
 {
     struct sim *s = ctx;
+    if (s->constrained && !job_constrain(s, j))
+        return;
     s->pol->on_submit(s, s->pol_state, j);
+}
+
+int sim_find_gang(const struct sim *s, uint32_t j, uint32_t *out)
+{
+    const struct job *jb = &s->tr.jobs[j];
+    if (jb->pools_prefer != POOL_ALL &&
+        cluster_find_gang_in(&s->cl, jb->spec.gpus, out, jb->pools_prefer & jb->pools_allow) == 0)
+        return 0;
+    return cluster_find_gang_in(&s->cl, jb->spec.gpus, out, jb->pools_allow);
+}
+
+/* Services' pool masks from their require / prefer (sim/pool_cfg.h). */
+static int constrain_services(struct sim *s)
+{
+    const struct scenario *sc = s->sc;
+    bool any = sc->training.place.require.given || sc->training.place.prefer.given;
+    for (size_t i = 0; i < sc->nservices; i++)
+        any = any || sc->services[i].place.require.given || sc->services[i].place.prefer.given;
+    /* A mixed fleet reads the GPU types of an openb or PAI log (the single-pool form never:
+     * its results stay those of a fleet of one board). */
+    s->map_types =
+        sc->pools_given && sc->training.from_trace &&
+        (sc->training.trace.format == JOBFMT_OPENB || sc->training.trace.format == JOBFMT_PAI);
+    any = any || s->map_types;
+    s->constrained = any;
+    if (!any)
+        return 0;
+    size_t n = sc->nservices ? sc->nservices : 1;
+    s->svc_allow = calloc(n, sizeof(*s->svc_allow));
+    s->svc_prefer = calloc(n, sizeof(*s->svc_prefer));
+    if (!s->svc_allow || !s->svc_prefer)
+        return -ENOMEM;
+    for (size_t i = 0; i < sc->nservices; i++) {
+        s->svc_allow[i] = match_mask(sc, &sc->services[i].place.require);
+        uint64_t pref = match_mask(sc, &sc->services[i].place.prefer) & s->svc_allow[i];
+        s->svc_prefer[i] = pref ? pref : POOL_ALL;
+    }
+    return 0;
 }
 
 static void on_job_finish(void *ctx, uint32_t j)
@@ -514,6 +632,8 @@ static int build_services(struct sim *s)
         int rc = service_init(&s->svcs[i], i, c, &s->eng, &s->cl, src, s->seed);
         if (rc)
             return rc;
+        if (s->svc_prefer)
+            s->svcs[i].prefer_pools = s->svc_prefer[i];
         s->nsvcs++;
         if ((rc = service_rates(s, c, rng_stream_id(name), span, &s->first_rate[i],
                                 &s->peak_rate[i])))
@@ -544,6 +664,8 @@ int sim_init(struct sim *s, const struct scenario *sc, uint64_t seed, const stru
         goto fail_msg;
     if (rc)
         goto fail;
+    if (sc->npools && (rc = cluster_set_pools(&s->cl, sc->pools, sc->npools)))
+        goto fail;
     s->cl.mps_limit_gib = sc->mps_mem_limit_gib;
     s->cl.mem_quota = sc->ts_mem_quota;
     s->cl.on_speed = on_tenant_speed;
@@ -551,7 +673,7 @@ int sim_init(struct sim *s, const struct scenario *sc, uint64_t seed, const stru
     s->cl.on_leave = on_tenant_leave;
     s->cl.on_oom = on_tenant_oom;
     s->cl.cb_ctx = s;
-    if ((rc = build_services(s)))
+    if ((rc = constrain_services(s)) || (rc = build_services(s)))
         goto fail_src;
 
     struct job_source *jobs = NULL;
@@ -646,6 +768,8 @@ int sim_start_replica(struct sim *s, uint32_t svc, uint32_t gpu, sim_time delay)
     uint32_t n = c->kind == SVC_LLM ? c->llm->tp : 1, cards[LLM_MAX_TP];
     if (gpu >= s->cl.ngpus)
         return -EINVAL;
+    if (!sim_svc_allows(s, svc, gpu))
+        return -EPERM; /* a pool its constraints rule out (sim/pool_cfg.h) */
     cards[0] = gpu;
     uint32_t got = 1, node = s->cl.cards[gpu].node;
     for (uint32_t g = node * s->cl.per_node; g < (node + 1) * s->cl.per_node && got < n; g++)
@@ -794,6 +918,9 @@ void sim_release(struct sim *s)
     free(s->svcs);
     free(s->first_rate);
     free(s->peak_rate);
+    free(s->svc_allow);
+    free(s->svc_prefer);
+    s->svc_allow = s->svc_prefer = NULL;
     s->svcs = NULL;
     s->first_rate = s->peak_rate = NULL;
     s->nsvcs = 0;
@@ -825,11 +952,12 @@ double sim_window_card_us(const struct sim *s, uint32_t g, int k)
     return v;
 }
 
-/* GPU-time of the window: 0 allocated, 1 busy (every state but idle and re-layout), 2 useful. */
-static double window_sum(const struct sim *s, int which)
+/* GPU-time of cards [g0, g1) in the window: 0 allocated, 1 busy (every state but idle and
+ * re-layout), 2 useful. */
+static double range_sum(const struct sim *s, int which, uint32_t g0, uint32_t g1)
 {
     double a = 0;
-    for (uint32_t g = 0; g < s->cl.ngpus; g++) {
+    for (uint32_t g = g0; g < g1; g++) {
         if (which == 0) {
             a += sim_window_card_us(s, g, USE_NSTATES);
         } else if (which == 1) {
@@ -843,6 +971,17 @@ static double window_sum(const struct sim *s, int which)
         }
     }
     return a;
+}
+
+static double window_sum(const struct sim *s, int which)
+{
+    return range_sum(s, which, 0, s->cl.ngpus);
+}
+
+double sim_pool_gpu_us(const struct sim *s, uint32_t p, int which)
+{
+    const struct cluster_pool *pl = &s->cl.pools[p];
+    return range_sum(s, which, pl->first_gpu, pl->first_gpu + pl->ngpus);
 }
 
 static double sum_cards(const struct sim *s, int which)
@@ -868,10 +1007,26 @@ double sim_util_useful(const struct sim *s)
 
 double sim_energy_kwh(const struct sim *s)
 {
+    if (s->cl.npools > 1) {
+        double kwh = 0;
+        for (uint32_t p = 0; p < s->cl.npools; p++)
+            kwh += sim_pool_energy_kwh(s, p);
+        return kwh;
+    }
     double len = sim_time_to_sec(s->end - sim_window_start(s));
     double busy_s = sum_cards(s, 1) * s->cl.ngpus * len;
     double gpu_s = (double)s->cl.ngpus * len;
     const struct gpu_spec *g = s->sc->spec;
+    return power_kwh(g->idle_w, gpu_s) + power_kwh(g->tdp_w - g->idle_w, busy_s);
+}
+
+double sim_pool_energy_kwh(const struct sim *s, uint32_t p)
+{
+    const struct cluster_pool *pl = &s->cl.pools[p];
+    double len = sim_time_to_sec(s->end - sim_window_start(s));
+    double busy_s = sim_pool_gpu_us(s, p, 1) / 1e6;
+    double gpu_s = (double)pl->ngpus * len;
+    const struct gpu_spec *g = s->cl.npools == 1 ? s->sc->spec : pl->spec;
     return power_kwh(g->idle_w, gpu_s) + power_kwh(g->tdp_w - g->idle_w, busy_s);
 }
 

@@ -58,6 +58,15 @@ struct sim {
      * Fixed splits (dedicated, tidal's windows) size by it. */
     double *peak_rate;
     struct trainer tr;
+    /*
+     * Placement constraints (sim/pool_cfg.h): per service the pools it may use
+     * (require) and prefers (prefer, within those); POOL_ALL: any. Jobs carry
+     * theirs (struct job), set at submission. constrained: any constraint at all.
+     */
+    uint64_t *svc_allow, *svc_prefer;
+    bool constrained;
+    bool map_types;       /* jobs' log GPU types map onto pools (sim.c job_type_pools) */
+    uint64_t unplaceable; /* jobs rejected at submission: no pool they may use can hold them */
     const struct policy_ops *pol;
     void *pol_state;
 
@@ -139,6 +148,29 @@ int sim_start_replica_on(struct sim *s, uint32_t svc, const uint32_t *cards, uin
                          sim_time delay);
 
 /*
+ * Placement constraints for policies (sim/pool_cfg.h, docs/scenario.md).
+ * sim_svc_allows: whether card g is in a pool service svc may use (sim_job_allows: job j).
+ * sim_svc_prefers: whether it is in a pool svc prefers (true for every card
+ * when svc prefers nothing). sim_find_gang: whole free cards for job j as
+ * cluster_find_gang picks them, in its preferred pools first, then in any
+ * pool it may use; 0 or -ENOSPC.
+ */
+static inline bool sim_svc_allows(const struct sim *s, uint32_t svc, uint32_t g)
+{
+    return !s->svc_allow || cluster_card_in(&s->cl, g, s->svc_allow[svc]);
+}
+/* Whether card g is in a pool training job j may use. */
+static inline bool sim_job_allows(const struct sim *s, uint32_t j, uint32_t g)
+{
+    return cluster_card_in(&s->cl, g, s->tr.jobs[j].pools_allow);
+}
+static inline bool sim_svc_prefers(const struct sim *s, uint32_t svc, uint32_t g)
+{
+    return !s->svc_prefer || cluster_card_in(&s->cl, g, s->svc_prefer[svc]);
+}
+int sim_find_gang(const struct sim *s, uint32_t j, uint32_t *out);
+
+/*
  * Scale down: take one replica of svc out (an idle one first; a busy one
  * drains its batch first). *gpu (may be NULL) gets its card. Returns 0,
  * -ENOENT when svc has no replica left, -EINVAL for a bad svc.
@@ -184,6 +216,14 @@ double sim_util_useful(const struct sim *s);
 
 /* Energy within the window, kWh: idle + (TDP − idle) × busy per card (models/power.h). */
 double sim_energy_kwh(const struct sim *s);
+
+/*
+ * Pool p (index into s->cl.pools) within the window: its allocated (which =
+ * 0), busy (1) or useful (2) GPU-time in µs, as the cluster-wide
+ * utilisations count it; its energy in kWh at its board's power.
+ */
+double sim_pool_gpu_us(const struct sim *s, uint32_t p, int which);
+double sim_pool_energy_kwh(const struct sim *s, uint32_t p);
 
 /*
  * Service svc's counters, latency histogram (into *h) and waiting-time

@@ -126,6 +126,7 @@ static int64_t add_job(struct trainer *t, const struct job_spec *spec)
     j->start = -1;
     j->end = -1;
     j->queued_since = t->eng->now;
+    j->pools_allow = j->pools_prefer = POOL_ALL;
     uint32_t n = j->spec.gpus ? j->spec.gpus : 1;
     j->gpus = calloc(n, sizeof(*j->gpus));
     j->tids = calloc(n, sizeof(*j->tids));
@@ -188,25 +189,29 @@ static void set_members(struct trainer *t, struct job *j, bool active, enum use_
     j->updating = false;
 }
 
+/* The gang's work rate: its slowest member's card share times its board's training speed. */
 static double gang_rate(const struct trainer *t, const struct job *j)
 {
     double r = INFINITY;
     for (uint32_t i = 0; i < j->spec.gpus; i++) {
-        double s = cluster_tenant_speed(t->cl, j->tids[i]);
+        double s =
+            cluster_tenant_speed(t->cl, j->tids[i]) * cluster_card_train_speed(t->cl, j->gpus[i]);
         if (s < r)
             r = s;
     }
     return isfinite(r) ? r : 0;
 }
 
-/* Members faster than the gang wait for the slowest: cap what they count as work. */
+/* Members faster than the gang wait for the slowest: cap what they count as work (a card
+ * share: the gang's rate over the member's board speed). */
 static void cap_members(struct trainer *t, struct job *j, double cap)
 {
     if (j->spec.gpus < 2)
         return;
     j->updating = true;
     for (uint32_t i = 0; i < j->spec.gpus; i++)
-        cluster_set_cap(t->cl, j->tids[i], t->eng->now, cap);
+        cluster_set_cap(t->cl, j->tids[i], t->eng->now,
+                        cap / cluster_card_train_speed(t->cl, j->gpus[i]));
     j->updating = false;
 }
 
@@ -442,6 +447,9 @@ int trainer_start(struct trainer *t, uint32_t id, const uint32_t *gpus)
     sim_time now = t->eng->now;
     if (j->state != JOB_QUEUED || j->spec.gpus == 0 || !gpus)
         return -EINVAL;
+    for (uint32_t i = 0; j->pools_allow != POOL_ALL && i < j->spec.gpus; i++)
+        if (gpus[i] >= t->cl->ngpus || !cluster_card_in(t->cl, gpus[i], j->pools_allow))
+            return -EPERM; /* a pool its constraints rule out (sim/pool_cfg.h) */
     struct tenant_req req = {
         .kind = TENANT_TRAIN,
         .owner = id,

@@ -75,7 +75,10 @@ struct job {
     double save_us, restore_us; /* wall time spent saving / restoring */
     double lost_us;             /* work lost to preemptions and faults, µs at full speed */
     sim_time queued_since;
-    double queue_us;    /* total time queued, all waits */
+    double queue_us; /* total time queued, all waits */
+    /* Pools it may run on / prefers (bit i = pool i, sim/pool_cfg.h); POOL_ALL: any. Set at
+     * submission (sim.c); trainer_start refuses cards outside pools_allow. */
+    uint64_t pools_allow, pools_prefer;
     sim_time seg_since; /* start of the current phase's segment (the segment log) */
 };
 
@@ -155,8 +158,8 @@ double trainer_job_mem_gib(const struct trainer *t, const struct job_spec *j, do
 /*
  * Start queued job j with one member on each card gpus[0..spec.gpus).
  * Returns 0; 1 when a member was OOM-killed at placement (the job is FAILED,
- * on_finish called); or a negative refusal (-EINVAL: not queued, no GPU, gpus NULL; the
- * cluster's -EBUSY/-ENOSPC) with nothing changed.
+ * on_finish called); or a negative refusal (-EINVAL: not queued, no GPU, gpus NULL; -EPERM:
+ * a card outside the job's pools_allow; the cluster's -EBUSY/-ENOSPC) with nothing changed.
  */
 int trainer_start(struct trainer *t, uint32_t j, const uint32_t *gpus);
 

@@ -81,6 +81,7 @@ struct jsrc {
     /* column indices (-1 = absent) */
     int c_id, c_submit, c_sched, c_end, c_dur, c_gpus, c_frac, c_mig, c_prio, c_queue, c_params,
         c_outcome, c_qos, c_phase, c_inst, c_status;
+    int c_gtype; /* GPU type column (openb gpu_spec, PAI gpu_type), -1 = none */
     enum tfield_unit submit_unit, dur_unit;
     bool origin_set;
     int64_t origin;
@@ -462,6 +463,8 @@ static int read_one(struct jsrc *s, struct jent *x, struct trace_err *err)
             return rc;
         }
         x->line = csvstream_line(s->cs);
+        x->job.line = x->line;
+        snprintf(x->job.gpu_type, sizeof(x->job.gpu_type), "%s", fld(s, s->c_gtype));
         snprintf(x->text, sizeof(x->text), "%.40s", fld(s, s->c_submit));
         return 0;
     }
@@ -583,6 +586,7 @@ static struct jsrc *jsrc_open(const char *path, enum jkind kind, const char *col
     }
     s->c_id = s->c_submit = s->c_sched = s->c_end = s->c_dur = s->c_gpus = s->c_frac = -1;
     s->c_mig = s->c_prio = s->c_queue = s->c_params = s->c_outcome = s->c_qos = -1;
+    s->c_gtype = -1;
     s->c_phase = s->c_inst = s->c_status = -1;
     return s;
 }
@@ -622,6 +626,8 @@ struct job_source *jobs_openb_create(const char *path, const struct job_trace_op
               (s->c_submit = col(s, "creation_time", true, err)) >= 0 &&
               (s->c_sched = col(s, "scheduled_time", true, err)) >= 0 &&
               (s->c_end = col(s, "deletion_time", true, err)) >= 0;
+    if (ok)
+        s->c_gtype = col(s, "gpu_spec", false, err);
     return jsrc_finish(s, ok, TFIELD_SEC, err);
 }
 
@@ -642,6 +648,7 @@ struct job_source *jobs_pai_task_create(const char *path, const struct job_trace
     s->c_end = 5;
     s->c_gpus = 8;
     s->c_queue = 9;
+    s->c_gtype = 9;
     return jsrc_finish(s, true, TFIELD_SEC, err);
 }
 

@@ -105,6 +105,8 @@ struct job_spec {
     char queue[32];  /* "" = default queue */
     double params_b; /* model size, billions of parameters; 0 = unknown */
     enum job_log_outcome outcome;
+    char gpu_type[32]; /* the log's GPU type (openb gpu_spec, PAI gpu_type); "" = none */
+    int64_t line;      /* its line in the log (0: not from a file), for messages */
 };
 
 struct job_source;

@@ -21,7 +21,7 @@ static const char check_usage[] =
     "                     [--against BASE.h5 [--tolerance T]]\n"
     "                     [--max-queue-delay D] [--min-training-gpu-h-per-day G]\n"
     "                     [--backlog-drained-by D] [--min KEY=V] [--max KEY=V]\n"
-    "                     [--confident] [--format text|json|junit]\n"
+    "                     [--pool NAME] [--confident] [--format text|json|junit]\n"
     "       tidesim check INDEX.h5 [--point N]... [--where PATH=VALUE]... [gates]\n"
     "\n"
     "Quality gates for CI. Shares are fractions (0.7) or percentages (70%); a\n"
@@ -54,6 +54,10 @@ static const char check_usage[] =
     "                         unit the file gives it: a fraction 0.2 or 20%, a\n"
     "                         duration in s or 90min/2h, else a number. A key the\n"
     "                         file does not hold is a usage error. Repeatable.\n"
+    "  --pool NAME            judge node pool NAME (cluster.pools; /pools/NAME) instead\n"
+    "                         of the whole cluster: --min-util, --min-slo (its replicas'\n"
+    "                         requests), --min-training-gpu-h-per-day, --min/--max KEY\n"
+    "                         (share_fragmented, cost_total, energy_kwh) and --against\n"
     "  --confident            judge every gate on its 95% interval over the\n"
     "                         replications, not the mean: it holds when the whole\n"
     "                         interval lies on the passing side, fails when it lies\n"
@@ -304,7 +308,7 @@ static int check_index(const char *path, const struct sweepidx_sel *sel, const s
 
 int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
 {
-    const char *path = NULL, *against = NULL;
+    const char *path = NULL, *against = NULL, *pool = NULL;
     struct check_gates g;
     check_gates_init(&g);
     bool have_tol = false, junit = false, json = false;
@@ -327,7 +331,8 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
         OPT_MAX_TPOT,
         OPT_CONFIDENT,
         OPT_POINT,
-        OPT_WHERE
+        OPT_WHERE,
+        OPT_POOL
     };
     static const struct option longopts[] = {
         {"min-util", required_argument, NULL, OPT_MIN_UTIL},
@@ -348,6 +353,7 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
         {"confident", no_argument, NULL, OPT_CONFIDENT},
         {"point", required_argument, NULL, OPT_POINT},
         {"where", required_argument, NULL, OPT_WHERE},
+        {"pool", required_argument, NULL, OPT_POOL},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     cli_getopt_begin();
@@ -401,6 +407,9 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
             break;
         case OPT_AGAINST:
             against = optarg;
+            break;
+        case OPT_POOL:
+            pool = optarg;
             break;
         case OPT_FORMAT:
             if (strcmp(optarg, "text") && strcmp(optarg, "json") && strcmp(optarg, "junit")) {
@@ -502,6 +511,10 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
                 path);
         return 2;
     }
+    if (index && pool) {
+        fprintf(err, "tidesim check: --pool judges one results file, not a sweep index\n");
+        return 2;
+    }
     if (index) {
         if (against && results_open(&base, against, msg, sizeof(msg))) {
             fprintf(err, "tidesim check: %s\n", msg);
@@ -520,6 +533,18 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
     if (against && results_open(&base, against, msg, sizeof(msg))) {
         fprintf(err, "tidesim check: %s\n", msg);
         results_release(&r);
+        return 2;
+    }
+    const char *nopool = !pool                                      ? NULL
+                         : results_use_pool(&r, pool)               ? path
+                         : against && results_use_pool(&base, pool) ? against
+                                                                    : NULL;
+    if (nopool) {
+        fprintf(err, "tidesim check: %s has no pool '%s' (its scenario's cluster.pools)\n", nopool,
+                pool);
+        results_release(&r);
+        if (against)
+            results_release(&base);
         return 2;
     }
     struct check_list l;

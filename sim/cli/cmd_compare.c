@@ -15,7 +15,7 @@
 #include "sim/cli/args.h"
 
 static const char compare_usage[] =
-    "usage: tidesim compare A.h5 B.h5 [...] [--format text|markdown|json]\n"
+    "usage: tidesim compare A.h5 B.h5 [...] [--pool NAME] [--format text|markdown|json]\n"
     "       tidesim compare INDEX.h5 [--point N]... [--where PATH=VALUE]... [...]\n"
     "\n"
     "Side-by-side headline metrics (and each service's p99 latency and SLO share) of\n"
@@ -28,6 +28,9 @@ static const char compare_usage[] =
     "first is A) and --where PATH=VALUE (e.g. --where cluster.nodes=4: the policies at\n"
     "4 nodes) choose them. Points share their seeds, so their differences are paired.\n"
     "At most 8 files or points side by side.\n"
+    "--pool NAME compares node pool NAME of each file (cluster.pools: its\n"
+    "utilisation, SLO share of its replicas, training work, fragmentation, energy,\n"
+    "cost) in place of the headline metrics.\n"
     "--format json prints the same as one JSON object: \"files\" (path, scenario,\n"
     "policy, replications, complete) and \"metrics\", each with key, service (null for\n"
     "headline metrics), label, the stored \"values\" per file (mean, ci95, n; stored\n"
@@ -166,10 +169,12 @@ int cli_compare_run(int argc, char **argv, FILE *out, FILE *err)
     if (!paths)
         return 1;
     struct sweepidx_sel sel = {0};
-    enum { OPT_POINT = 256, OPT_WHERE };
+    enum { OPT_POINT = 256, OPT_WHERE, OPT_POOL };
+    const char *pool = NULL;
     static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
                                              {"point", required_argument, NULL, OPT_POINT},
                                              {"where", required_argument, NULL, OPT_WHERE},
+                                             {"pool", required_argument, NULL, OPT_POOL},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     cli_getopt_begin();
@@ -191,6 +196,8 @@ int cli_compare_run(int argc, char **argv, FILE *out, FILE *err)
                 free(paths);
                 return 2;
             }
+        } else if (c == OPT_POOL) {
+            pool = optarg;
         } else if (c == OPT_POINT || c == OPT_WHERE) {
             if (cli_sel_add(&sel, c == OPT_POINT, optarg, "compare", err)) {
                 free(paths);
@@ -287,6 +294,13 @@ int cli_compare_run(int argc, char **argv, FILE *out, FILE *err)
             break;
         }
         rp[opened] = &r[opened];
+        if (pool && results_use_pool(&r[opened], pool)) {
+            fprintf(err, "tidesim compare: %s has no pool '%s' (its scenario's cluster.pools)\n",
+                    paths[opened], pool);
+            opened++;
+            rc = 2;
+            break;
+        }
     }
     if (!rc && json) {
         if (compare_json(out, rp, (size_t)nfiles)) {

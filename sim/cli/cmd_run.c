@@ -201,6 +201,11 @@ static int run_once(void *ctx, uint64_t seed, const char *out_path)
         sim_release(&s);
         return 1;
     }
+    if (s.unplaceable) /* shown even with --quiet: jobs the scenario can never run */
+        fprintf(stderr,
+                "tidesim: warning: %llu training job%s rejected at submission: more GPUs than "
+                "the pools their require allows (/summary jobs_unplaceable)\n",
+                (unsigned long long)s.unplaceable, s.unplaceable == 1 ? " was" : "s were");
     char *written = NULL;
     int wrc = sim_output_finish(out, &s, rc == 0, &written, err, sizeof(err));
     if (wrc) {
@@ -401,6 +406,8 @@ int cli_run(int argc, char **argv)
         free(sets);
         return 1;
     }
+    if (sc.warning[0]) /* cluster.sharing_from: fields of the file tidesim does not model */
+        fprintf(stderr, "tidesim: warning: %s\n", sc.warning);
     if (have_seed)
         sc.seed = seed;
     /* Default: "<name>.h5" in the working folder (scenario_load allows only plain names). */

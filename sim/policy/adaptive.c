@@ -234,9 +234,8 @@ static void start_training(struct sim *s, struct adaptive_state *st)
         }
         /* Keep the cards the forecast wants back soon. */
         if (s->cl.free_cards >= jb->spec.gpus + st->reserve &&
-            pol_find_gang_masked(&s->cl,
-                                 st->holds.n ? pol_holds_mask(&st->holds, UINT32_MAX) : NULL,
-                                 jb->spec.gpus, st->gang) == 0 &&
+            pol_find_job_gang(s, j, st->holds.n ? pol_holds_mask(&st->holds, UINT32_MAX) : NULL,
+                              st->gang) == 0 &&
             trainer_start(&s->tr, j, st->gang) >= 0) {
             jobq_remove_at(&st->q, i);
             continue;

@@ -202,8 +202,7 @@ uint32_t pol_start_whole_masked(struct sim *s, struct jobq *q, bool strict, uint
             jobq_remove_at(q, i);
             continue;
         }
-        if (pol_find_gang_masked(&s->cl, ok, job->spec.gpus, gang) == 0 &&
-            trainer_start(&s->tr, j, gang) >= 0) {
+        if (pol_find_job_gang(s, j, ok, gang) == 0 && trainer_start(&s->tr, j, gang) >= 0) {
             jobq_remove_at(q, i);
             started++;
             continue;
@@ -229,14 +228,17 @@ uint32_t pol_node_inference_cards(const struct cluster *cl, uint32_t n)
     return k;
 }
 
-uint32_t pol_pick_compact(struct sim *s, void *ctx, uint32_t svc)
+/* pol_pick_compact over the nodes whose cards pass ok (preferred, or allowed, pools). */
+static uint32_t pick_compact(const struct sim *s, uint32_t svc,
+                             bool (*ok)(const struct sim *, uint32_t, uint32_t))
 {
-    (void)ctx;
     const struct cluster *cl = &s->cl;
     uint32_t best = UINT32_MAX, best_inf = 0, best_free = 0, need = pol_gang_size(s, svc);
     for (uint32_t n = 0; n < cl->nodes; n++) {
         uint32_t f = cl->node_free[n];
         if (f == 0 || f < need) /* a tensor-parallel replica needs its cards on one node */
+            continue;
+        if (ok && !ok(s, svc, n * cl->per_node))
             continue;
         uint32_t inf = pol_node_inference_cards(cl, n);
         if (best == UINT32_MAX || inf > best_inf || (inf == best_inf && f < best_free)) {
@@ -251,6 +253,17 @@ uint32_t pol_pick_compact(struct sim *s, void *ctx, uint32_t svc)
         if (cl->cards[g].nten == 0 && !cl->cards[g].reconfiguring)
             return g;
     return UINT32_MAX;
+}
+
+uint32_t pol_pick_compact(struct sim *s, void *ctx, uint32_t svc)
+{
+    (void)ctx;
+    if (!s->constrained)
+        return pick_compact(s, svc, NULL);
+    /* Constraints: its preferred pools first, then any pool it may use (a node's cards
+     * are all in one pool). */
+    uint32_t g = pick_compact(s, svc, sim_svc_prefers);
+    return g != UINT32_MAX && sim_svc_allows(s, svc, g) ? g : pick_compact(s, svc, sim_svc_allows);
 }
 
 void pol_split_by_peak(const struct sim *s, uint32_t n, uint32_t *out)

@@ -168,6 +168,12 @@ const bool *pol_holds_mask(struct pol_holds *h, uint32_t owner);
  * allowed free nodes. 0 and out[0..count), or -ENOSPC.
  */
 int pol_find_gang_masked(const struct cluster *c, const bool *ok, uint32_t count, uint32_t *out);
+/*
+ * The cards for training job j: sim_find_gang (its preferred pools first, then
+ * any pool it may use) restricted to the cards ok[] allows (NULL: exactly
+ * sim_find_gang). 0 and out[0..spec.gpus), or -ENOSPC.
+ */
+int pol_find_job_gang(const struct sim *s, uint32_t j, const bool *ok, uint32_t *out);
 
 /*
  * What a training job costs to take away for a replica: < 0 it may not be

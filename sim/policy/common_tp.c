@@ -27,7 +27,7 @@ static bool card_free(const struct cluster *cl, uint32_t g)
 bool pol_gang_fits(const struct sim *s, uint32_t svc, uint32_t g)
 {
     const struct cluster *cl = &s->cl;
-    if (g >= cl->ngpus || !card_free(cl, g))
+    if (g >= cl->ngpus || !card_free(cl, g) || !sim_svc_allows(s, svc, g))
         return false;
     uint32_t need = pol_gang_size(s, svc), node = cl->cards[g].node, got = 0;
     for (uint32_t k = node * cl->per_node; k < (node + 1) * cl->per_node && got < need; k++)
@@ -59,7 +59,9 @@ uint32_t pol_gang_around(const struct sim *s, uint32_t svc, uint32_t g, uint32_t
     return got == n ? n : 0;
 }
 
-uint32_t pol_pick_gang_masked(const struct sim *s, uint32_t svc, const bool *ok, uint32_t *cards)
+/* pol_pick_gang_masked over the nodes whose cards pass in() (NULL: every node). */
+static uint32_t pick_gang_in(const struct sim *s, uint32_t svc, const bool *ok, uint32_t *cards,
+                             bool (*in)(const struct sim *, uint32_t, uint32_t))
 {
     const struct cluster *cl = &s->cl;
     uint32_t best = UINT32_MAX, best_inf = 0, best_free = 0, need = pol_gang_size(s, svc);
@@ -67,7 +69,7 @@ uint32_t pol_pick_gang_masked(const struct sim *s, uint32_t svc, const bool *ok,
         uint32_t f = 0;
         for (uint32_t g = n * cl->per_node; g < (n + 1) * cl->per_node; g++)
             f += card_free(cl, g) && (!ok || ok[g]);
-        if (f == 0 || f < need)
+        if (f == 0 || f < need || (in && !in(s, svc, n * cl->per_node)))
             continue;
         uint32_t inf = pol_node_inference_cards(cl, n);
         if (best == UINT32_MAX || inf > best_inf || (inf == best_inf && f < best_free)) {
@@ -83,6 +85,18 @@ uint32_t pol_pick_gang_masked(const struct sim *s, uint32_t svc, const bool *ok,
         if (card_free(cl, g) && (!ok || ok[g]))
             cards[got++] = g;
     return got;
+}
+
+uint32_t pol_pick_gang_masked(const struct sim *s, uint32_t svc, const bool *ok, uint32_t *cards)
+{
+    if (!s->constrained)
+        return pick_gang_in(s, svc, ok, cards, NULL);
+    /* Constraints (sim/sim.h): its preferred pools first, then any pool it may use (a node's
+     * cards are all in one pool). */
+    uint32_t n = pick_gang_in(s, svc, ok, cards, sim_svc_prefers);
+    if (n && sim_svc_allows(s, svc, cards[0]))
+        return n;
+    return pick_gang_in(s, svc, ok, cards, sim_svc_allows);
 }
 
 uint32_t pol_pick_gang(struct sim *s, void *ctx, uint32_t svc, uint32_t *cards)
@@ -149,13 +163,21 @@ const bool *pol_holds_mask(struct pol_holds *h, uint32_t owner)
     return h->ok;
 }
 
-int pol_find_gang_masked(const struct cluster *c, const bool *ok, uint32_t count, uint32_t *out)
+/* A free card ok[] allows, in a pool of mask. */
+static bool usable(const struct cluster *c, const bool *ok, uint64_t mask, uint32_t g)
+{
+    return card_free(c, g) && ok[g] && (mask == POOL_ALL || cluster_card_in(c, g, mask));
+}
+
+/* pol_find_gang_masked within the pools of mask (bits of cluster pools, POOL_ALL: all). */
+static int find_gang_masked_in(const struct cluster *c, const bool *ok, uint32_t count,
+                               uint32_t *out, uint64_t mask)
 {
     if (!ok)
-        return cluster_find_gang(c, count, out);
+        return cluster_find_gang_in(c, count, out, mask);
     uint32_t per = c->per_node, total = 0;
     for (uint32_t g = 0; g < c->ngpus; g++)
-        total += card_free(c, g) && ok[g];
+        total += usable(c, ok, mask, g);
     if (count == 0 || count > total)
         return -ENOSPC;
     if (count <= per) { /* best fit: the node with the fewest allowed free cards that holds it */
@@ -163,7 +185,7 @@ int pol_find_gang_masked(const struct cluster *c, const bool *ok, uint32_t count
         for (uint32_t n = 0; n < c->nodes; n++) {
             uint32_t f = 0;
             for (uint32_t g = n * per; g < (n + 1) * per; g++)
-                f += card_free(c, g) && ok[g];
+                f += usable(c, ok, mask, g);
             if (f >= count && f < best_free) {
                 best = n;
                 best_free = f;
@@ -173,7 +195,7 @@ int pol_find_gang_masked(const struct cluster *c, const bool *ok, uint32_t count
             return -ENOSPC;
         uint32_t k = 0;
         for (uint32_t g = best * per; k < count; g++)
-            if (card_free(c, g) && ok[g])
+            if (usable(c, ok, mask, g))
                 out[k++] = g;
         return 0;
     }
@@ -181,7 +203,7 @@ int pol_find_gang_masked(const struct cluster *c, const bool *ok, uint32_t count
     for (uint32_t n = 0; n < c->nodes; n++) {
         bool whole = true;
         for (uint32_t g = n * per; g < (n + 1) * per && whole; g++)
-            whole = card_free(c, g) && ok[g];
+            whole = usable(c, ok, mask, g);
         have += whole;
     }
     if (have < need)
@@ -189,11 +211,28 @@ int pol_find_gang_masked(const struct cluster *c, const bool *ok, uint32_t count
     for (uint32_t n = 0; n < c->nodes && k < count; n++) {
         bool whole = true;
         for (uint32_t g = n * per; g < (n + 1) * per && whole; g++)
-            whole = card_free(c, g) && ok[g];
+            whole = usable(c, ok, mask, g);
         for (uint32_t g = n * per; whole && g < (n + 1) * per && k < count; g++)
             out[k++] = g;
     }
     return 0;
+}
+
+int pol_find_gang_masked(const struct cluster *c, const bool *ok, uint32_t count, uint32_t *out)
+{
+    return find_gang_masked_in(c, ok, count, out, POOL_ALL);
+}
+
+int pol_find_job_gang(const struct sim *s, uint32_t j, const bool *ok, uint32_t *out)
+{
+    if (!ok)
+        return sim_find_gang(s, j, out);
+    const struct job *jb = &s->tr.jobs[j];
+    if (jb->pools_prefer != POOL_ALL &&
+        find_gang_masked_in(&s->cl, ok, jb->spec.gpus, out, jb->pools_prefer & jb->pools_allow) ==
+            0)
+        return 0;
+    return find_gang_masked_in(&s->cl, ok, jb->spec.gpus, out, jb->pools_allow);
 }
 
 /* ---- room on a node ---- */

@@ -212,6 +212,8 @@ static uint32_t pack_card(struct sim *s, struct kp *k, double u, const struct te
             continue;
         if (k->card_used[g] + u > 1 + EPS || cluster_can_place(&s->cl, g, r) != 0)
             continue;
+        if (r->kind == TENANT_INFER ? !sim_svc_allows(s, owner, g) : !sim_job_allows(s, owner, g))
+            continue; /* placement constraints (sim/sim.h) */
         if (best == KAI_NO_GPU || (mine && !best_held) ||
             (mine == best_held && k->card_used[g] > k->card_used[best])) {
             best = g;
@@ -309,7 +311,7 @@ static bool place_job(struct sim *s, struct kp *k, uint32_t j)
         k->gang[0] = g;
     } else {
         for (uint32_t g = 0; g < s->cl.ngpus; g++)
-            k->mark[g] = free_for(s, k, g, KAI_HOLD_TRAIN, j);
+            k->mark[g] = free_for(s, k, g, KAI_HOLD_TRAIN, j) && sim_job_allows(s, j, g);
         n = job->spec.gpus;
         if (!gang_in(s, k, k->mark, n, j, k->gang))
             return false;

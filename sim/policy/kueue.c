@@ -460,7 +460,7 @@ static sim_time inf_delay(const struct sim *s)
  * placed (or OOM-killed at start: on_finish forgot it). */
 static bool place_job(struct sim *s, struct kq *k, uint32_t j)
 {
-    if (pol_find_gang_masked(&s->cl, train_mask(k), s->tr.jobs[j].spec.gpus, k->gang) != 0)
+    if (pol_find_job_gang(s, j, train_mask(k), k->gang) != 0)
         return false;
     k->job_st[j] = WL_PLACED;
     if (trainer_start(&s->tr, j, k->gang) >= 0)
@@ -475,6 +475,8 @@ static bool gang_placeable(void *ctx, uint32_t id, double gpus)
     struct kq *k = ctx;
     if (id >= INF_BASE)
         return true;
+    if (k->s->constrained) /* only where its placement constraints allow (sim/sim.h) */
+        return pol_find_job_gang(k->s, id, train_mask(k), k->gang) == 0;
     return pol_find_gang_masked(&k->s->cl, train_mask(k), (uint32_t)(gpus + 0.5), k->gang) == 0;
 }
 

@@ -119,7 +119,7 @@ static uint32_t migs_card(struct sim *s, uint32_t svc)
         if (!card_allows(s, g, false))
             continue;
         int k = smallest_free(&s->cl, g, want, c->mem_gib);
-        if (k < 0)
+        if (k < 0 || !sim_svc_allows(s, svc, g)) /* placement constraints (sim/sim.h) */
             continue;
         int mib = s->cl.cards[g].layout.inst[k].profile->memory_mib;
         if (best == UINT32_MAX || mib < best_mib) {
@@ -150,12 +150,12 @@ static bool larger(const struct mig_profile *a, const struct mig_profile *b)
  * Cards (lowest first) with an instance of p into gang; returns how many, at
  * most count (free_only: free instances only).
  */
-static uint32_t cards_with(const struct sim *s, const struct mig_profile *p, bool free_only,
-                           uint32_t count, uint32_t *gang)
+static uint32_t cards_with(const struct sim *s, uint32_t j, const struct mig_profile *p,
+                           bool free_only, uint32_t count, uint32_t *gang)
 {
     uint32_t n = 0;
     for (uint32_t g = 0; g < s->cl.ngpus && n < count; g++)
-        if (card_allows(s, g, true) && card_has(&s->cl, g, p, free_only))
+        if (card_allows(s, g, true) && card_has(&s->cl, g, p, free_only) && sim_job_allows(s, j, g))
             gang[n++] = g;
     return n;
 }
@@ -174,7 +174,7 @@ static const struct mig_profile *job_profile(const struct sim *s, uint32_t j, bo
         return NULL;
     if (job->spec.mig_profile[0]) {
         const struct mig_profile *p = mig_profile_find(s->cl.spec, job->spec.mig_profile);
-        if (!p || !mig_fits_memory(p, mem) || cards_with(s, p, free_only, g, gang) < g)
+        if (!p || !mig_fits_memory(p, mem) || cards_with(s, j, p, free_only, g, gang) < g)
             return NULL;
         return p;
     }
@@ -185,11 +185,11 @@ static const struct mig_profile *job_profile(const struct sim *s, uint32_t j, bo
         const struct mig_profile *p = &tab[i];
         if (!mig_fits_memory(p, mem) || (best && !larger(p, best)))
             continue;
-        if (cards_with(s, p, free_only, g, gang) == g)
+        if (cards_with(s, j, p, free_only, g, gang) == g)
             best = p;
     }
     if (best)
-        cards_with(s, best, free_only, g, gang);
+        cards_with(s, j, best, free_only, g, gang);
     return best;
 }
 

@@ -73,6 +73,9 @@ static bool card_fits(const struct sim *s, const struct pack *p, uint32_t gpu,
     const struct card *g = &c->cards[gpu];
     if (g->reconfiguring || g->nten >= c->slots)
         return false;
+    /* Placement constraints (sim/pool_cfg.h): pools the replica or job may not use. */
+    if (kind == TENANT_INFER ? !sim_svc_allows(s, owner, gpu) : !sim_job_allows(s, owner, gpu))
+        return false;
     if (kind == TENANT_TRAIN && p->held && p->held[gpu])
         return false; /* kept for the replica it was emptied for */
     double used = 0, share = 0;
@@ -128,10 +131,17 @@ static bool gang_beside_inference(const struct sim *s, uint32_t gpu, enum tenant
  * (node-compact); then the lower card.
  */
 static bool better(const struct sim *s, const struct pack *p, uint32_t a, uint32_t b,
-                   enum tenant_kind kind, uint32_t gang)
+                   enum tenant_kind kind, uint32_t owner, uint32_t gang)
 {
     if (p->held && p->held[a] != p->held[b])
         return p->held[a];
+    if (s->constrained) { /* its preferred pools first (sim/sim.h) */
+        uint64_t pref =
+            kind == TENANT_INFER ? s->svc_prefer[owner] : s->tr.jobs[owner].pools_prefer;
+        bool pa = cluster_card_in(&s->cl, a, pref), pb = cluster_card_in(&s->cl, b, pref);
+        if (pa != pb)
+            return pa;
+    }
     if (p->cfg.prio.on) {
         bool ma = gang_beside_inference(s, a, kind, gang),
              mb = gang_beside_inference(s, b, kind, gang);
@@ -166,7 +176,8 @@ static uint32_t pick_cards(const struct sim *s, struct pack *p, enum tenant_kind
     for (; k < count && k < n; k++) {
         uint32_t best = k;
         for (uint32_t i = k + 1; i < n; i++)
-            if (better(s, p, p->cand[i], p->cand[best], kind, kind == TENANT_TRAIN ? count : 1))
+            if (better(s, p, p->cand[i], p->cand[best], kind, owner,
+                       kind == TENANT_TRAIN ? count : 1))
                 best = i;
         uint32_t t = p->cand[k];
         p->cand[k] = p->cand[best];

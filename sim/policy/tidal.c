@@ -177,21 +177,25 @@ static uint32_t pick_card(struct sim *s, const struct tidal_state *st, uint32_t 
                              .mem_gib = c->mem_gib,
                              .sm_cap = c->sm_cap,
                              .mig_profile = c->mig_profile};
-    for (uint32_t g = 0; g < s->cl.ngpus; g++) {
-        const struct card *cd = &s->cl.cards[g];
-        /* Exclusive-style use of whole cards, unless MIG instances split them. */
-        if (s->cl.mode != SHARE_MIG && cd->nten)
-            continue;
-        if (st->cfg.day_layout && st->layout[g] != want)
-            continue;
-        if (cluster_can_place(&s->cl, g, &req) == 0) {
-            bool training = false;
-            for (uint32_t k = 0; k < cd->nten; k++)
-                training |= s->cl.tenants[cd->ten[k]].kind == TENANT_TRAIN;
-            if (!training)
-                return g;
+    /* Placement constraints (sim/sim.h): its preferred pools first, then any it may use. */
+    for (int pass = s->constrained ? 0 : 1; pass < 2; pass++)
+        for (uint32_t g = 0; g < s->cl.ngpus; g++) {
+            const struct card *cd = &s->cl.cards[g];
+            if (!sim_svc_allows(s, svc, g) || (pass == 0 && !sim_svc_prefers(s, svc, g)))
+                continue;
+            /* Exclusive-style use of whole cards, unless MIG instances split them. */
+            if (s->cl.mode != SHARE_MIG && cd->nten)
+                continue;
+            if (st->cfg.day_layout && st->layout[g] != want)
+                continue;
+            if (cluster_can_place(&s->cl, g, &req) == 0) {
+                bool training = false;
+                for (uint32_t k = 0; k < cd->nten; k++)
+                    training |= s->cl.tenants[cd->ten[k]].kind == TENANT_TRAIN;
+                if (!training)
+                    return g;
+            }
         }
-    }
     return UINT32_MAX;
 }
 

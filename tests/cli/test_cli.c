@@ -59,7 +59,8 @@ Test(cli, bad_scenarios_are_named_and_leave_no_file)
          "integer, got 'eight'"},
         {"tests/data/scenarios/unknown_key.yaml",
          "tests/data/scenarios/unknown_key.yaml:5:3: 'gpus_per_nod': unknown key (expected one "
-         "of: gpu, nodes, gpus_per_node, sharing, mig, timeSlicing, mps, faults, spec)"},
+         "of: gpu, nodes, gpus_per_node, sharing, mig, timeSlicing, mps, faults, spec, pools, "
+         "sharing_from)"},
         {"tests/data/scenarios/negative_duration.yaml",
          "tests/data/scenarios/negative_duration.yaml:2:11: 'duration': expected a duration "
          "with a unit (e.g. 250ms, 90s, 30m, 2h, 2d), got '-2h'"},
