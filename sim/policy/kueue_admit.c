@@ -826,3 +826,13 @@ void kueue_cq_stat(struct kueue *k, uint32_t cq, struct kueue_cq_stat *out)
     if (idle > EPS && mine > 0)
         out->lent = mine * (borrowed < idle ? borrowed / idle : 1.0);
 }
+
+double kueue_cq_potential(struct kueue *k, uint32_t cq)
+{
+    if (cq >= k->n_cq || ensure_scratch(k))
+        return 0;
+    const struct kueue_cq *c = &k->cqs[cq];
+    fill_usage(k, k->usage);
+    fill_tree(k, k->usage);
+    return potential_node(k, c->nominal, c->borrowing_limit, c->lending_limit, c->cohort);
+}

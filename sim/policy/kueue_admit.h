@@ -172,6 +172,10 @@ struct kueue_cq_stat {
 };
 void kueue_cq_stat(struct kueue *k, uint32_t cq, struct kueue_cq_stat *out);
 
+/* The most CQ cq could ever hold (Kueue's potentialAvailable: its nominal plus what its
+ * cohort tree could lend it within the borrowing limits); 0 for a bad index. */
+double kueue_cq_potential(struct kueue *k, uint32_t cq);
+
 /* Queue a pending workload (copied; admitted fields ignored). Returns 0,
  * -EEXIST (id taken), -EINVAL (bad cq or gpus <= 0), -ENOMEM; unchanged on error. */
 int kueue_submit(struct kueue *k, uint32_t id, uint32_t cq, int32_t priority, double gpus,
