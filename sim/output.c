@@ -12,6 +12,7 @@
 
 #include "analysis/h5io.h"
 #include "models/power.h"
+#include "sim/output_queues.h"
 #include "sim/sim.h"
 #include "traces/arrivals.h"
 #include "traces/jobs.h"
@@ -86,6 +87,7 @@ struct sim_output {
     /* Fragmented GPU-µs (sampled at each interval's end × its length): whole run, and since
      * the warm-up snapshot. */
     double frag_us, frag_win_us;
+    struct queue_out *queues; /* /queues (sim/output_queues.h), NULL until a policy reports */
 };
 
 /* The first error of a sequence of writes: rc unless it is 0. */
@@ -144,6 +146,7 @@ static int close_groups(struct sim_output *o)
 
 static void output_free(struct sim_output *o)
 {
+    queue_out_free(o->queues);
     free(o->svcs);
     free(o->row);
     free(o);
@@ -433,6 +436,7 @@ int sim_output_interval(struct sim_output *o, const struct sim *s, sim_time t0, 
         if (so->llm)
             rc = keep(rc, llm_interval(so, sv, o->interval, t0, t1));
     }
+    rc = keep(rc, queue_out_interval(&o->queues, o->f.id, s, t1));
     o->interval++;
     return rc;
 }
@@ -1096,6 +1100,8 @@ int sim_output_finish(struct sim_output *o, const struct sim *s, bool complete, 
         H5Gclose(sum);
     }
     rc = keep(rc, write_gpus(o, s));
+    rc = keep(rc, queue_out_finish(o->queues, s));
+    o->queues = NULL;
     rc = keep(rc, close_groups(o));
     if (!rc)
         rc = write_meta(o, s, complete);

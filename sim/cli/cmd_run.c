@@ -401,6 +401,8 @@ int cli_run(int argc, char **argv)
         free(sets);
         return 1;
     }
+    if (sc.policy.warning && !quiet)
+        fprintf(stderr, "%s: warning: %s\n", scen, sc.policy.warning);
     if (have_seed)
         sc.seed = seed;
     /* Default: "<name>.h5" in the working folder (scenario_load allows only plain names). */

@@ -75,6 +75,8 @@ int cli_validate(int argc, char **argv)
         if (!ok) {
             fprintf(stderr, "%s\n", cerr.msg);
             rc = 1;
+        } else if (sc.policy.warning) {
+            fprintf(stderr, "%s: warning: %s\n", argv[i], sc.policy.warning);
         }
         if (json) {
             fprintf(stdout, "%s\n  {\"file\": ", i > optind ? "," : "");
