@@ -61,6 +61,8 @@ struct results {
     struct results_table headline; /* /summary */
     struct results_service *svcs;  /* /services/<name> */
     size_t nsvcs;
+    struct results_service *queues; /* /queues/<name> (kueue manifests; none otherwise) */
+    size_t nqueues;
     struct results_table gpu_states; /* share of offered GPU-time per /gpus/<state>_s */
     struct results_table training;   /* jobs by outcome, preemptions, summed job seconds */
 };
