@@ -21,6 +21,7 @@ static const char check_usage[] =
     "                     [--against BASE.h5 [--tolerance T]]\n"
     "                     [--max-queue-delay D] [--min-training-gpu-h-per-day G]\n"
     "                     [--backlog-drained-by D] [--min KEY=V] [--max KEY=V]\n"
+    "                     [--queue NAME]\n"
     "                     [--confident] [--format text|json|junit]\n"
     "       tidesim check INDEX.h5 [--point N]... [--where PATH=VALUE]... [gates]\n"
     "\n"
@@ -43,6 +44,10 @@ static const char check_usage[] =
     "                         inconclusive. Single runs are compared by value.\n"
     "  --max-queue-delay D    training jobs' mean queueing delay <= D (a duration:\n"
     "                         90min, 2h, 1d)\n"
+    "  --queue NAME           judge --max-queue-delay and --min/--max on the\n"
+    "                         ClusterQueue NAME (/queues/NAME, a kueue run with\n"
+    "                         manifests): its mean queueing delay, and its figures\n"
+    "                         (delay_p99_s, delay_max_s, evictions, borrowed_mean_gpus...)\n"
     "  --min-training-gpu-h-per-day G\n"
     "                         training work done per simulated day >= G GPU-hours\n"
     "  --backlog-drained-by D every job of the initial backlog (submitted at t = 0)\n"
@@ -327,7 +332,8 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
         OPT_MAX_TPOT,
         OPT_CONFIDENT,
         OPT_POINT,
-        OPT_WHERE
+        OPT_WHERE,
+        OPT_QUEUE
     };
     static const struct option longopts[] = {
         {"min-util", required_argument, NULL, OPT_MIN_UTIL},
@@ -348,6 +354,7 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
         {"confident", no_argument, NULL, OPT_CONFIDENT},
         {"point", required_argument, NULL, OPT_POINT},
         {"where", required_argument, NULL, OPT_WHERE},
+        {"queue", required_argument, NULL, OPT_QUEUE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     cli_getopt_begin();
@@ -409,6 +416,13 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
             }
             json = !strcmp(optarg, "json");
             junit = !strcmp(optarg, "junit");
+            break;
+        case OPT_QUEUE:
+            if (!optarg[0] || strlen(optarg) >= sizeof(g.queue)) {
+                fprintf(err, "tidesim check: --queue needs a ClusterQueue name\n");
+                return 2;
+            }
+            snprintf(g.queue, sizeof(g.queue), "%s", optarg);
             break;
         case OPT_MAX_QDELAY:
         case OPT_BACKLOG_BY: {
