@@ -230,7 +230,7 @@ static int add_cohort(struct parser *p, const char *name, bool explicit_obj)
  * Flavors must exist. Called after every object is read.
  */
 static int read_groups(struct parser *p, const char *obj, const struct conf_node *groups,
-                       double *nominal, double *bl, double *ll)
+                       bool is_cq, double *nominal, double *bl, double *ll)
 {
     static const char *const gkeys[] = {"coveredResources", "flavors", NULL};
     static const char *const fkeys[] = {"name", "resources", NULL};
@@ -299,7 +299,7 @@ static int read_groups(struct parser *p, const char *obj, const struct conf_node
                         return rc;
                     continue;
                 }
-                if (l >= 0 && l > nom)
+                if (is_cq && l >= 0 && l > nom)
                     return conf_errf(p->err, p->doc, conf_get(res, "lendingLimit"),
                                      "lendingLimit", "expected at most nominalQuota (%g)", nom);
                 *nominal = nom;
@@ -775,7 +775,7 @@ static int resolve(struct parser *p)
         struct kueue_cq *c = &m->cqs[i].cq;
         p->doc = p->cq_doc[i];
         snprintf(obj, sizeof obj, "ClusterQueue/%s", m->cqs[i].name);
-        if ((rc = read_groups(p, obj, p->cq_groups[i], &c->nominal, &c->borrowing_limit,
+        if ((rc = read_groups(p, obj, p->cq_groups[i], true, &c->nominal, &c->borrowing_limit,
                               &c->lending_limit)))
             return rc;
         if (c->cohort == KUEUE_NO_COHORT && c->borrowing_limit >= 0)
@@ -788,7 +788,7 @@ static int resolve(struct parser *p)
         struct kueue_cohort *c = &m->cohorts[i].c;
         p->doc = p->coh_doc[i];
         snprintf(obj, sizeof obj, "Cohort/%s", m->cohorts[i].name);
-        if ((rc = read_groups(p, obj, p->coh_groups[i], &c->nominal, &c->borrowing_limit,
+        if ((rc = read_groups(p, obj, p->coh_groups[i], false, &c->nominal, &c->borrowing_limit,
                               &c->lending_limit)))
             return rc;
     }
