@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <yaml.h>
 
@@ -835,6 +836,34 @@ int conf_load_file(struct conf_doc *doc, const char *path, struct conf_err *err)
 int conf_load_file_multi(struct conf_doc *doc, const char *path, struct conf_err *err)
 {
     return load_file(doc, path, true, err);
+}
+
+int conf_load_relative_multi(struct conf_doc *doc, const struct conf_doc *base,
+                             const struct conf_node *at, const char *key, const char *path,
+                             struct conf_err *err)
+{
+    const char *slash = base && base->path ? strrchr(base->path, '/') : NULL;
+    size_t dir = path[0] == '/' || !slash ? 0 : (size_t)(slash - base->path) + 1;
+    char *full = malloc(dir + strlen(path) + 1);
+    int rc;
+
+    memset(doc, 0, sizeof *doc);
+    if (!full) {
+        format_at(err, path, 0, 0, NULL, "out of memory");
+        return -ENOMEM;
+    }
+    if (dir)
+        memcpy(full, base->path, dir);
+    memcpy(full + dir, path, strlen(path) + 1);
+    if (access(full, R_OK) != 0) {
+        int e = errno;
+        conf_errf(err, base, at, key, "cannot read '%s': %s", full, strerror(e));
+        free(full);
+        return -e;
+    }
+    rc = load_file(doc, full, true, err);
+    free(full);
+    return rc;
 }
 
 static int load_string(struct conf_doc *doc, const char *name, const char *text, bool multi,

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/policy/kai_manifest.h"
 #include "sim/policy/kai_sched.h"
 
 #define EPS    1e-9
@@ -52,6 +53,7 @@ static const char *const kai_keys[] = {"queues",
                                        "reclaim_resolve_method",
                                        "max_consolidation_preemptees",
                                        "hold_timeout",
+                                       "manifests",
                                        NULL};
 
 static void kai_free_cfg(void *p)
@@ -62,7 +64,48 @@ static void kai_free_cfg(void *p)
     free(c->q);
     free(c->train);
     free(c->weights);
+    kai_manifest_release(c->manifest);
+    free(c->manifest);
     free(c);
+}
+
+/* policy.manifests: KAI Queue objects (sim/policy/kai_manifest.h) become the queue tree. */
+static int parse_manifests(struct scenario *sc, const struct conf_node *mf, struct kai_pol_cfg *c,
+                           struct conf_err *err)
+{
+    const struct conf_doc *d = &sc->doc;
+    uint32_t n = mf->kind == CONF_SEQ ? (uint32_t)mf->n : 1;
+    const char **paths = calloc(n ? n : 1, sizeof *paths);
+    c->manifest = calloc(1, sizeof *c->manifest);
+    if (!paths || !c->manifest) {
+        free(paths);
+        return -ENOMEM;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const struct conf_node *it = mf->kind == CONF_SEQ ? mf->items[i] : mf;
+        if (it->kind != CONF_SCALAR || !it->value[0]) {
+            free(paths);
+            return conf_errf(err, d, it, "manifests", "expected a file path or a list of them");
+        }
+        paths[i] = it->value;
+    }
+    if (n == 0) {
+        free(paths);
+        return conf_errf(err, d, mf, "manifests", "expected a file path or a list of them");
+    }
+    int rc = kai_manifest_load(c->manifest, paths, n, d, mf, err);
+    free(paths);
+    if (rc)
+        return rc;
+    c->q = c->manifest->q;
+    c->nq = c->manifest->nq;
+    c->manifest->q = NULL;
+    if (c->manifest->warning && !sc->policy.warning) {
+        sc->policy.warning = strdup(c->manifest->warning);
+        if (!sc->policy.warning)
+            return -ENOMEM;
+    }
+    return 0;
 }
 
 static int32_t qindex(const struct kai_pol_cfg *c, const char *name)
@@ -164,7 +207,13 @@ static int kai_parse(struct scenario *sc, const struct conf_node *p, struct conf
                          "kai bin-packs fractions on shared cards: use sharing timeslice or mps "
                          "(or exclusive for whole cards), not mig");
     const struct conf_node *qs = p ? conf_get(p, "queues") : NULL;
-    if (qs) {
+    const struct conf_node *mf = p ? conf_get(p, "manifests") : NULL;
+    if (qs && mf)
+        return conf_errf(err, d, mf, "manifests", "give queues or manifests, not both");
+    if (mf) {
+        if ((rc = parse_manifests(sc, mf, c, err)))
+            return rc;
+    } else if (qs) {
         if ((rc = parse_queues(d, qs, c, err)))
             return rc;
     } else {

@@ -44,9 +44,12 @@ struct kai_qdef {
 
 enum kai_resolve { KAI_RESOLVE_LCA, KAI_RESOLVE_QUEUE };
 
+struct kai_manifest;
+
 struct kai_pol_cfg {
     struct kai_qdef *q;
     uint32_t nq;
+    struct kai_manifest *manifest; /* policy.manifests: owns the documents q's names point into */
     int32_t inf_queue; /* leaf for replicas, -1 none */
     int32_t *train;    /* leaves for jobs without a known spec.queue */
     double *weights;   /* their assignment weights */

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define GPU_RESOURCE "nvidia.com/gpu"
 #define MAX_QUOTA    1e9 /* GPUs: a bound for the parser, far above any cluster */
@@ -878,24 +877,8 @@ int kueue_model_load(struct kueue_model *m, const char *const *paths, uint32_t n
     int rc = begin(m, n);
     if (rc)
         return rc;
-    const char *slash = scn && scn->path ? strrchr(scn->path, '/') : NULL;
     for (uint32_t i = 0; i < n && rc == 0; i++) {
-        size_t dir = paths[i][0] == '/' || !slash ? 0 : (size_t)(slash - scn->path) + 1;
-        char *full = malloc(dir + strlen(paths[i]) + 1);
-        if (!full) {
-            rc = -ENOMEM;
-            break;
-        }
-        memcpy(full, scn->path, dir);
-        memcpy(full + dir, paths[i], strlen(paths[i]) + 1);
-        if (access(full, R_OK) != 0) {
-            rc = conf_errf(err, scn, at, "manifests", "cannot read '%s': %s", full,
-                           strerror(errno));
-            free(full);
-            break;
-        }
-        rc = conf_load_file_multi(&m->docs[i], full, err);
-        free(full);
+        rc = conf_load_relative_multi(&m->docs[i], scn, at, "manifests", paths[i], err);
         if (rc == 0)
             m->ndocs = i + 1;
     }
