@@ -500,8 +500,8 @@ static int gate_generic(struct check_list *l, bool confident, const struct resul
 {
     const struct results_metric *m = results_table_find(t, b->key);
     if (!m || !m->s.n) {
-        int k = snprintf(err, errlen, "%s: no figure '%s' in %s; it holds:", r->path, b->key,
-                         where);
+        int k =
+            snprintf(err, errlen, "%s: no figure '%s' in %s; it holds:", r->path, b->key, where);
         for (size_t i = 0; i < t->n && k > 0 && (size_t)k < errlen; i++)
             if (t->m[i].s.n)
                 k += snprintf(err + k, errlen - (size_t)k, " %s", t->m[i].key);
@@ -651,13 +651,14 @@ int check_evaluate(const struct results *r, const struct results *base, const st
             if (!strcmp(r->queues[i].name, g->queue))
                 q = &r->queues[i];
         if (!q) {
-            int k = snprintf(err, errlen, "%s: no queue '%s' in /queues; it holds:", r->path,
-                             g->queue);
+            int k =
+                snprintf(err, errlen, "%s: no queue '%s' in /queues; it holds:", r->path, g->queue);
             for (size_t i = 0; i < r->nqueues && k > 0 && (size_t)k < errlen; i++)
                 k += snprintf(err + k, errlen - (size_t)k, " %s", r->queues[i].name);
             if (r->nqueues == 0 && k > 0 && (size_t)k < errlen)
-                snprintf(err + k, errlen - (size_t)k, " none (a kueue run with manifests "
-                                                      "writes them)");
+                snprintf(err + k, errlen - (size_t)k,
+                         " none (a kueue run with manifests "
+                         "writes them)");
             return -EINVAL;
         }
         bt = &q->t;

@@ -142,17 +142,18 @@ static int print_services(FILE *out, const struct results *r, bool md)
 /* The per-queue table (/queues: kueue with manifests); nothing when the run has no queues. */
 static int print_queues(FILE *out, const struct results *r, bool md)
 {
-    static const char *const cols[] = {"nominal_gpus", "admitted_mean_gpus", "borrowed_mean_gpus",
-                                       "lent_mean_gpus", "admissions", "evictions",
-                                       "delay_mean_s", "delay_p99_s", "delay_max_s"};
-    static const char *const hdr[] = {"queue",      "nominal", "admitted", "borrowed",
-                                      "lent",       "admitted wl", "evicted", "delay mean s",
+    static const char *const cols[] = {"nominal_gpus",   "admitted_mean_gpus", "borrowed_mean_gpus",
+                                       "lent_mean_gpus", "admissions",         "evictions",
+                                       "delay_mean_s",   "delay_p99_s",        "delay_max_s"};
+    static const char *const hdr[] = {"queue",       "nominal",     "admitted", "borrowed",
+                                      "lent",        "admitted wl", "evicted",  "delay mean s",
                                       "delay p99 s", "delay max s"};
     enum { NCOLS = sizeof(cols) / sizeof(cols[0]), NHDR = NCOLS + 1 };
     if (r->nqueues == 0)
         return 0;
-    heading(out, md, "queues (GPUs of quota: nominal, and admitted / borrowed / lent, means over "
-                     "the intervals)");
+    heading(out, md,
+            "queues (GPUs of quota: nominal, and admitted / borrowed / lent, means over "
+            "the intervals)");
     struct texttable tt;
     texttable_init(&tt, NHDR);
     texttable_row(&tt, hdr);
@@ -166,8 +167,7 @@ static int print_queues(FILE *out, const struct results *r, bool md)
             if (!m || m->s.n == 0 || !isfinite(m->s.mean))
                 snprintf(cells[k + 1], sizeof(cells[k + 1]), "-");
             else
-                snprintf(cells[k + 1], sizeof(cells[k + 1]), k >= 6 ? "%.0f" : "%.1f",
-                         m->s.mean);
+                snprintf(cells[k + 1], sizeof(cells[k + 1]), k >= 6 ? "%.0f" : "%.1f", m->s.mean);
         }
         for (size_t k = 0; k < NHDR; k++)
             row[k] = cells[k];

@@ -311,8 +311,8 @@ struct svc_walk {
 
 /* The entry named name of a list of services (or queues), added with defs when new. */
 static struct results_service *named_get(struct results_service **list, size_t *n,
-                                         const struct metric_def *defs, size_t ndefs,
-                                         size_t reps, const char *name)
+                                         const struct metric_def *defs, size_t ndefs, size_t reps,
+                                         const char *name)
 {
     for (size_t i = 0; i < *n; i++)
         if (!strcmp((*list)[i].name, name))
@@ -335,8 +335,8 @@ static struct results_service *named_get(struct results_service **list, size_t *
 
 static struct results_service *service_get(struct results *r, const char *name)
 {
-    return named_get(&r->svcs, &r->nsvcs, svc_defs, sizeof(svc_defs) / sizeof(svc_defs[0]),
-                     r->reps, name);
+    return named_get(&r->svcs, &r->nsvcs, svc_defs, sizeof(svc_defs) / sizeof(svc_defs[0]), r->reps,
+                     name);
 }
 
 static herr_t service_link(hid_t grp, const char *name, const H5L_info_t *info, void *data)

@@ -242,8 +242,8 @@ struct builder {
     uint64_t aliases;  /* aliases met so far */
     uint64_t expanded; /* nodes of the expanded tree so far */
     unsigned ndocs;
-    bool multi;                  /* conf_load_file_multi: every document is kept */
-    struct conf_node **docs;     /* multi: the documents' roots so far (heap, not arena) */
+    bool multi;              /* conf_load_file_multi: every document is kept */
+    struct conf_node **docs; /* multi: the documents' roots so far (heap, not arena) */
     size_t ndocroots, capdocs;
 };
 

@@ -195,7 +195,8 @@ int queue_out_finish(struct queue_out *q, const struct sim *s)
         rc = rc ? rc : put(g, "lent_mean_gpus", q->sum_lent[i] / iv, "GPUs", "lent (mean)");
         rc = rc ? rc : put(g, "admissions", (double)st->admissions, "workloads", "admissions");
         rc = rc ? rc : put(g, "evictions", (double)st->evictions, "workloads", "evictions");
-        rc = rc ? rc : put(g, "delay_mean_s", nd ? sum / (double)nd : NAN, "s", "queueing delay mean");
+        rc = rc ? rc
+                : put(g, "delay_mean_s", nd ? sum / (double)nd : NAN, "s", "queueing delay mean");
         rc = rc ? rc : put(g, "delay_p50_s", quantile(d, nd, 0.50), "s", "queueing delay p50");
         rc = rc ? rc : put(g, "delay_p99_s", quantile(d, nd, 0.99), "s", "queueing delay p99");
         rc = rc ? rc : put(g, "delay_max_s", nd ? d[nd - 1] : NAN, "s", "queueing delay max");

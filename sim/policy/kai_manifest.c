@@ -72,8 +72,8 @@ static int read_queue(const struct conf_doc *d, const struct conf_node *obj, str
                       struct wbuf *w, struct conf_err *err)
 {
     static const char *const top[] = {"apiVersion", "kind", "metadata", "spec", "status", NULL};
-    static const char *const skeys[] = {"parentQueue", "priority", "resources", "displayName",
-                                        "reclaimMinRuntime", NULL};
+    static const char *const skeys[] = {"parentQueue", "priority",          "resources",
+                                        "displayName", "reclaimMinRuntime", NULL};
     static const char *const rkeys[] = {"gpu", NULL};
     static const char *const gkeys[] = {"quota", "overQuotaWeight", "limit", NULL};
     static const char *const kinds[] = {"Queue", NULL};
@@ -101,8 +101,12 @@ static int read_queue(const struct conf_doc *d, const struct conf_node *obj, str
     r->doc = d;
     r->at_name = conf_get(md, "name");
     r->at_parent = conf_get(spec, "parentQueue");
-    r->def = (struct kai_qdef){.name = r->name, .parent = -1, .quota = 0, .weight = 0,
-                               .limit = 0, .priority = KAI_DEFAULT_PRIORITY,
+    r->def = (struct kai_qdef){.name = r->name,
+                               .parent = -1,
+                               .quota = 0,
+                               .weight = 0,
+                               .limit = 0,
+                               .priority = KAI_DEFAULT_PRIORITY,
                                .reclaim_min_runtime = -1};
     if ((rc = note_others(w, r->name, "", obj, top)) || (rc = need_map(d, spec, "spec", err)) ||
         (rc = note_others(w, r->name, "spec", spec, skeys)) ||
@@ -122,7 +126,8 @@ static int read_queue(const struct conf_doc *d, const struct conf_node *obj, str
     r->def.priority = (int32_t)prio;
     r->def.reclaim_min_runtime = mr;
     if (r->def.quota < 0 && r->def.quota != -1)
-        return conf_errf(err, d, conf_get(gpu, "quota"), "quota", "expected -1 (unlimited) or >= 0");
+        return conf_errf(err, d, conf_get(gpu, "quota"), "quota",
+                         "expected -1 (unlimited) or >= 0");
     if (r->def.limit < 0 && r->def.limit != -1)
         return conf_errf(err, d, conf_get(gpu, "limit"), "limit", "expected -1 (no limit) or >= 0");
     return 0;
@@ -140,7 +145,8 @@ static int32_t find(const struct raw *r, uint32_t n, const char *name)
 static int build(struct kai_manifest *m, struct raw *r, uint32_t n, struct conf_err *err)
 {
     int32_t *par = malloc((n ? n : 1) * sizeof *par);
-    uint32_t *depth = calloc(n ? n : 1, sizeof *depth), *order = malloc((n ? n : 1) * sizeof *order);
+    uint32_t *depth = calloc(n ? n : 1, sizeof *depth),
+             *order = malloc((n ? n : 1) * sizeof *order);
     int32_t *newidx = malloc((n ? n : 1) * sizeof *newidx);
     m->q = calloc(n ? n : 1, sizeof *m->q);
     int rc = 0;
@@ -210,7 +216,8 @@ static int finish(struct kai_manifest *m, struct conf_err *err)
         }
     }
     if (!rc && n == 0)
-        rc = conf_errf(err, &m->docs[0], NULL, NULL, "no Queue in the manifests (expected at least one)");
+        rc = conf_errf(err, &m->docs[0], NULL, NULL,
+                       "no Queue in the manifests (expected at least one)");
     if (!rc)
         rc = build(m, r, n, err);
     if (!rc && w.len) {
@@ -229,8 +236,7 @@ static int finish(struct kai_manifest *m, struct conf_err *err)
 }
 
 int kai_manifest_load(struct kai_manifest *m, const char *const *paths, uint32_t n,
-                      const struct conf_doc *base, const struct conf_node *at,
-                      struct conf_err *err)
+                      const struct conf_doc *base, const struct conf_node *at, struct conf_err *err)
 {
     memset(m, 0, sizeof *m);
     m->docs = calloc(n ? n : 1, sizeof *m->docs);

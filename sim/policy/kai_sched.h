@@ -50,9 +50,9 @@ struct kai_pol_cfg {
     struct kai_qdef *q;
     uint32_t nq;
     struct kai_manifest *manifest; /* policy.manifests: owns the documents q's names point into */
-    int32_t inf_queue; /* leaf for replicas, -1 none */
-    int32_t *train;    /* leaves for jobs without a known spec.queue */
-    double *weights;   /* their assignment weights */
+    int32_t inf_queue;             /* leaf for replicas, -1 none */
+    int32_t *train;                /* leaves for jobs without a known spec.queue */
+    double *weights;               /* their assignment weights */
     uint32_t ntrain;
     double inf_fraction; /* GPU units of one replica */
     double k;            /* kValue */

@@ -335,9 +335,9 @@ static int parse_manifests(struct scenario *sc, const struct conf_node *p, struc
     if (!c->train_cq || !c->train_w)
         return -ENOMEM;
     for (uint32_t i = 0; i < nt; i++) {
-        const struct conf_node *at = tq->kind == CONF_SCALAR ? tq : tq->kind == CONF_SEQ
-                                                                        ? tq->items[i]
-                                                                        : NULL;
+        const struct conf_node *at = tq->kind == CONF_SCALAR ? tq
+                                     : tq->kind == CONF_SEQ  ? tq->items[i]
+                                                             : NULL;
         c->train_w[i] = 1;
         if (tq->kind == CONF_MAP) {
             at = tq->items[i];

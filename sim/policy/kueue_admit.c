@@ -357,15 +357,13 @@ static double avail_node(const struct kueue *k, double sq, double use, double bl
 }
 
 /* Kueue's potentialAvailable(): the most a node could use with everyone else idle. */
-static double potential_node(const struct kueue *k, double sq, double bl, double ll,
-                             int32_t parent)
+static double potential_node(const struct kueue *k, double sq, double bl, double ll, int32_t parent)
 {
     if (parent < 0)
         return sq;
     const struct kueue_cohort *h = &k->coh[parent];
-    double p = local_quota(sq, ll) +
-               potential_node(k, k->coh_sq[parent], h->borrowing_limit, h->lending_limit,
-                              h->parent);
+    double p = local_quota(sq, ll) + potential_node(k, k->coh_sq[parent], h->borrowing_limit,
+                                                    h->lending_limit, h->parent);
     return bl >= 0 ? min2(sq + bl, p) : p;
 }
 
@@ -387,9 +385,9 @@ static bool fits(struct kueue *k, const double *usage, uint32_t cq, double g, bo
     if (c->cohort == KUEUE_NO_COHORT)
         return true;
     fill_tree(k, usage);
-    return g <= avail_node(k, c->nominal, usage[cq], c->borrowing_limit, c->lending_limit,
-                           c->cohort) +
-                    EPS;
+    return g <=
+           avail_node(k, c->nominal, usage[cq], c->borrowing_limit, c->lending_limit, c->cohort) +
+               EPS;
 }
 
 /*
@@ -506,8 +504,8 @@ static bool is_candidate(const struct kueue *k, const struct kueue_wl *w, const 
     }
     const struct kueue_cq *vc = &k->cqs[v->cq];
     if (c->cohort == KUEUE_NO_COHORT || vc->cohort == KUEUE_NO_COHORT ||
-        root_of(k, vc->cohort) != root_of(k, c->cohort) ||
-        c->reclaim == KUEUE_RECLAIM_NEVER || !(usage[v->cq] > vc->nominal + EPS))
+        root_of(k, vc->cohort) != root_of(k, c->cohort) || c->reclaim == KUEUE_RECLAIM_NEVER ||
+        !(usage[v->cq] > vc->nominal + EPS))
         return false;
     return c->reclaim == KUEUE_RECLAIM_ANY || v->priority < w->priority;
 }

@@ -24,9 +24,9 @@ struct parser {
     const struct conf_node *labels;
     uint32_t cluster_nodes;
     /* Raw objects, resolved after reading. */
-    struct ref *cq_cohort;     /* per CQ: its cohort's name (name NULL: none) */
-    struct ref *coh_parent;    /* per cohort: its parent's name */
-    struct ref *lq_cq;         /* per LQ: its ClusterQueue's name */
+    struct ref *cq_cohort;  /* per CQ: its cohort's name (name NULL: none) */
+    struct ref *coh_parent; /* per cohort: its parent's name */
+    struct ref *lq_cq;      /* per LQ: its ClusterQueue's name */
     const struct conf_node **cq_groups, **coh_groups; /* resourceGroups per CQ / Cohort */
     const struct conf_doc **cq_doc, **coh_doc;
     bool *coh_explicit; /* a Cohort object was given (else implicit, by reference) */
@@ -248,7 +248,8 @@ static int read_groups(struct parser *p, const char *obj, const struct conf_node
         const struct conf_node *cov = conf_get(grp, "coveredResources");
         const struct conf_node *fls = conf_get(grp, "flavors");
         if (!fls)
-            return conf_errf(p->err, p->doc, grp, "flavors", "missing (expected a list of flavors)");
+            return conf_errf(p->err, p->doc, grp, "flavors",
+                             "missing (expected a list of flavors)");
         if ((rc = need_seq(p, cov, "coveredResources")) || (rc = need_seq(p, fls, "flavors")))
             return rc;
         for (size_t c = 0; cov && c < cov->n; c++)
@@ -299,8 +300,8 @@ static int read_groups(struct parser *p, const char *obj, const struct conf_node
                     continue;
                 }
                 if (is_cq && l >= 0 && l > nom)
-                    return conf_errf(p->err, p->doc, conf_get(res, "lendingLimit"),
-                                     "lendingLimit", "expected at most nominalQuota (%g)", nom);
+                    return conf_errf(p->err, p->doc, conf_get(res, "lendingLimit"), "lendingLimit",
+                                     "expected at most nominalQuota (%g)", nom);
                 *nominal = nom;
                 *bl = b;
                 *ll = l;
@@ -330,8 +331,8 @@ static int pick_gpu_flavor(struct parser *p)
                         continue;
                     for (size_t r = 0; rs && rs->kind == CONF_SEQ && r < rs->n; r++) {
                         const struct conf_node *rn = conf_get(rs->items[r], "name");
-                        gpu = gpu || (rn && rn->kind == CONF_SCALAR &&
-                                      !strcmp(rn->value, GPU_RESOURCE));
+                        gpu = gpu ||
+                              (rn && rn->kind == CONF_SCALAR && !strcmp(rn->value, GPU_RESOURCE));
                     }
                 }
             }
@@ -356,8 +357,9 @@ static int pick_gpu_flavor(struct parser *p)
     if (found < 0 && ngpu == 1) {
         found = lone;
         m->flavors[lone].on_cluster = true;
-        int rc = note(p, "ResourceFlavor/%s spec.nodeLabels (one node pool: mapped onto every node)",
-                      m->flavors[lone].name);
+        int rc =
+            note(p, "ResourceFlavor/%s spec.nodeLabels (one node pool: mapped onto every node)",
+                 m->flavors[lone].name);
         if (rc)
             return rc;
     }
@@ -398,19 +400,17 @@ static int read_flavor(struct parser *p, const char *name, const struct conf_nod
         return rc;
     if (grow((void **)&m->flavors, &p->cap_fl, m->nflavors + 1, sizeof *m->flavors))
         return -ENOMEM;
-    m->flavors[m->nflavors++] =
-        (struct kueue_flavor_def){.name = name,
-                                  .node_labels = conf_get(spec, "nodeLabels"),
-                                  .doc = p->doc,
-                                  .at = at};
+    m->flavors[m->nflavors++] = (struct kueue_flavor_def){
+        .name = name, .node_labels = conf_get(spec, "nodeLabels"), .doc = p->doc, .at = at};
     return 0;
 }
 
 static int read_cq(struct parser *p, const char *name, const struct conf_node *spec,
                    const struct conf_node *at)
 {
-    static const char *const keys[] = {"resourceGroups", "cohort",      "cohortName",
-                                       "queueingStrategy", "preemption", "fairSharing", NULL};
+    static const char *const keys[] = {
+        "resourceGroups", "cohort",      "cohortName", "queueingStrategy",
+        "preemption",     "fairSharing", NULL};
     static const char *const pkeys[] = {"withinClusterQueue", "reclaimWithinCohort",
                                         "borrowWithinCohort", NULL};
     static const char *const bkeys[] = {"policy", "maxPriorityThreshold", NULL};
@@ -477,10 +477,9 @@ static int read_cq(struct parser *p, const char *name, const struct conf_node *s
     c->cq.borrow_threshold = thr != INT64_MIN;
     c->cq.borrow_max_priority = c->cq.borrow_threshold ? (int32_t)thr : 0;
     const char *cn = cohort ? cohort : cohort_name;
-    p->cq_cohort[m->ncqs] = (struct ref){
-        .name = cn && cn[0] ? cn : NULL,
-        .doc = p->doc,
-        .at = conf_get(spec, cohort ? "cohort" : "cohortName")};
+    p->cq_cohort[m->ncqs] = (struct ref){.name = cn && cn[0] ? cn : NULL,
+                                         .doc = p->doc,
+                                         .at = conf_get(spec, cohort ? "cohort" : "cohortName")};
     p->cq_groups[m->ncqs] = conf_get(spec, "resourceGroups");
     p->cq_doc[m->ncqs] = p->doc;
     m->ncqs++;
@@ -519,8 +518,8 @@ static int read_cohort(struct parser *p, const char *name, const struct conf_nod
     return 0;
 }
 
-static int read_lq(struct parser *p, const char *name, const char *ns,
-                   const struct conf_node *spec, const struct conf_node *at)
+static int read_lq(struct parser *p, const char *name, const char *ns, const struct conf_node *spec,
+                   const struct conf_node *at)
 {
     static const char *const keys[] = {"clusterQueue", NULL};
     struct kueue_model *m = p->m;
@@ -541,7 +540,8 @@ static int read_lq(struct parser *p, const char *name, const char *ns,
     if (!r)
         return -ENOMEM;
     p->lq_cq = r;
-    p->lq_cq[m->nlqs] = (struct ref){.name = cq, .doc = p->doc, .at = conf_get(spec, "clusterQueue")};
+    p->lq_cq[m->nlqs] =
+        (struct ref){.name = cq, .doc = p->doc, .at = conf_get(spec, "clusterQueue")};
     m->lqs[m->nlqs++] = (struct kueue_lq_def){.name = name, .ns = ns};
     return 0;
 }
@@ -592,7 +592,8 @@ static int read_config(struct parser *p, const struct conf_node *obj)
     if ((rc = need_seq(p, st, "preemptionStrategies")))
         return rc;
     if (st->n == 0 || st->n > 2)
-        return conf_errf(p->err, p->doc, st, "preemptionStrategies", "expected one or two strategies");
+        return conf_errf(p->err, p->doc, st, "preemptionStrategies",
+                         "expected one or two strategies");
     for (size_t i = 0; i < st->n; i++) {
         const struct conf_node *s = st->items[i];
         int k = -1;
@@ -613,12 +614,12 @@ static int read_config(struct parser *p, const struct conf_node *obj)
 
 static int read_object(struct parser *p, const struct conf_node *obj)
 {
-    static const char *const kinds[] = {"ResourceFlavor", "ClusterQueue", "Cohort",
-                                        "LocalQueue",     "WorkloadPriorityClass", "Configuration",
-                                        NULL};
+    static const char *const kinds[] = {
+        "ResourceFlavor",        "ClusterQueue",  "Cohort", "LocalQueue",
+        "WorkloadPriorityClass", "Configuration", NULL};
     static const char *const top[] = {"apiVersion", "kind", "metadata", "spec", "status", NULL};
-    static const char *const wtop[] = {"apiVersion", "kind", "metadata", "value", "description",
-                                       NULL};
+    static const char *const wtop[] = {"apiVersion", "kind",        "metadata",
+                                       "value",      "description", NULL};
     const char *api = NULL, *name = NULL, *ns = "default";
     int kind = -1, rc;
     if (obj->kind != CONF_MAP)
@@ -693,7 +694,8 @@ static int resolve_cohorts(struct parser *p)
     }
     uint32_t n = m->ncohorts;
     int32_t *parent = malloc((n ? n : 1) * sizeof *parent);
-    uint32_t *depth = calloc(n ? n : 1, sizeof *depth), *order = malloc((n ? n : 1) * sizeof *order);
+    uint32_t *depth = calloc(n ? n : 1, sizeof *depth),
+             *order = malloc((n ? n : 1) * sizeof *order);
     int32_t *newidx = malloc((n ? n : 1) * sizeof *newidx);
     struct kueue_cohort_def *sorted = malloc((n ? n : 1) * sizeof *sorted);
     rc = 0;

@@ -233,25 +233,24 @@ Test(kueue_manifests, two_level_cohort_matches_a_hand_trace)
     kueue_model_release(&m);
 }
 
-static const char cq_unmodelled[] =
-    "apiVersion: kueue.x-k8s.io/v1beta1\n"
-    "kind: ResourceFlavor\n"
-    "metadata: {name: gpu}\n"
-    "spec: {nodeTaints: [{key: x, effect: NoSchedule}]}\n"
-    "---\n"
-    "apiVersion: kueue.x-k8s.io/v1beta1\n"
-    "kind: ClusterQueue\n"
-    "metadata: {name: a}\n"
-    "spec:\n"
-    "  stopPolicy: Hold\n"
-    "  frobnicate: 3\n"
-    "  resourceGroups:\n"
-    "  - coveredResources: [cpu, nvidia.com/gpu]\n"
-    "    flavors:\n"
-    "    - name: gpu\n"
-    "      resources:\n"
-    "      - {name: cpu, nominalQuota: 64}\n"
-    "      - {name: nvidia.com/gpu, nominalQuota: 8}\n";
+static const char cq_unmodelled[] = "apiVersion: kueue.x-k8s.io/v1beta1\n"
+                                    "kind: ResourceFlavor\n"
+                                    "metadata: {name: gpu}\n"
+                                    "spec: {nodeTaints: [{key: x, effect: NoSchedule}]}\n"
+                                    "---\n"
+                                    "apiVersion: kueue.x-k8s.io/v1beta1\n"
+                                    "kind: ClusterQueue\n"
+                                    "metadata: {name: a}\n"
+                                    "spec:\n"
+                                    "  stopPolicy: Hold\n"
+                                    "  frobnicate: 3\n"
+                                    "  resourceGroups:\n"
+                                    "  - coveredResources: [cpu, nvidia.com/gpu]\n"
+                                    "    flavors:\n"
+                                    "    - name: gpu\n"
+                                    "      resources:\n"
+                                    "      - {name: cpu, nominalQuota: 64}\n"
+                                    "      - {name: nvidia.com/gpu, nominalQuota: 8}\n";
 
 Test(kueue_manifests, unmodelled_fields_are_named_in_one_warning)
 {
@@ -283,8 +282,7 @@ Test(kueue_manifests, malformed_manifests_name_file_line_column)
              "  - coveredResources: [nvidia.com/gpu]\n"
              "    flavors:\n"
              "    - {name: gpu, resources: [{name: nvidia.com/gpu, nominalQuota: lots}]}\n");
-    cr_assert_str_eq(load_err(buf),
-                     "k.yaml:12:68: 'nominalQuota': expected a number, got 'lots'");
+    cr_assert_str_eq(load_err(buf), "k.yaml:12:68: 'nominalQuota': expected a number, got 'lots'");
     /* An unknown kind. */
     cr_assert_str_eq(load_err("apiVersion: kueue.x-k8s.io/v1beta1\nkind: Workload\n"
                               "metadata: {name: w}\n"),
