@@ -420,3 +420,74 @@ Test(kueue_manifests, fair_sharing_weights_1_and_3_split_borrowed_capacity_1_to_
     kueue_destroy(k);
     kueue_model_release(&m);
 }
+
+/* ---- the policy on the shipped example's manifests ---- */
+
+#include "tests/simtest.h"
+
+static const char run_yaml[] =
+    "name: t\nseed: 1\nduration: 1m\nsample_interval: 60s\n"
+    "cluster: {gpu: a100-sxm4-80gb, nodes: 4, gpus_per_node: 8, sharing: exclusive}\n"
+    "services:\n"
+    "  - name: chat\n"
+    "    queue: serving/chat\n"
+    "    latency: {a_ms: 1.16, b_ms: 0.28}\n"
+    "    batching: {max_batch: 16, max_wait: 5ms}\n"
+    "    slo: {p99_ms: 100}\n"
+    "    replicas: 2\n"
+    "    arrivals: {synthetic: {rate_rps: 1000}}\n"
+    "training:\n"
+    "  backlog: 40\n"
+    "  jobs: {synthetic: {per_hour: 4, duration: {lognormal: {median: 2h, sigma: 0.5}},\n"
+    "         gpus: {1: 0.5, 2: 0.5}}}\n"
+    "policy:\n"
+    "  name: kueue\n"
+    "  inference_gpus: 12\n"
+    "  manifests: [scenarios/kueue-manifests/kueue.yaml]\n"
+    "  training_queues: {team-a/jobs: 1, team-b/jobs: 1}\n"
+    "  priorities: {inference: serving, training: batch}\n";
+
+/*
+ * 40 backlog jobs of 1–2 cards (60 cards asked), split evenly between team-a
+ * and team-b (nominal 10 each, borrowingLimit 12, fair-sharing weights 1 and
+ * 3), with inference (nominal 12, lendingLimit 8: keeps 4) holding chat's 2
+ * replicas. The tree (org ← serving ← inference; org ← research ← teams):
+ * org's quota is 8 (what inference lends) + 20 (the teams lend all) = 28, and
+ * inference's 2 stay within its kept 4, so after the first minute the teams
+ * hold 28 cards: 20 of their own plus the 8 borrowed, all lent by inference.
+ * Each team's lendable capacity (Kueue's potentialAvailable) is min(10 + 12,
+ * 28) = 22, so equal shares mean borrowed_b = 3 · borrowed_a: 2 and 6 of the
+ * 8, met to within one job (2 cards).
+ */
+Test(kueue_manifests, policy_runs_the_example_manifests_with_per_queue_figures)
+{
+    struct scenario sc;
+    struct sim s;
+    simtest_build(&sc, &s, run_yaml, 1);
+    cr_assert_not_null(sc.policy.warning);
+    cr_assert(strstr(sc.policy.warning, "ClusterQueue/inference spec.namespaceSelector"), "%s",
+              sc.policy.warning);
+    cr_assert_eq(sim_run(&s, NULL), 0);
+    struct pol_queue_stat st[8];
+    uint32_t n = s.pol->queues(&s, s.pol_state, st, 8);
+    cr_assert_eq(n, 3);
+    cr_assert_str_eq(st[0].name, "inference");
+    cr_assert_float_eq(st[0].admitted, 2, 1e-9, "chat's 2 replicas");
+    double a = st[1].admitted, b = st[2].admitted;
+    cr_assert_float_eq(a + b, 28, 1e-9, "a %g b %g", a, b);
+    cr_assert_float_eq(st[1].borrowed + st[2].borrowed, 8, 1e-9);
+    cr_assert_float_eq(st[0].lent, 8, 1e-9);
+    cr_assert_leq(fabs(st[2].borrowed - 6), 2 + 1e-9, "borrowed %g : %g", st[1].borrowed,
+                  st[2].borrowed);
+    simtest_free(&sc, &s);
+}
+
+Test(kueue_manifests, a_service_naming_no_local_queue_is_refused)
+{
+    char buf[2048];
+    snprintf(buf, sizeof buf, "%s", run_yaml);
+    char *q = strstr(buf, "serving/chat");
+    cr_assert_not_null(q);
+    memcpy(q, "serving/chaz", 12);
+    simtest_expect_rejected(buf, "bad.yaml:8:12: 'queue': no LocalQueue named 'serving/chaz'", 0);
+}
