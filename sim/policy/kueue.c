@@ -1137,7 +1137,6 @@ static uint32_t kueue_queues(const struct sim *s, void *state, struct pol_queue_
                              uint32_t max)
 {
     struct kq *k = state;
-    (void)s;
     if (!k || !k->cfg.model)
         return 0;
     const struct kueue_model *m = k->cfg.model;
