@@ -324,6 +324,12 @@ static int grow_jobs(struct kp *k, uint32_t j)
     if (!t0)
         return -ENOMEM;
     k->job_t0 = t0;
+    sim_time *pend = realloc(k->job_pend, n * sizeof(*pend));
+    if (!pend)
+        return -ENOMEM;
+    k->job_pend = pend;
+    for (uint32_t i = k->njob; i < n; i++)
+        pend[i] = 0;
     memset(k->job_st + k->njob, KAI_JS_NONE, n - k->njob);
     memset(k->job_why + k->njob, 0, n - k->njob);
     for (uint32_t i = k->njob; i < n; i++)
@@ -387,6 +393,104 @@ static void enqueue(struct sim *s, struct kp *k, uint32_t j)
         q->v[i - 1] = j;
     }
     k->job_st[j] = KAI_JS_PENDING;
+    k->job_pend[j] = s->eng.now;
+}
+
+void kai_acct_start(struct sim *s, struct kp *k, uint32_t j)
+{
+    int32_t q = k->job_q[j];
+    if (!k->qacct || q < 0)
+        return;
+    struct kai_qacct *a = &k->qacct[q];
+    a->admissions++;
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? 2 * a->cap : 64;
+        double *v = realloc(a->delays, cap * sizeof(*v));
+        if (!v)
+            return;
+        a->delays = v;
+        a->cap = cap;
+    }
+    a->delays[a->n++] = sim_time_to_sec(s->eng.now - k->job_pend[j]);
+}
+
+void kai_acct_evict(struct kp *k, uint32_t j)
+{
+    if (k->qacct && k->job_q[j] >= 0)
+        k->qacct[k->job_q[j]].evictions++;
+}
+
+/*
+ * Per-queue results (manifests only; the built-in queues write none, as
+ * before): GPU units allocated per queue now (a parent: its subtree), of
+ * which above its deserved quota ("borrowed"), and "lent": the siblings'
+ * use above their quotas spread over the siblings' unused quota in
+ * proportion. Admissions, evictions and delays are training jobs'.
+ */
+static uint32_t kai_queues(const struct sim *s, void *state, struct pol_queue_stat *out,
+                           uint32_t max)
+{
+    struct kp *k = state;
+    if (!k || !k->cfg->manifest || !k->qalloc)
+        return 0;
+    const struct kai_pol_cfg *c = k->cfg;
+    double *alloc = k->qalloc;
+    for (uint32_t i = 0; i < k->nq; i++)
+        alloc[i] = 0;
+    for (uint32_t t = 0; t < s->cl.ntenants; t++) {
+        const struct tenant *tn = &s->cl.tenants[t];
+        if (!tn->used)
+            continue;
+        int32_t q;
+        double u;
+        if (tn->kind == TENANT_INFER) {
+            q = c->inf_queue;
+            u = kai_inf_units(s, k);
+        } else {
+            const struct job *j = &s->tr.jobs[tn->owner];
+            bool known = tn->owner < k->njob && k->job_st[tn->owner] != KAI_JS_NONE &&
+                         k->job_st[tn->owner] != KAI_JS_EVICTING;
+            q = known ? k->job_q[tn->owner] : -1;
+            u = kai_job_units(s, j) / j->spec.gpus;
+        }
+        if (q >= 0)
+            alloc[q] += u;
+    }
+    for (uint32_t i = k->nq; i-- > 0;)
+        if (c->q[i].parent >= 0)
+            alloc[c->q[i].parent] += alloc[i];
+    for (uint32_t i = 0; i < k->nq && i < max; i++) {
+        const struct kai_qdef *d = &c->q[i];
+        bool unl = d->quota < 0;
+        double over = 0, unused = 0;
+        for (uint32_t j = 0; j < k->nq; j++) {
+            if (c->q[j].parent != d->parent || c->q[j].quota < 0)
+                continue;
+            over += alloc[j] > c->q[j].quota ? alloc[j] - c->q[j].quota : 0;
+            unused += alloc[j] < c->q[j].quota ? c->q[j].quota - alloc[j] : 0;
+        }
+        double mine = !unl && alloc[i] < d->quota ? d->quota - alloc[i] : 0;
+        uint32_t pending = 0;
+        for (uint32_t j = 0; j < k->nq; j++) {
+            int32_t a = (int32_t)j;
+            while (a >= 0 && a != (int32_t)i)
+                a = c->q[a].parent;
+            if (a == (int32_t)i && k->leaf[j])
+                pending += k->pq[j].n;
+        }
+        out[i] = (struct pol_queue_stat){
+            .name = d->name,
+            .nominal = unl ? INFINITY : d->quota,
+            .admitted = alloc[i],
+            .borrowed = !unl && alloc[i] > d->quota ? alloc[i] - d->quota : 0,
+            .lent = unused > 0 && mine > 0 ? mine * (over < unused ? over / unused : 1.0) : 0,
+            .pending = pending,
+            .admissions = k->qacct[i].admissions,
+            .evictions = k->qacct[i].evictions,
+            .delays = k->qacct[i].delays,
+            .ndelays = k->qacct[i].n};
+    }
+    return k->nq;
 }
 
 /* ---- autoscaler hook ---- */
@@ -427,6 +531,8 @@ static int kai_init(struct sim *s, void **state)
     k->nonpre = calloc(c->nq, sizeof(double));
     k->held = calloc(c->nq, sizeof(double));
     k->pend = calloc(c->nq, sizeof(double));
+    k->qacct = calloc(c->nq, sizeof(*k->qacct));
+    k->qalloc = calloc(c->nq, sizeof(double));
     k->wrr = calloc(c->nq, sizeof(double));
     k->pq = calloc(c->nq, sizeof(*k->pq));
     k->leaf = calloc(c->nq, sizeof(bool));
@@ -437,7 +543,8 @@ static int kai_init(struct sim *s, void **state)
     k->hold = calloc(s->cl.ngpus, sizeof(*k->hold));
     k->want = calloc(s->nsvcs ? s->nsvcs : 1, sizeof(uint32_t));
     if (!k->q || !k->use || !k->alloc || !k->nonpre || !k->held || !k->pend || !k->wrr || !k->pq ||
-        !k->leaf || !k->card_used || !k->gang || !k->gang2 || !k->mark || !k->hold || !k->want)
+        !k->leaf || !k->card_used || !k->gang || !k->gang2 || !k->mark || !k->hold || !k->want ||
+        !k->qacct || !k->qalloc)
         return -ENOMEM;
     double inf = s->sc->policy.inference_gpus;
     for (uint32_t i = 0; i < c->nq; i++) {
@@ -600,6 +707,11 @@ static void kai_destroy(void *state)
     free(k->want);
     free(k->job_why);
     free(k->job_t0);
+    free(k->job_pend);
+    for (uint32_t i = 0; k->qacct && i < k->nq; i++)
+        free(k->qacct[i].delays);
+    free(k->qacct);
+    free(k->qalloc);
     free(k);
 }
 
@@ -614,4 +726,5 @@ const struct policy_ops policy_kai = {
     .on_requeue = kai_on_requeue,
     .on_tick = kai_on_tick,
     .destroy = kai_destroy,
+    .queues = kai_queues,
 };
