@@ -526,7 +526,8 @@ static int cmp_share(double a, double b)
  * for (preemptor's share with w, target's share before, target's share
  * without the candidate), after which the CQ order is recomputed; candidates
  * failing it are kept for the second strategy (LessThanInitialShare), which
- * takes at most one per CQ. Stops as soon as w fits (borrowing allowed); then
+ * takes at most one per CQ. A preemptor within its nominal quota with w takes
+ * every candidate outright (Kueue's FairSharingPreemptWithinNominal, default on). Stops as soon as w fits (borrowing allowed); then
  * unneeded targets are put back as in classic preemption. cands are in
  * classic victim order. Returns the number of victims in out (0: no fit).
  */
@@ -541,6 +542,10 @@ static uint32_t fair_victims(struct kueue *k, const struct kueue_wl *w, const st
     bool ok = false;
     if (!state || !pruned)
         goto out;
+    /* FairSharingPreemptWithinNominal (Kueue feature gate, on by default): a preemptor that
+     * stays within its nominal quota with w takes other queues' candidates whatever the
+     * shares, in the same order. */
+    bool within_nominal = usage[w->cq] + w->gpus <= k->cqs[w->cq].nominal + EPS;
     for (int pass = 0; pass < (int)k->n_strategies && !ok; pass++) {
         enum kueue_fs_strategy st = pass == 0 ? k->strategies[0] : KUEUE_FS_LESS_THAN_INITIAL;
         if (pass == 1 && k->strategies[1] != KUEUE_FS_LESS_THAN_INITIAL)
@@ -567,7 +572,7 @@ static uint32_t fair_victims(struct kueue *k, const struct kueue_wl *w, const st
             if (best < 0)
                 break;
             uint32_t cq = (uint32_t)best;
-            if (cq == w->cq) {
+            if (cq == w->cq || (pass == 0 && within_nominal)) {
                 const struct kueue_wl *v = &k->wls[cands[first_of_best].idx];
                 state[first_of_best] = 1;
                 usage[cq] -= v->gpus;
