@@ -793,6 +793,10 @@ static int resolve(struct parser *p)
                               &c->lending_limit)))
             return rc;
     }
+    if (!m->gpu_flavor && m->ncqs > 0)
+        return conf_errf(p->err, p->cq_doc[0], p->cq_groups[0], "resourceGroups",
+                         "no ClusterQueue or Cohort gives nvidia.com/gpu quota (tidesim "
+                         "simulates GPUs: give a flavor's nvidia.com/gpu nominalQuota)");
     return 0;
 }
 

@@ -315,6 +315,21 @@ Test(kueue_manifests, malformed_manifests_name_file_line_column)
              "    flavors: [{name: h100, resources: [{name: nvidia.com/gpu, nominalQuota: 1}]}]\n");
     cr_assert_str_eq(load_err(buf),
                      "k.yaml:11:22: 'name': no ResourceFlavor named 'h100' in the manifests");
+    /* No GPU quota anywhere: nothing could ever be admitted. */
+    snprintf(buf, sizeof buf, "%s%s", head,
+             "apiVersion: kueue.x-k8s.io/v1beta1\n"
+             "kind: ClusterQueue\n"
+             "metadata: {name: a}\n"
+             "spec:\n"
+             "  resourceGroups:\n"
+             "  - coveredResources: [cpu]\n"
+             "    flavors: [{name: gpu, resources: [{name: cpu, nominalQuota: 8}]}]\n");
+    cr_assert(strstr(load_err(buf), "k.yaml:10:3: 'resourceGroups': no ClusterQueue or Cohort "
+                                    "gives nvidia.com/gpu quota"),
+              "%s", load_err(buf));
+    /* Objects but no ClusterQueue. */
+    cr_assert_str_eq(load_err(head), "k.yaml:1:1: no ClusterQueue in the manifests (expected at "
+                                     "least one)");
     /* A cycle of cohorts. */
     cr_assert(strstr(load_err("apiVersion: kueue.x-k8s.io/v1beta1\nkind: Cohort\n"
                               "metadata: {name: x}\nspec: {parentName: y}\n---\n"
