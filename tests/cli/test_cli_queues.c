@@ -1,7 +1,7 @@
 /*
  * test_cli_queues.c — per-queue results end to end: a kueue run on the shipped
- * manifests warns about what it does not model, writes /queues, and `report`
- * and `check --queue` read it.
+ * manifests warns about what it does not model, writes /queues, and `report`,
+ * `compare` and `check --queue` read it.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -42,6 +42,9 @@ Test(cli_queues, kueue_manifests_run_report_and_check_a_queue)
     const char *row = strstr(out, "  team-b ");
     cr_assert_not_null(row, "%s", out);
     cr_assert(strncmp(row, "  team-b        10.0", 20) == 0, "team-b's nominal quota: %.60s", row);
+    snprintf(cmd, sizeof cmd, "%s compare %s/q.h5 %s/q.h5", ptest_bin(), dir, dir);
+    cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+    cr_assert(strstr(out, "queue team-a: queueing delay mean"), "%s", out);
     /* A gate that holds (chat is never evicted in 30 min), one that fails (team-a admits jobs). */
     snprintf(cmd, sizeof cmd, "%s check %s/q.h5 --queue inference --max evictions=0", ptest_bin(),
              dir);
