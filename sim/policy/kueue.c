@@ -3,7 +3,10 @@
  * preemption on whole cards (decisions by sim/policy/kueue_admit.h).
  *
  * Two ClusterQueues in one cohort: `inference` (nominal = policy.inference_gpus
- * unless set) and `training` (nominal = the rest). Every training job is a
+ * unless set) and `training` (nominal = the rest) — or, with policy.manifests,
+ * the team's own Kueue objects (sim/policy/kueue_manifest.h): any number of
+ * CQs in a cohort tree, services and jobs reaching them through LocalQueues,
+ * fair sharing, and per-CQ results (the queues callback, results /queues). Every training job is a
  * Workload of spec.gpus cards with the training WorkloadPriorityClass value;
  * every inference replica the autoscaler asks for is a Workload of 1 card with
  * the inference value. Kueue admits by quota (sim/policy/kueue_admit.h: fit in nominal,

@@ -43,7 +43,22 @@
  * - A placement filter (kueue_set_filter, for topology-aware admission): a
  *   workload that fits the quota without preemption but that the filter
  *   refuses is treated as not fitting (skipped, or blocking a StrictFIFO CQ).
- * Not modelled: flavors, fair sharing, admission checks beyond quota.
+ * - Cohort trees (kueue_add_cohort): a cohort has its own quota, a parent,
+ *   and borrowing/lending limits towards it; fit is Kueue's available() over
+ *   the tree (pkg/cache/scheduler/resource_node.go): localQuota = subtree
+ *   quota − lendingLimit, a cohort's subtree quota = own nominal + what its
+ *   children lend, its usage = what they use beyond their localQuota. A CQ
+ *   with a cohort index never added gets an implicit root cohort (no quota),
+ *   which is the flat cohort above. Reclaim candidates come from any CQ of
+ *   the same root cohort.
+ * - Fair sharing (kueue_set_fair_sharing; Kueue Configuration fairSharing):
+ *   a CQ's share is 1000 · borrowed / potentialAvailable / weight (Kueue's
+ *   DRS, one resource); across CQs, candidates that need no borrowing first,
+ *   then the lower share with the workload admitted, then priority and age;
+ *   preemption by the strategies LessThanOrEqualToFinalShare then
+ *   LessThanInitialShare (see fair_victims in kueue_admit.c).
+ * Not modelled: flavors (one GPU resource), admission checks beyond quota,
+ * Kueue's tournament between cohorts (shares are compared CQ to CQ).
  *
  * Units: GPUs as double (whole numbers in Kueue; doubles keep the arithmetic
  * shared with kai), times in µs. Comparisons allow 1e-9 GPU of rounding.
