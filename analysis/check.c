@@ -495,14 +495,16 @@ static int bound_value(const struct results_metric *m, const struct check_bound 
 }
 
 static int gate_generic(struct check_list *l, bool confident, const struct results *r,
+                        const struct results_table *t, const char *where,
                         const struct check_bound *b, char *err, size_t errlen)
 {
-    const struct results_metric *m = results_table_find(&r->headline, b->key);
+    const struct results_metric *m = results_table_find(t, b->key);
     if (!m || !m->s.n) {
-        int k = snprintf(err, errlen, "%s: no figure '%s' in /summary; it holds:", r->path, b->key);
-        for (size_t i = 0; i < r->headline.n && k > 0 && (size_t)k < errlen; i++)
-            if (r->headline.m[i].s.n)
-                k += snprintf(err + k, errlen - (size_t)k, " %s", r->headline.m[i].key);
+        int k =
+            snprintf(err, errlen, "%s: no figure '%s' in %s; it holds:", r->path, b->key, where);
+        for (size_t i = 0; i < t->n && k > 0 && (size_t)k < errlen; i++)
+            if (t->m[i].s.n)
+                k += snprintf(err + k, errlen - (size_t)k, " %s", t->m[i].key);
         return -EINVAL;
     }
     double bound;
@@ -641,7 +643,36 @@ int check_evaluate(const struct results *r, const struct results *base, const st
                 : gate_bound(l, cf, "max-tpot-p99", "tpot_p99_ms_worst_service", &v,
                              g->max_tpot_p99_ms, -1, 1, " ms");
     }
-    if (!isnan(g->max_queue_delay_s)) {
+    const struct results_table *bt = &r->headline;
+    char where[192] = "/summary";
+    if (g->queue[0]) {
+        const struct results_service *q = NULL;
+        for (size_t i = 0; i < r->nqueues; i++)
+            if (!strcmp(r->queues[i].name, g->queue))
+                q = &r->queues[i];
+        if (!q) {
+            int k =
+                snprintf(err, errlen, "%s: no queue '%s' in /queues; it holds:", r->path, g->queue);
+            for (size_t i = 0; i < r->nqueues && k > 0 && (size_t)k < errlen; i++)
+                k += snprintf(err + k, errlen - (size_t)k, " %s", r->queues[i].name);
+            if (r->nqueues == 0 && k > 0 && (size_t)k < errlen)
+                snprintf(err + k, errlen - (size_t)k,
+                         " none (a kueue run with manifests "
+                         "writes them)");
+            return -EINVAL;
+        }
+        bt = &q->t;
+        snprintf(where, sizeof(where), "/queues/%s", g->queue);
+    }
+    if (!isnan(g->max_queue_delay_s) && g->queue[0]) {
+        const struct results_metric *m = results_table_find(bt, "delay_mean_s");
+        struct stats_summary v = {0, NAN, NAN, NAN};
+        if (m && m->s.n)
+            v = m->s;
+        char gate[192];
+        snprintf(gate, sizeof(gate), "max-queue-delay %s", g->queue);
+        rc = rc ? rc : gate_duration(l, cf, gate, "delay_mean_s", &v, g->max_queue_delay_s, -1);
+    } else if (!isnan(g->max_queue_delay_s)) {
         struct stats_summary v = summary_of(r, "queue_delay_mean_s");
         rc = rc ? rc
                 : gate_duration(l, cf, "max-queue-delay", "queue_delay_mean_s", &v,
@@ -656,7 +687,7 @@ int check_evaluate(const struct results *r, const struct results *base, const st
     if (!isnan(g->backlog_by_s))
         rc = rc ? rc : gate_backlog(l, cf, r, g->backlog_by_s);
     for (size_t i = 0; i < g->nbounds && !rc; i++)
-        rc = gate_generic(l, cf, r, &g->bounds[i], err, errlen);
+        rc = gate_generic(l, cf, r, bt, where, &g->bounds[i], err, errlen);
     if (base && !rc)
         rc = gate_against(l, r, base, g->tolerance);
     if (rc == -ENOMEM)

@@ -75,6 +75,9 @@ struct check_gates {
     bool confident;   /* judge on the 95 % interval's end, not the mean (see above) */
     struct check_bound bounds[CHECK_MAX_BOUNDS];
     size_t nbounds;
+    /* --queue NAME: max_queue_delay_s and bounds[] apply to /queues/NAME (its mean queueing
+     * delay delay_mean_s; bounds name its figures: delay_p99_s, evictions, ...). "" = off. */
+    char queue[128];
 };
 
 /* What check_run found: gates evaluated, failed, and inconclusive (baseline gate only). */

@@ -13,17 +13,20 @@
 
 /* A row of the comparison: a metric key in the headline table or in one service's table. */
 struct cmp_row {
-    const char *service; /* NULL for headline */
+    const char *service; /* NULL for headline; else a service's, or a queue's, name */
     const char *key;
+    bool queue; /* service names a /queues entry */
 };
 
 static const struct results_metric *row_metric(const struct results *r, const struct cmp_row *row)
 {
     if (!row->service)
         return results_table_find(&r->headline, row->key);
-    for (size_t i = 0; i < r->nsvcs; i++)
-        if (!strcmp(r->svcs[i].name, row->service))
-            return results_table_find(&r->svcs[i].t, row->key);
+    const struct results_service *list = row->queue ? r->queues : r->svcs;
+    size_t n = row->queue ? r->nqueues : r->nsvcs;
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(list[i].name, row->service))
+            return results_table_find(&list[i].t, row->key);
     return NULL;
 }
 
@@ -37,7 +40,8 @@ static struct cmp_row *build_rows(const struct results *const *r, size_t n, size
 {
     size_t cap = 0;
     for (size_t f = 0; f < n; f++)
-        cap += r[f]->headline.n + 3 * r[f]->nsvcs; /* 3 rows per service below */
+        cap += r[f]->headline.n + 3 * r[f]->nsvcs + 4 * r[f]->nqueues; /* rows per service,
+                                                                        queue below */
     struct cmp_row *rows = malloc((cap ? cap : 1) * sizeof(*rows));
     size_t k = 0;
     if (!rows)
@@ -52,12 +56,18 @@ static struct cmp_row *build_rows(const struct results *const *r, size_t n, size
             for (size_t g = 0; g < n && !any; g++)
                 any = present(results_table_find(&r[g]->headline, m->key));
             if (!dup && any)
-                rows[k++] = (struct cmp_row){NULL, m->key};
+                rows[k++] = (struct cmp_row){NULL, m->key, false};
         }
     for (size_t i = 0; i < r[0]->nsvcs; i++) {
-        rows[k++] = (struct cmp_row){r[0]->svcs[i].name, "p99_ms"};
-        rows[k++] = (struct cmp_row){r[0]->svcs[i].name, "wait_p99_ms"};
-        rows[k++] = (struct cmp_row){r[0]->svcs[i].name, "slo_share"};
+        rows[k++] = (struct cmp_row){r[0]->svcs[i].name, "p99_ms", false};
+        rows[k++] = (struct cmp_row){r[0]->svcs[i].name, "wait_p99_ms", false};
+        rows[k++] = (struct cmp_row){r[0]->svcs[i].name, "slo_share", false};
+    }
+    for (size_t i = 0; i < r[0]->nqueues; i++) {
+        static const char *const qkeys[] = {"delay_mean_s", "delay_p99_s", "borrowed_mean_gpus",
+                                            "evictions"};
+        for (size_t q = 0; q < 4; q++)
+            rows[k++] = (struct cmp_row){r[0]->queues[i].name, qkeys[q], true};
     }
     *nrows = k;
     return rows;
@@ -225,7 +235,9 @@ int compare_write_labeled(FILE *out, const struct results *const *r, const char 
             any = row_metric(r[f], &rows[i]);
         if (!any)
             continue;
-        if (rows[i].service)
+        if (rows[i].service && rows[i].queue)
+            snprintf(cells[0], 160, "queue %s: %s", rows[i].service, results_label(any));
+        else if (rows[i].service)
             snprintf(cells[0], 160, "%s: %s", rows[i].service, results_label(any));
         else
             snprintf(cells[0], 160, "%s", results_label(any));

@@ -419,6 +419,82 @@ static int chart_queue(struct chart_ctx *c, hid_t root)
 }
 
 /*
+ * Quota per queue over time (/queues, kueue or kai with manifests): for each
+ * queue (at most 12) the GPUs its admitted workloads hold and, dashed, how many
+ * of them are borrowed. Nothing when the file has no queues.
+ */
+static int chart_quota(struct chart_ctx *c, hid_t root, const struct results *r)
+{
+    enum { QMAX = 12 };
+    size_t nq = r->nqueues < QMAX ? r->nqueues : QMAX, n = 0;
+    if (nq == 0)
+        return 0;
+    hid_t g = h5_rd_group(&c->rd, root, "queues");
+    if (g < 0)
+        return c->rd.rc ? refused(c) : 0;
+    double *t = NULL, *adm[QMAX] = {0}, *bor[QMAX] = {0};
+    int rc = 0;
+    for (size_t i = 0; i < nq && !rc; i++) {
+        hid_t q = h5_rd_group(&c->rd, g, r->queues[i].name);
+        hid_t ts = q >= 0 ? h5_rd_group(&c->rd, q, "timeseries") : H5I_INVALID_HID;
+        size_t m0 = 0, m1 = 0, m2 = 0;
+        if (ts >= 0) {
+            if (!t)
+                t = read_col(c, ts, "time_s", &m0);
+            else
+                m0 = n;
+            adm[i] = read_col(c, ts, "admitted_gpus", &m1);
+            bor[i] = read_col(c, ts, "borrowed_gpus", &m2);
+            H5Gclose(ts);
+        }
+        if (q >= 0)
+            H5Gclose(q);
+        if (c->rd.rc)
+            rc = refused(c);
+        else if (!t || !adm[i] || !bor[i] || m1 != m0 || m2 != m0)
+            nq = i; /* a queue without its columns: draw those before it */
+        n = m0;
+    }
+    H5Gclose(g);
+    char path[PLOT_PATH_MAX], names[1024] = "", extra[1200];
+    if (!rc && nq && n) {
+        FILE *f = dat_open(c, path, sizeof(path), "quota");
+        if (!f) {
+            rc = -EIO;
+        } else {
+            fprintf(f, "# time_h then per queue: admitted_gpus borrowed_gpus\n");
+            for (size_t k = 0; k < n; k++) {
+                fprintf(f, "%.4f", t[k] / 3600);
+                for (size_t i = 0; i < nq; i++)
+                    fprintf(f, " %g %g", adm[i][k], bor[i][k]);
+                fputc('\n', f);
+            }
+            fclose(f);
+            size_t len = 0;
+            for (size_t i = 0; i < nq; i++) {
+                char clean[128];
+                gp_clean(clean, sizeof(clean), r->queues[i].name, false);
+                for (char *p = clean; *p; p++)
+                    if (*p == ' ' || *p == '\'')
+                        *p = '_';
+                int k = snprintf(names + len, sizeof(names) - len, "%s%s", i ? " " : "", clean);
+                if (k < 0 || (size_t)k >= sizeof(names) - len)
+                    break;
+                len += (size_t)k;
+            }
+            snprintf(extra, sizeof(extra), "nq=%zu; names='%s';", nq, names);
+            rc = draw(c, "quota", path, extra);
+        }
+    }
+    free(t);
+    for (size_t i = 0; i < QMAX; i++) {
+        free(adm[i]);
+        free(bor[i]);
+    }
+    return rc;
+}
+
+/*
  * Job timeline: per job (submission order) a thin grey line from submission
  * to its end (or the run's end) — the time it waited — and on it the segments
  * of /job_segments coloured by phase (running, checkpoint, checkpoint in a
@@ -594,6 +670,8 @@ static int plot_file(struct chart_ctx *c, const char *path)
         rc = chart_util(c, root);
     if (!rc)
         rc = chart_queue(c, root);
+    if (!rc)
+        rc = chart_quota(c, root, &r);
     if (!rc)
         rc = chart_jobs(c, root, end_s);
     if (!rc)

@@ -179,6 +179,45 @@ static int print_pools(FILE *out, const struct results *r, bool md)
     return rc;
 }
 
+/* The per-queue table (/queues: kueue with manifests); nothing when the run has no queues. */
+static int print_queues(FILE *out, const struct results *r, bool md)
+{
+    static const char *const cols[] = {"nominal_gpus",   "admitted_mean_gpus", "borrowed_mean_gpus",
+                                       "lent_mean_gpus", "admissions",         "evictions",
+                                       "delay_mean_s",   "delay_p99_s",        "delay_max_s"};
+    static const char *const hdr[] = {"queue",       "nominal",     "admitted", "borrowed",
+                                      "lent",        "admitted wl", "evicted",  "delay mean s",
+                                      "delay p99 s", "delay max s"};
+    enum { NCOLS = sizeof(cols) / sizeof(cols[0]), NHDR = NCOLS + 1 };
+    if (r->nqueues == 0)
+        return 0;
+    heading(out, md,
+            "queues (GPUs of quota: nominal, and admitted / borrowed / lent, means over "
+            "the intervals)");
+    struct texttable tt;
+    texttable_init(&tt, NHDR);
+    texttable_row(&tt, hdr);
+    for (size_t i = 0; i < r->nqueues; i++) {
+        const struct results_service *q = &r->queues[i];
+        char cells[NHDR][64];
+        const char *row[NHDR];
+        snprintf(cells[0], sizeof(cells[0]), "%s", q->name);
+        for (size_t k = 0; k < NCOLS; k++) {
+            const struct results_metric *m = results_table_find(&q->t, cols[k]);
+            if (!m || m->s.n == 0 || !isfinite(m->s.mean))
+                snprintf(cells[k + 1], sizeof(cells[k + 1]), "-");
+            else
+                snprintf(cells[k + 1], sizeof(cells[k + 1]), k >= 6 ? "%.0f" : "%.1f", m->s.mean);
+        }
+        for (size_t k = 0; k < NHDR; k++)
+            row[k] = cells[k];
+        texttable_row(&tt, row);
+    }
+    int rc = texttable_print(&tt, out, md, 2);
+    texttable_release(&tt);
+    return rc;
+}
+
 /* The token-level table of the LLM services (those with a TTFT recorded); 0 rows: nothing. */
 static int print_llm(FILE *out, const struct results *r, bool md, const char *ind)
 {
@@ -294,6 +333,7 @@ static int report_human(FILE *out, const struct results *r, bool md)
         heading(out, md, "node pools (utilisation and cost: measured window; served: whole run)");
         rc |= print_pools(out, r, md);
     }
+    rc |= print_queues(out, r, md);
     heading(out, md, "training outcomes (jobs at the end of the run; job seconds summed, in h)");
     rc |= print_metric_table(out, r, &r->training, md, true);
     heading(out, md, "GPU-time by state (share of GPU-time offered)");
@@ -361,7 +401,18 @@ static int report_json(FILE *out, const struct results *r)
         fputs(": ", out);
         json_table(out, &r->pools[i].t, "    ");
     }
-    fputs("\n  },\n  \"training\": ", out);
+    fputs("\n  },", out);
+    if (r->nqueues) {
+        fputs("\n  \"queues\": {", out);
+        for (size_t i = 0; i < r->nqueues; i++) {
+            fprintf(out, "%s\n    ", i ? "," : "");
+            esc_json_str(out, r->queues[i].name);
+            fputs(": ", out);
+            json_table(out, &r->queues[i].t, "    ");
+        }
+        fputs("\n  },", out);
+    }
+    fputs("\n  \"training\": ", out);
     json_table(out, &r->training, "  ");
     fputs(",\n  \"gpu_states\": ", out);
     json_table(out, &r->gpu_states, "  ");

@@ -228,6 +228,41 @@ static void services(FILE *out, const struct results *r, const char *name)
     fputs("</tbody></table>\n", out);
 }
 
+/* The per-ClusterQueue table of a run with /queues (kueue with manifests); nothing otherwise. */
+static void queues(FILE *out, const struct results *r, const char *name)
+{
+    static const char *const cols[] = {"nominal_gpus",   "admitted_mean_gpus", "borrowed_mean_gpus",
+                                       "lent_mean_gpus", "admissions",         "evictions",
+                                       "delay_mean_s",   "delay_p99_s",        "delay_max_s"};
+    static const char *const hdr[] = {"nominal (GPUs)",
+                                      "admitted, mean (GPUs)",
+                                      "borrowed, mean (GPUs)",
+                                      "lent, mean (GPUs)",
+                                      "admissions",
+                                      "evictions",
+                                      "queueing delay, mean",
+                                      "queueing delay, p99",
+                                      "queueing delay, max"};
+    if (!r->nqueues)
+        return;
+    fputs("<h3>Queues: ", out);
+    esc_xml(out, name);
+    fputs("</h3>\n<table><thead><tr><th>ClusterQueue</th>", out);
+    for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++)
+        fprintf(out, "<th>%s</th>", hdr[k]);
+    fputs("</tr></thead><tbody>\n", out);
+    for (size_t i = 0; i < r->nqueues; i++) {
+        const struct results_service *q = &r->queues[i];
+        fputs("<tr><th scope=\"row\">", out);
+        esc_xml(out, q->name);
+        fputs("</th>", out);
+        for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++)
+            cell(out, r, results_table_find(&q->t, cols[k]));
+        fputs("</tr>\n", out);
+    }
+    fputs("</tbody></table>\n", out);
+}
+
 /* Charts drawn by plot_all into a scratch folder, in the order they were made. */
 struct chart_list {
     char (*path)[1024];
@@ -477,6 +512,8 @@ int report_html(FILE *out, const char *const *paths, size_t n, const struct repo
     fputs("</section>\n<section id=\"services\">\n<h2>Inference services</h2>\n", out);
     for (size_t i = 0; i < n; i++)
         services(out, &rs[i], names[i]);
+    for (size_t i = 0; i < n; i++)
+        queues(out, &rs[i], names[i]);
     fputs("</section>\n<section id=\"training\">\n<h2>Training outcomes</h2>\n"
           "<p>Jobs by their state at the end of the run; job seconds summed over jobs.</p>\n",
           out);

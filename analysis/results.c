@@ -104,6 +104,20 @@ static const struct metric_def pool_defs[] = {
     {"duration_s", "simulated time", "s", 1, RESULTS_NEUTRAL},
 };
 
+/* /queues/<name> attributes (sim/output_queues.h). */
+static const struct metric_def queue_defs[] = {
+    {"nominal_gpus", "nominal quota", "GPUs", 1, RESULTS_NEUTRAL},
+    {"admitted_mean_gpus", "admitted (mean)", "GPUs", 1, RESULTS_NEUTRAL},
+    {"borrowed_mean_gpus", "borrowed (mean)", "GPUs", 1, RESULTS_NEUTRAL},
+    {"lent_mean_gpus", "lent (mean)", "GPUs", 1, RESULTS_NEUTRAL},
+    {"admissions", "admissions", "workloads", 1, RESULTS_NEUTRAL},
+    {"evictions", "evictions", "workloads", 1, RESULTS_LOWER},
+    {"delay_mean_s", "queueing delay mean", "s", 1, RESULTS_LOWER},
+    {"delay_p50_s", "queueing delay p50", "s", 1, RESULTS_LOWER},
+    {"delay_p99_s", "queueing delay p99", "s", 1, RESULTS_LOWER},
+    {"delay_max_s", "queueing delay max", "s", 1, RESULTS_LOWER},
+};
+
 /* /jobs columns that are per-job time stamps or sizes, not summable overheads. */
 static const char *const job_time_cols[] = {"submit_s", "start_s",       "end_s",       "work_s",
                                             "done_s",   "queue_delay_s", "completion_s"};
@@ -307,33 +321,37 @@ struct svc_walk {
     struct rd_ctx *c;
     size_t seen;
     int rc;
-    bool pools; /* walking /pools (pool_defs) instead of /services */
+    enum { WALK_SERVICES, WALK_POOLS, WALK_QUEUES } kind;
 };
 
-static struct results_service *service_get(struct results *r, const char *name, bool pools)
+/* The entry named name of a list of services (or queues), added with defs when new. */
+static struct results_service *named_get(struct results_service **list, size_t *n,
+                                         const struct metric_def *defs, size_t ndefs, size_t reps,
+                                         const char *name)
 {
-    struct results_service **v = pools ? &r->pools : &r->svcs;
-    size_t *n = pools ? &r->npools : &r->nsvcs;
-    const struct metric_def *defs = pools ? pool_defs : svc_defs;
-    size_t ndefs =
-        pools ? sizeof(pool_defs) / sizeof(pool_defs[0]) : sizeof(svc_defs) / sizeof(svc_defs[0]);
     for (size_t i = 0; i < *n; i++)
-        if (!strcmp((*v)[i].name, name))
-            return &(*v)[i];
-    struct results_service *ns = realloc(*v, (*n + 1) * sizeof(*ns));
+        if (!strcmp((*list)[i].name, name))
+            return &(*list)[i];
+    struct results_service *ns = realloc(*list, (*n + 1) * sizeof(*ns));
     if (!ns)
         return NULL;
-    *v = ns;
+    *list = ns;
     struct results_service *s = &ns[*n];
     memset(s, 0, sizeof(*s));
     s->name = dupstr(name);
     if (!s->name)
         return NULL;
-    (*n)++;
+    ++*n;
     for (size_t k = 0; k < ndefs; k++)
-        if (!table_add(&s->t, &defs[k], r->reps))
+        if (!table_add(&s->t, &defs[k], reps))
             return NULL;
     return s;
+}
+
+static struct results_service *service_get(struct results *r, const char *name)
+{
+    return named_get(&r->svcs, &r->nsvcs, svc_defs, sizeof(svc_defs) / sizeof(svc_defs[0]), r->reps,
+                     name);
 }
 
 static herr_t service_link(hid_t grp, const char *name, const H5L_info_t *info, void *data)
@@ -347,7 +365,14 @@ static herr_t service_link(hid_t grp, const char *name, const H5L_info_t *info, 
         w->rc = rd->rc ? rd->rc : -EIO;
         return -1;
     }
-    struct results_service *s = service_get(w->c->r, name, w->pools);
+    struct results_service *s =
+        w->kind == WALK_QUEUES
+            ? named_get(&w->c->r->queues, &w->c->r->nqueues, queue_defs,
+                        sizeof(queue_defs) / sizeof(queue_defs[0]), w->c->r->reps, name)
+        : w->kind == WALK_POOLS
+            ? named_get(&w->c->r->pools, &w->c->r->npools, pool_defs,
+                        sizeof(pool_defs) / sizeof(pool_defs[0]), w->c->r->reps, name)
+            : service_get(w->c->r, name);
     if (!s) {
         H5Gclose(g);
         w->rc = -ENOMEM;
@@ -357,7 +382,7 @@ static herr_t service_link(hid_t grp, const char *name, const H5L_info_t *info, 
         s->t.m[k].values[w->c->rep] = attr_or_nan(rd, g, s->t.m[k].key);
     if (w->c->rep == 0 && !rd->rc)
         apply_units(rd, g, &s->t);
-    if (w->pools && w->c->rep == 0 && !rd->rc && !s->board &&
+    if (w->kind == WALK_POOLS && w->c->rep == 0 && !rd->rc && !s->board &&
         h5_rd_attr_class(g, "gpu") == H5T_STRING)
         h5_rd_attr_str(rd, g, "gpu", &s->board);
     H5Gclose(g);
@@ -381,7 +406,7 @@ static int read_services(struct rd_ctx *c, hid_t root)
     hid_t g = h5_rd_group(c->rd, root, "services");
     if (g < 0)
         return c->rd->rc;
-    struct svc_walk w = {c, 0, 0, false};
+    struct svc_walk w = {c, 0, 0, WALK_SERVICES};
     iterate_links(g, service_link, &w, &w.rc, &w.seen);
     H5Gclose(g);
     return w.rc ? w.rc : c->rd->rc;
@@ -395,7 +420,21 @@ static int read_pools(struct rd_ctx *c, hid_t root)
     hid_t g = h5_rd_group(c->rd, root, "pools");
     if (g < 0)
         return c->rd->rc;
-    struct svc_walk w = {c, 0, 0, true};
+    struct svc_walk w = {c, 0, 0, WALK_POOLS};
+    iterate_links(g, service_link, &w, &w.rc, &w.seen);
+    H5Gclose(g);
+    return w.rc ? w.rc : c->rd->rc;
+}
+
+/* /queues, when the run wrote it (a policy with queues). */
+static int read_queues(struct rd_ctx *c, hid_t root)
+{
+    if (H5Lexists(root, "queues", H5P_DEFAULT) <= 0)
+        return 0;
+    hid_t g = h5_rd_group(c->rd, root, "queues");
+    if (g < 0)
+        return c->rd->rc;
+    struct svc_walk w = {c, 0, 0, WALK_QUEUES};
     iterate_links(g, service_link, &w, &w.rc, &w.seen);
     H5Gclose(g);
     return w.rc ? w.rc : c->rd->rc;
@@ -689,6 +728,8 @@ static int read_all(struct results *r, struct h5_rd *rd, hid_t f)
         if (!rc)
             rc = read_pools(&c, g);
         if (!rc)
+            rc = read_queues(&c, g);
+        if (!rc)
             rc = read_gpus_and_jobs(&c, g);
         H5Gclose(g);
         if (rc)
@@ -701,6 +742,8 @@ static int read_all(struct results *r, struct h5_rd *rd, hid_t f)
         table_finish(&r->svcs[i].t, r->reps);
     for (size_t i = 0; i < r->npools; i++)
         table_finish(&r->pools[i].t, r->reps);
+    for (size_t i = 0; i < r->nqueues; i++)
+        table_finish(&r->queues[i].t, r->reps);
     return 0;
 }
 
@@ -816,6 +859,11 @@ void results_release(struct results *r)
         table_release(&r->pools[i].t);
     }
     free(r->pools);
+    for (size_t i = 0; i < r->nqueues; i++) {
+        free(r->queues[i].name);
+        table_release(&r->queues[i].t);
+    }
+    free(r->queues);
     memset(r, 0, sizeof(*r));
 }
 

@@ -65,6 +65,8 @@ struct results {
     size_t nsvcs;
     struct results_service *pools; /* /pools/<name> (cluster.pools; none otherwise) */
     size_t npools;
+    struct results_service *queues; /* /queues/<name> (kueue manifests; none otherwise) */
+    size_t nqueues;
     struct results_table gpu_states; /* share of offered GPU-time per /gpus/<state>_s */
     struct results_table training;   /* jobs by outcome, preemptions, summed job seconds */
 };

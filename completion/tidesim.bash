@@ -36,7 +36,7 @@ _tidesim() {
     check)
         opts="--min-util --min-slo --max-ckpt-overhead --max-p99-ms --max-ttft-p99 --max-tpot-p99 --util-kind --against
               --tolerance --max-queue-delay --backlog-drained-by --min-training-gpu-h-per-day
-              --min --max --confident --point --where --pool --format --help"
+              --min --max --confident --point --where --pool --queue --format --help"
         files=h5 ;;
     plot)
         opts="--output --format --help"
@@ -100,6 +100,7 @@ _tidesim() {
         --min-util | --min-slo | --max-ckpt-overhead | --max-p99-ms | --max-ttft-p99 | \
         --max-tpot-p99 | --tolerance | \
         --max-queue-delay | --backlog-drained-by | --min-training-gpu-h-per-day | --min | --max | \
+        --queue | \
         --point | --where | \
         --time-column | --count-column | --in-column | --out-column)
         return ;;

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <yaml.h>
 
@@ -241,6 +242,9 @@ struct builder {
     uint64_t aliases;  /* aliases met so far */
     uint64_t expanded; /* nodes of the expanded tree so far */
     unsigned ndocs;
+    bool multi;              /* conf_load_file_multi: every document is kept */
+    struct conf_node **docs; /* multi: the documents' roots so far (heap, not arena) */
+    size_t ndocroots, capdocs;
 };
 
 /*
@@ -402,7 +406,17 @@ static int deliver(struct builder *b, struct conf_node *node, bool plain)
     if (b->depth == 0) {
         /* A document holding only an empty plain scalar ("---" alone) is empty. */
         bool empty = node->kind == CONF_SCALAR && plain && node->value[0] == '\0';
-        b->doc->root = empty ? NULL : node;
+        if (!b->multi) {
+            b->doc->root = empty ? NULL : node;
+            return 0;
+        }
+        if (empty)
+            return 0;
+        struct conf_node **d = grow(b->docs, &b->capdocs, b->ndocroots + 1, sizeof *d);
+        if (!d)
+            return nomem(b);
+        b->docs = d;
+        b->docs[b->ndocroots++] = node;
         return 0;
     }
     f = &b->stack[b->depth - 1];
@@ -610,6 +624,13 @@ static int on_event(struct builder *b, const yaml_event_t *ev)
 {
     switch (ev->type) {
     case YAML_DOCUMENT_START_EVENT:
+        if (b->multi) {
+            /* Anchors belong to their document (YAML 1.2, 3.2.2.2). */
+            if (b->slots)
+                memset(b->slots, 0, b->nslots * sizeof *b->slots);
+            b->nanchors = 0;
+            return 0;
+        }
         if (++b->ndocs > 1)
             return mark_err(b, ev->start_mark,
                             "only one document per file is supported (found a second '---')");
@@ -667,10 +688,33 @@ static int syntax_error(const struct conf_doc *doc, const yaml_parser_t *p, stru
     return format_at(err, doc_path(doc), line, col, NULL, "%s", problem);
 }
 
-/* Parses doc->text into doc->root. Returns 0, -EINVAL or -ENOMEM; the caller releases. */
-static int parse_text(struct conf_doc *doc, struct conf_err *err)
+/* multi: doc->root becomes a sequence of the non-empty documents (at 1:1), NULL if none. */
+static int gather_docs(struct builder *b)
 {
-    struct builder b = {.doc = doc, .err = err};
+    struct conf_node *seq;
+
+    if (b->ndocroots == 0)
+        return 0;
+    seq = arena_alloc(&b->doc->arena, sizeof *seq);
+    if (!seq)
+        return nomem(b);
+    memset(seq, 0, sizeof *seq);
+    seq->kind = CONF_SEQ;
+    seq->line = seq->col = 1;
+    seq->value = "";
+    seq->n = b->ndocroots;
+    seq->items = arena_alloc(&b->doc->arena, b->ndocroots * sizeof *seq->items);
+    if (!seq->items)
+        return nomem(b);
+    memcpy(seq->items, b->docs, b->ndocroots * sizeof *seq->items);
+    b->doc->root = seq;
+    return 0;
+}
+
+/* Parses doc->text into doc->root. Returns 0, -EINVAL or -ENOMEM; the caller releases. */
+static int parse_text(struct conf_doc *doc, bool multi, struct conf_err *err)
+{
+    struct builder b = {.doc = doc, .err = err, .multi = multi};
     yaml_parser_t parser;
     yaml_event_t ev;
     int rc = 0;
@@ -692,10 +736,13 @@ static int parse_text(struct conf_doc *doc, struct conf_err *err)
             break;
     }
     yaml_parser_delete(&parser);
+    if (rc == 0 && multi)
+        rc = gather_docs(&b);
     for (size_t i = 0; i < b.depth; i++)
         free(b.stack[i].v);
     free(b.stack);
     free(b.slots);
+    free(b.docs);
     return rc;
 }
 
@@ -753,7 +800,7 @@ static int read_all(struct conf_doc *doc, FILE *f, struct conf_err *err)
     return 0;
 }
 
-int conf_load_file(struct conf_doc *doc, const char *path, struct conf_err *err)
+static int load_file(struct conf_doc *doc, const char *path, bool multi, struct conf_err *err)
 {
     FILE *f;
     int rc;
@@ -775,13 +822,52 @@ int conf_load_file(struct conf_doc *doc, const char *path, struct conf_err *err)
     rc = read_all(doc, f, err);
     fclose(f);
     if (rc == 0)
-        rc = parse_text(doc, err);
+        rc = parse_text(doc, multi, err);
     if (rc)
         conf_release(doc);
     return rc;
 }
 
-int conf_load_string(struct conf_doc *doc, const char *name, const char *text, struct conf_err *err)
+int conf_load_file(struct conf_doc *doc, const char *path, struct conf_err *err)
+{
+    return load_file(doc, path, false, err);
+}
+
+int conf_load_file_multi(struct conf_doc *doc, const char *path, struct conf_err *err)
+{
+    return load_file(doc, path, true, err);
+}
+
+int conf_load_relative_multi(struct conf_doc *doc, const struct conf_doc *base,
+                             const struct conf_node *at, const char *key, const char *path,
+                             struct conf_err *err)
+{
+    const char *slash = base && base->path ? strrchr(base->path, '/') : NULL;
+    size_t dir = path[0] == '/' || !slash ? 0 : (size_t)(slash - base->path) + 1;
+    char *full = malloc(dir + strlen(path) + 1);
+    int rc;
+
+    memset(doc, 0, sizeof *doc);
+    if (!full) {
+        format_at(err, path, 0, 0, NULL, "out of memory");
+        return -ENOMEM;
+    }
+    if (dir)
+        memcpy(full, base->path, dir);
+    memcpy(full + dir, path, strlen(path) + 1);
+    if (access(full, R_OK) != 0) {
+        int e = errno;
+        conf_errf(err, base, at, key, "cannot read '%s': %s", full, strerror(e));
+        free(full);
+        return -e;
+    }
+    rc = load_file(doc, full, true, err);
+    free(full);
+    return rc;
+}
+
+static int load_string(struct conf_doc *doc, const char *name, const char *text, bool multi,
+                       struct conf_err *err)
 {
     int rc;
 
@@ -796,11 +882,22 @@ int conf_load_string(struct conf_doc *doc, const char *name, const char *text, s
         rc = -ENOMEM;
     } else {
         memcpy(doc->text, text, doc->text_len + 1);
-        rc = parse_text(doc, err);
+        rc = parse_text(doc, multi, err);
     }
     if (rc)
         conf_release(doc);
     return rc;
+}
+
+int conf_load_string(struct conf_doc *doc, const char *name, const char *text, struct conf_err *err)
+{
+    return load_string(doc, name, text, false, err);
+}
+
+int conf_load_string_multi(struct conf_doc *doc, const char *name, const char *text,
+                           struct conf_err *err)
+{
+    return load_string(doc, name, text, true, err);
 }
 
 void *conf_alloc(struct conf_doc *doc, size_t size)

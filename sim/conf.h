@@ -90,6 +90,27 @@ int conf_load_string(struct conf_doc *doc, const char *name, const char *text,
                      struct conf_err *err);
 
 /*
+ * Same for a multi-document stream (Kubernetes manifests, "---" between
+ * objects): doc->root is a sequence (at 1:1) whose items are the non-empty
+ * documents' roots in file order, or NULL when every document is empty.
+ * Anchors are local to their document. Errors as above.
+ */
+int conf_load_file_multi(struct conf_doc *doc, const char *path, struct conf_err *err);
+int conf_load_string_multi(struct conf_doc *doc, const char *name, const char *text,
+                           struct conf_err *err);
+
+/*
+ * conf_load_file_multi of path resolved against the folder of base->path
+ * (kept as it is when absolute), for files a scenario names (Kubernetes
+ * manifests). A file that cannot be read is reported at node `at` of base,
+ * key `key`: "scenario.yaml:40:14: 'manifests': cannot read 'dir/k.yaml':
+ * No such file or directory". Other errors as conf_load_file_multi.
+ */
+int conf_load_relative_multi(struct conf_doc *doc, const struct conf_doc *base,
+                             const struct conf_node *at, const char *key, const char *path,
+                             struct conf_err *err);
+
+/*
  * size bytes, aligned for any type, owned by the doc (freed by conf_release);
  * NULL when out of memory. For trees edited after parsing (sim/override.c).
  */

@@ -12,6 +12,7 @@
 
 #include "analysis/h5io.h"
 #include "models/power.h"
+#include "sim/output_queues.h"
 #include "sim/sim.h"
 #include "traces/arrivals.h"
 #include "traces/jobs.h"
@@ -93,6 +94,7 @@ struct sim_output {
     uint32_t npools;
     int pool_err;                            /* first write error of the pool series */
     double *pool_frag_us, *pool_frag_win_us; /* per pool, as frag_us / frag_win_us */
+    struct queue_out *queues; /* /queues (sim/output_queues.h), NULL until a policy reports */
 };
 
 static const char *const pool_ts_names[] = {"time_s",        "util_allocated", "util_busy",
@@ -164,6 +166,7 @@ static int close_groups(struct sim_output *o)
 
 static void output_free(struct sim_output *o)
 {
+    queue_out_free(o->queues);
     free(o->svcs);
     free(o->row);
     free(o->pool_grp);
@@ -641,6 +644,7 @@ int sim_output_interval(struct sim_output *o, const struct sim *s, sim_time t0, 
         if (so->llm)
             rc = keep(rc, llm_interval(so, sv, o->interval, t0, t1));
     }
+    rc = keep(rc, queue_out_interval(&o->queues, o->f.id, s, t1));
     o->interval++;
     return rc;
 }
@@ -1314,6 +1318,8 @@ int sim_output_finish(struct sim_output *o, const struct sim *s, bool complete, 
         H5Gclose(sum);
     }
     rc = keep(rc, write_gpus(o, s));
+    rc = keep(rc, queue_out_finish(o->queues, s));
+    o->queues = NULL;
     rc = keep(rc, close_groups(o));
     if (!rc)
         rc = write_meta(o, s, complete);

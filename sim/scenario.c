@@ -546,6 +546,7 @@ static int load_service(const struct conf_doc *d, const struct conf_node *n, str
                                        "startup",
                                        "require",
                                        "prefer",
+                                       "queue",
                                        NULL};
     static const char *const kinds[] = {"batch", "llm", NULL};
     static const char *const batch_only[] = {"latency", "batching", "memory_gb", "memory_used_gb"};
@@ -559,7 +560,8 @@ static int load_service(const struct conf_doc *d, const struct conf_node *n, str
         (rc = check_plain_name(d, n, c->name, err)))
         return rc;
     int kind = SVC_BATCH;
-    if ((rc = conf_enum(d, n, "kind", false, kinds, &kind, err)))
+    if ((rc = conf_enum(d, n, "kind", false, kinds, &kind, err)) ||
+        (rc = conf_string(d, n, "queue", false, &c->queue, err)))
         return rc;
     c->kind = (enum svc_kind)kind;
     if (c->kind == SVC_BATCH && conf_get(n, "llm"))
@@ -1360,6 +1362,8 @@ void scenario_release(struct scenario *sc)
 {
     if (sc->policy.ops && sc->policy.ops->free_cfg)
         sc->policy.ops->free_cfg(sc->policy.cfg);
+    free(sc->policy.warning);
+    sc->policy.warning = NULL;
     sc->policy.cfg = NULL;
     for (size_t i = 0; sc->services && i < sc->nservices; i++) {
         free(sc->services[i].trace.path);

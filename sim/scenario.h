@@ -104,7 +104,8 @@ struct service_cfg {
     double sm_cap;           /* MPS active thread percentage / 100 */
     double demand;           /* fraction of the SMs its kernels fill alone (MPS), (0, 1] */
     const char *mig_profile; /* MIG instance profile a replica asks for (NULL = any) */
-    bool from_trace;         /* arrivals from `trace` instead of the synthetic profile */
+    const char *queue; /* queue it is submitted to (kueue LocalQueue; NULL = policy default) */
+    bool from_trace;   /* arrivals from `trace` instead of the synthetic profile */
     struct rate_profile arrivals;
     double burst_cv; /* synthetic: CV of inter-arrival gaps (1 = Poisson) */
     struct arrival_trace_cfg trace;
@@ -130,6 +131,8 @@ struct policy_cfg {
     struct autoscale_cfg as;      /* HPA knobs; capacity and min/max are per service */
     const char *name;             /* CLI name: dedicated, ... */
     uint32_t inference_gpus;
+    char
+        *warning; /* one message for the user (e.g. manifest fields not modelled), or NULL; owned */
 };
 
 struct scenario {

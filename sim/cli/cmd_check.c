@@ -21,7 +21,7 @@ static const char check_usage[] =
     "                     [--against BASE.h5 [--tolerance T]]\n"
     "                     [--max-queue-delay D] [--min-training-gpu-h-per-day G]\n"
     "                     [--backlog-drained-by D] [--min KEY=V] [--max KEY=V]\n"
-    "                     [--pool NAME] [--confident] [--format text|json|junit]\n"
+    "                     [--pool NAME] [--queue NAME] [--confident] [--format text|json|junit]\n"
     "       tidesim check INDEX.h5 [--point N]... [--where PATH=VALUE]... [gates]\n"
     "\n"
     "Quality gates for CI. Shares are fractions (0.7) or percentages (70%); a\n"
@@ -43,6 +43,10 @@ static const char check_usage[] =
     "                         inconclusive. Single runs are compared by value.\n"
     "  --max-queue-delay D    training jobs' mean queueing delay <= D (a duration:\n"
     "                         90min, 2h, 1d)\n"
+    "  --queue NAME           judge --max-queue-delay and --min/--max on the\n"
+    "                         ClusterQueue NAME (/queues/NAME, a kueue run with\n"
+    "                         manifests): its mean queueing delay, and its figures\n"
+    "                         (delay_p99_s, delay_max_s, evictions, borrowed_mean_gpus...)\n"
     "  --min-training-gpu-h-per-day G\n"
     "                         training work done per simulated day >= G GPU-hours\n"
     "  --backlog-drained-by D every job of the initial backlog (submitted at t = 0)\n"
@@ -332,7 +336,8 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
         OPT_CONFIDENT,
         OPT_POINT,
         OPT_WHERE,
-        OPT_POOL
+        OPT_POOL,
+        OPT_QUEUE
     };
     static const struct option longopts[] = {
         {"min-util", required_argument, NULL, OPT_MIN_UTIL},
@@ -354,6 +359,7 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
         {"point", required_argument, NULL, OPT_POINT},
         {"where", required_argument, NULL, OPT_WHERE},
         {"pool", required_argument, NULL, OPT_POOL},
+        {"queue", required_argument, NULL, OPT_QUEUE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     cli_getopt_begin();
@@ -418,6 +424,13 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
             }
             json = !strcmp(optarg, "json");
             junit = !strcmp(optarg, "junit");
+            break;
+        case OPT_QUEUE:
+            if (!optarg[0] || strlen(optarg) >= sizeof(g.queue)) {
+                fprintf(err, "tidesim check: --queue needs a ClusterQueue name\n");
+                return 2;
+            }
+            snprintf(g.queue, sizeof(g.queue), "%s", optarg);
             break;
         case OPT_MAX_QDELAY:
         case OPT_BACKLOG_BY: {

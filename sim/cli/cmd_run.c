@@ -408,6 +408,8 @@ int cli_run(int argc, char **argv)
     }
     if (sc.warning[0]) /* cluster.sharing_from: fields of the file tidesim does not model */
         fprintf(stderr, "tidesim: warning: %s\n", sc.warning);
+    if (sc.policy.warning && !quiet)
+        fprintf(stderr, "%s: warning: %s\n", scen, sc.policy.warning);
     if (have_seed)
         sc.seed = seed;
     /* Default: "<name>.h5" in the working folder (scenario_load allows only plain names). */

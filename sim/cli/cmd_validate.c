@@ -78,6 +78,9 @@ int cli_validate(int argc, char **argv)
         } else if (sc.warning[0]) {
             fprintf(stderr, "%s: warning: %s\n", argv[i], sc.warning);
         }
+        if (ok && sc.policy.warning) {
+            fprintf(stderr, "%s: warning: %s\n", argv[i], sc.policy.warning);
+        }
         if (json) {
             fprintf(stdout, "%s\n  {\"file\": ", i > optind ? "," : "");
             cli_json_str(stdout, argv[i]);

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/policy/kai_manifest.h"
 #include "sim/policy/kai_sched.h"
 
 #define EPS    1e-9
@@ -52,6 +53,7 @@ static const char *const kai_keys[] = {"queues",
                                        "reclaim_resolve_method",
                                        "max_consolidation_preemptees",
                                        "hold_timeout",
+                                       "manifests",
                                        NULL};
 
 static void kai_free_cfg(void *p)
@@ -62,7 +64,48 @@ static void kai_free_cfg(void *p)
     free(c->q);
     free(c->train);
     free(c->weights);
+    kai_manifest_release(c->manifest);
+    free(c->manifest);
     free(c);
+}
+
+/* policy.manifests: KAI Queue objects (sim/policy/kai_manifest.h) become the queue tree. */
+static int parse_manifests(struct scenario *sc, const struct conf_node *mf, struct kai_pol_cfg *c,
+                           struct conf_err *err)
+{
+    const struct conf_doc *d = &sc->doc;
+    uint32_t n = mf->kind == CONF_SEQ ? (uint32_t)mf->n : 1;
+    const char **paths = calloc(n ? n : 1, sizeof *paths);
+    c->manifest = calloc(1, sizeof *c->manifest);
+    if (!paths || !c->manifest) {
+        free(paths);
+        return -ENOMEM;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const struct conf_node *it = mf->kind == CONF_SEQ ? mf->items[i] : mf;
+        if (it->kind != CONF_SCALAR || !it->value[0]) {
+            free(paths);
+            return conf_errf(err, d, it, "manifests", "expected a file path or a list of them");
+        }
+        paths[i] = it->value;
+    }
+    if (n == 0) {
+        free(paths);
+        return conf_errf(err, d, mf, "manifests", "expected a file path or a list of them");
+    }
+    int rc = kai_manifest_load(c->manifest, paths, n, d, mf, err);
+    free(paths);
+    if (rc)
+        return rc;
+    c->q = c->manifest->q;
+    c->nq = c->manifest->nq;
+    c->manifest->q = NULL;
+    if (c->manifest->warning && !sc->policy.warning) {
+        sc->policy.warning = strdup(c->manifest->warning);
+        if (!sc->policy.warning)
+            return -ENOMEM;
+    }
+    return 0;
 }
 
 static int32_t qindex(const struct kai_pol_cfg *c, const char *name)
@@ -164,7 +207,13 @@ static int kai_parse(struct scenario *sc, const struct conf_node *p, struct conf
                          "kai bin-packs fractions on shared cards: use sharing timeslice or mps "
                          "(or exclusive for whole cards), not mig");
     const struct conf_node *qs = p ? conf_get(p, "queues") : NULL;
-    if (qs) {
+    const struct conf_node *mf = p ? conf_get(p, "manifests") : NULL;
+    if (qs && mf)
+        return conf_errf(err, d, mf, "manifests", "give queues or manifests, not both");
+    if (mf) {
+        if ((rc = parse_manifests(sc, mf, c, err)))
+            return rc;
+    } else if (qs) {
         if ((rc = parse_queues(d, qs, c, err)))
             return rc;
     } else {
@@ -275,6 +324,12 @@ static int grow_jobs(struct kp *k, uint32_t j)
     if (!t0)
         return -ENOMEM;
     k->job_t0 = t0;
+    sim_time *pend = realloc(k->job_pend, n * sizeof(*pend));
+    if (!pend)
+        return -ENOMEM;
+    k->job_pend = pend;
+    for (uint32_t i = k->njob; i < n; i++)
+        pend[i] = 0;
     memset(k->job_st + k->njob, KAI_JS_NONE, n - k->njob);
     memset(k->job_why + k->njob, 0, n - k->njob);
     for (uint32_t i = k->njob; i < n; i++)
@@ -338,6 +393,104 @@ static void enqueue(struct sim *s, struct kp *k, uint32_t j)
         q->v[i - 1] = j;
     }
     k->job_st[j] = KAI_JS_PENDING;
+    k->job_pend[j] = s->eng.now;
+}
+
+void kai_acct_start(struct sim *s, struct kp *k, uint32_t j)
+{
+    int32_t q = k->job_q[j];
+    if (!k->qacct || q < 0)
+        return;
+    struct kai_qacct *a = &k->qacct[q];
+    a->admissions++;
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? 2 * a->cap : 64;
+        double *v = realloc(a->delays, cap * sizeof(*v));
+        if (!v)
+            return;
+        a->delays = v;
+        a->cap = cap;
+    }
+    a->delays[a->n++] = sim_time_to_sec(s->eng.now - k->job_pend[j]);
+}
+
+void kai_acct_evict(struct kp *k, uint32_t j)
+{
+    if (k->qacct && k->job_q[j] >= 0)
+        k->qacct[k->job_q[j]].evictions++;
+}
+
+/*
+ * Per-queue results (manifests only; the built-in queues write none, as
+ * before): GPU units allocated per queue now (a parent: its subtree), of
+ * which above its deserved quota ("borrowed"), and "lent": the siblings'
+ * use above their quotas spread over the siblings' unused quota in
+ * proportion. Admissions, evictions and delays are training jobs'.
+ */
+static uint32_t kai_queues(const struct sim *s, void *state, struct pol_queue_stat *out,
+                           uint32_t max)
+{
+    struct kp *k = state;
+    if (!k || !k->cfg->manifest || !k->qalloc)
+        return 0;
+    const struct kai_pol_cfg *c = k->cfg;
+    double *alloc = k->qalloc;
+    for (uint32_t i = 0; i < k->nq; i++)
+        alloc[i] = 0;
+    for (uint32_t t = 0; t < s->cl.ntenants; t++) {
+        const struct tenant *tn = &s->cl.tenants[t];
+        if (!tn->used)
+            continue;
+        int32_t q;
+        double u;
+        if (tn->kind == TENANT_INFER) {
+            q = c->inf_queue;
+            u = kai_inf_units(s, k);
+        } else {
+            const struct job *j = &s->tr.jobs[tn->owner];
+            bool known = tn->owner < k->njob && k->job_st[tn->owner] != KAI_JS_NONE &&
+                         k->job_st[tn->owner] != KAI_JS_EVICTING;
+            q = known ? k->job_q[tn->owner] : -1;
+            u = kai_job_units(s, j) / j->spec.gpus;
+        }
+        if (q >= 0)
+            alloc[q] += u;
+    }
+    for (uint32_t i = k->nq; i-- > 0;)
+        if (c->q[i].parent >= 0)
+            alloc[c->q[i].parent] += alloc[i];
+    for (uint32_t i = 0; i < k->nq && i < max; i++) {
+        const struct kai_qdef *d = &c->q[i];
+        bool unl = d->quota < 0;
+        double over = 0, unused = 0;
+        for (uint32_t j = 0; j < k->nq; j++) {
+            if (c->q[j].parent != d->parent || c->q[j].quota < 0)
+                continue;
+            over += alloc[j] > c->q[j].quota ? alloc[j] - c->q[j].quota : 0;
+            unused += alloc[j] < c->q[j].quota ? c->q[j].quota - alloc[j] : 0;
+        }
+        double mine = !unl && alloc[i] < d->quota ? d->quota - alloc[i] : 0;
+        uint32_t pending = 0;
+        for (uint32_t j = 0; j < k->nq; j++) {
+            int32_t a = (int32_t)j;
+            while (a >= 0 && a != (int32_t)i)
+                a = c->q[a].parent;
+            if (a == (int32_t)i && k->leaf[j])
+                pending += k->pq[j].n;
+        }
+        out[i] = (struct pol_queue_stat){
+            .name = d->name,
+            .nominal = unl ? INFINITY : d->quota,
+            .admitted = alloc[i],
+            .borrowed = !unl && alloc[i] > d->quota ? alloc[i] - d->quota : 0,
+            .lent = unused > 0 && mine > 0 ? mine * (over < unused ? over / unused : 1.0) : 0,
+            .pending = pending,
+            .admissions = k->qacct[i].admissions,
+            .evictions = k->qacct[i].evictions,
+            .delays = k->qacct[i].delays,
+            .ndelays = k->qacct[i].n};
+    }
+    return k->nq;
 }
 
 /* ---- autoscaler hook ---- */
@@ -376,6 +529,8 @@ static int kai_init(struct sim *s, void **state)
     k->nonpre = calloc(c->nq, sizeof(double));
     k->held = calloc(c->nq, sizeof(double));
     k->pend = calloc(c->nq, sizeof(double));
+    k->qacct = calloc(c->nq, sizeof(*k->qacct));
+    k->qalloc = calloc(c->nq, sizeof(double));
     k->wrr = calloc(c->nq, sizeof(double));
     k->pq = calloc(c->nq, sizeof(*k->pq));
     k->leaf = calloc(c->nq, sizeof(bool));
@@ -386,7 +541,8 @@ static int kai_init(struct sim *s, void **state)
     k->hold = calloc(s->cl.ngpus, sizeof(*k->hold));
     k->want = calloc(s->nsvcs ? s->nsvcs : 1, sizeof(uint32_t));
     if (!k->q || !k->use || !k->alloc || !k->nonpre || !k->held || !k->pend || !k->wrr || !k->pq ||
-        !k->leaf || !k->card_used || !k->gang || !k->gang2 || !k->mark || !k->hold || !k->want)
+        !k->leaf || !k->card_used || !k->gang || !k->gang2 || !k->mark || !k->hold || !k->want ||
+        !k->qacct || !k->qalloc)
         return -ENOMEM;
     double inf = s->sc->policy.inference_gpus;
     for (uint32_t i = 0; i < c->nq; i++) {
@@ -549,6 +705,11 @@ static void kai_destroy(void *state)
     free(k->want);
     free(k->job_why);
     free(k->job_t0);
+    free(k->job_pend);
+    for (uint32_t i = 0; k->qacct && i < k->nq; i++)
+        free(k->qacct[i].delays);
+    free(k->qacct);
+    free(k->qalloc);
     free(k);
 }
 
@@ -563,4 +724,5 @@ const struct policy_ops policy_kai = {
     .on_requeue = kai_on_requeue,
     .on_tick = kai_on_tick,
     .destroy = kai_destroy,
+    .queues = kai_queues,
 };

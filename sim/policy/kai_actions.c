@@ -326,6 +326,7 @@ static bool place_job(struct sim *s, struct kp *k, uint32_t j)
         return false;
     }
     k->job_t0[j] = s->eng.now;
+    kai_acct_start(s, k, j);
     k->held_starts += on_hold;
     for (uint32_t g = 0; g < s->cl.ngpus; g++)
         if (held_by(k, g, KAI_HOLD_TRAIN, j))
@@ -582,6 +583,7 @@ static bool consolidate_for(struct sim *s, struct kp *k, uint32_t j)
     for (uint32_t i = 0; i < best_nm; i++) {
         uint32_t m = best_movers[i];
         k->job_st[m] = KAI_JS_EVICTING;
+        kai_acct_evict(k, m);
         k->job_why[m] = KAI_EV_MOVE;
         k->moves++;
         trainer_preempt(&s->tr, m, true);
@@ -772,6 +774,7 @@ static uint32_t find_victim(struct sim *s, struct kp *k, int32_t p, double r, in
 static void evict(struct sim *s, struct kp *k, int32_t v, uint32_t j)
 {
     k->job_st[j] = KAI_JS_EVICTING;
+    kai_acct_evict(k, j);
     k->job_why[j] = KAI_EV_RECLAIM;
     k->alloc[v] -= kai_job_units(s, &s->tr.jobs[j]);
     k->reclaims++;

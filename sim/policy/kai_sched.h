@@ -44,12 +44,15 @@ struct kai_qdef {
 
 enum kai_resolve { KAI_RESOLVE_LCA, KAI_RESOLVE_QUEUE };
 
+struct kai_manifest;
+
 struct kai_pol_cfg {
     struct kai_qdef *q;
     uint32_t nq;
-    int32_t inf_queue; /* leaf for replicas, -1 none */
-    int32_t *train;    /* leaves for jobs without a known spec.queue */
-    double *weights;   /* their assignment weights */
+    struct kai_manifest *manifest; /* policy.manifests: owns the documents q's names point into */
+    int32_t inf_queue;             /* leaf for replicas, -1 none */
+    int32_t *train;                /* leaves for jobs without a known spec.queue */
+    double *weights;               /* their assignment weights */
     uint32_t ntrain;
     double inf_fraction; /* GPU units of one replica */
     double k;            /* kValue */
@@ -100,7 +103,19 @@ struct kp {
     bool busy, again;
     uint64_t reclaims, moves,
         held_starts; /* evictions by reclaim / consolidation; starts on a hold */
+    /* Per-queue results (manifests): admissions, evictions, queueing delays of jobs. */
+    sim_time *job_pend; /* per job: pending since */
+    struct kai_qacct {
+        uint64_t admissions, evictions;
+        double *delays; /* s */
+        size_t n, cap;
+    } * qacct;
+    double *qalloc; /* scratch for the queues report */
 };
+
+/* Per-queue results: job j of queue q started at now / is being evicted. */
+void kai_acct_start(struct sim *s, struct kp *k, uint32_t j);
+void kai_acct_evict(struct kp *k, uint32_t j);
 
 /* GPU units of job j's request (its fraction under timeslice/MPS when < 1). */
 double kai_job_units(const struct sim *s, const struct job *j);

@@ -3,7 +3,10 @@
  * preemption on whole cards (decisions by sim/policy/kueue_admit.h).
  *
  * Two ClusterQueues in one cohort: `inference` (nominal = policy.inference_gpus
- * unless set) and `training` (nominal = the rest). Every training job is a
+ * unless set) and `training` (nominal = the rest) — or, with policy.manifests,
+ * the team's own Kueue objects (sim/policy/kueue_manifest.h): any number of
+ * CQs in a cohort tree, services and jobs reaching them through LocalQueues,
+ * fair sharing, and per-CQ results (the queues callback, results /queues). Every training job is a
  * Workload of spec.gpus cards with the training WorkloadPriorityClass value;
  * every inference replica the autoscaler asks for is a Workload of 1 card with
  * the inference value. Kueue admits by quota (sim/policy/kueue_admit.h: fit in nominal,
@@ -47,6 +50,7 @@
 #include <string.h>
 
 #include "sim/policy/kueue_admit.h"
+#include "sim/policy/kueue_manifest.h"
 #include "sim/policy/common.h"
 #include "sim/sim.h"
 
@@ -76,6 +80,15 @@ struct kueue_pol_cfg {
     sim_time backoff_max;     /* requeuingStrategy.backoffMaxSeconds */
     int64_t backoff_limit;    /* requeuingStrategy.backoffLimitCount; < 0: unlimited */
     bool requeue_by_eviction; /* requeuingStrategy.timestamp Eviction (else Creation) */
+    /* manifests (NULL: the two built-in CQs above) */
+    struct kueue_model *model; /* owned */
+    uint32_t *svc_cq;          /* per service: its ClusterQueue (via its LocalQueue) */
+    uint32_t *train_cq;        /* CQs of jobs whose queue names no LocalQueue, round-robin */
+    double *train_w;           /* their weights */
+    uint32_t ntrain;
+    const char **map_from; /* queue_map: a job's queue value ... */
+    uint32_t *map_cq;      /* ... to a ClusterQueue */
+    uint32_t nmap;
 };
 
 enum wl_state { WL_NONE, WL_PENDING, WL_ADMITTED, WL_PLACED, WL_EVICTING };
@@ -83,7 +96,15 @@ enum wl_state { WL_NONE, WL_PENDING, WL_ADMITTED, WL_PLACED, WL_EVICTING };
 struct inf_wl {
     uint32_t id, svc, gpu;
     enum wl_state st;
-    sim_time since; /* admitted and waiting for a card since (waitForPodsReady) */
+    sim_time since;      /* admitted and waiting for a card since (waitForPodsReady) */
+    sim_time pend_since; /* pending (waiting for admission) since */
+};
+
+/* Per-ClusterQueue results (manifests): admissions, evictions, queueing delays. */
+struct cq_acct {
+    uint64_t admissions, evictions;
+    double *delays; /* s, one per admission */
+    size_t ndelays, cap;
 };
 
 struct kq {
@@ -104,6 +125,11 @@ struct kq {
     uint32_t *victims;
     uint32_t cap_victims;
     uint32_t max_train; /* largest training workload that can ever be admitted */
+    uint32_t ncq;
+    uint32_t *job_cq;         /* per job: its CQ (manifests) */
+    sim_time *job_pend_since; /* per job: pending since */
+    double *train_wrr;        /* smooth weighted round-robin state per training CQ */
+    struct cq_acct *acct;     /* per CQ */
     bool busy, again;
     uint64_t preempted_jobs, preempted_replicas;
     uint64_t ready_timeouts, deactivated; /* waitForPodsReady evictions; limit reached */
@@ -117,8 +143,9 @@ struct kq {
 /* ---- configuration ---- */
 
 static const char *const kueue_keys[] = {
-    "queues",         "priorities",          "queueing", "preemption", "graceful",
-    "topology_aware", "wait_for_pods_ready", NULL};
+    "queues",         "priorities",          "queueing",  "preemption",      "graceful",
+    "topology_aware", "wait_for_pods_ready", "manifests", "inference_queue", "training_queues",
+    "queue_map",      "node_labels",         NULL};
 
 static void cfg_default(struct kueue_pol_cfg *c)
 {
@@ -187,6 +214,192 @@ static int parse_queue(const struct conf_doc *d, const struct conf_node *q, cons
     return 0;
 }
 
+/* A priority: an integer, or (manifests) the name of a WorkloadPriorityClass. */
+static int parse_priority(const struct conf_doc *d, const struct conf_node *pr, const char *key,
+                          const struct kueue_model *m, int32_t *out, struct conf_err *err)
+{
+    const struct conf_node *v = conf_get(pr, key);
+    int64_t x = *out;
+    if (!v)
+        return 0;
+    if (v->kind == CONF_SCALAR && m) {
+        int32_t w = kueue_model_wpc(m, v->value);
+        if (w >= 0) {
+            *out = m->wpcs[w].value;
+            return 0;
+        }
+        if (conf_int(d, pr, key, false, -1000000000, 1000000000, &x, err))
+            return conf_errf(err, d, v, key,
+                             "expected an integer or the name of a WorkloadPriorityClass in the "
+                             "manifests, got '%.40s'",
+                             v->value);
+        *out = (int32_t)x;
+        return 0;
+    }
+    int rc = conf_int(d, pr, key, false, -1000000000, 1000000000, &x, err);
+    if (rc == 0)
+        *out = (int32_t)x;
+    return rc;
+}
+
+/* A LocalQueue named at key of map: its ClusterQueue into *cq. */
+static int parse_lq(const struct conf_doc *d, const struct conf_node *at, const char *key,
+                    const struct kueue_model *m, uint32_t *cq, struct conf_err *err)
+{
+    if (!at || at->kind != CONF_SCALAR)
+        return conf_errf(err, d, at, key, "expected the name of a LocalQueue");
+    int32_t i = kueue_model_lq(m, at->value);
+    if (i < 0)
+        return conf_errf(err, d, at, key, "no LocalQueue named '%.60s' in the manifests",
+                         at->value);
+    *cq = m->lqs[i].cq;
+    return 0;
+}
+
+/*
+ * policy.manifests and what goes with it: node_labels, inference_queue (and
+ * services[].queue), training_queues (a name, a list, or {name: weight}),
+ * queue_map ({job queue value: LocalQueue}). The built-in queue keys
+ * (queues, queueing, preemption) are refused: the ClusterQueues say it.
+ */
+static int parse_manifests(struct scenario *sc, const struct conf_node *p, struct kueue_pol_cfg *c,
+                           struct conf_err *err)
+{
+    static const char *const builtin[] = {"queues", "queueing", "preemption"};
+    const struct conf_doc *d = &sc->doc;
+    const struct conf_node *mf = conf_get(p, "manifests");
+    int rc;
+    for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++)
+        if (conf_get(p, builtin[i]))
+            return conf_errf(err, d, conf_get(p, builtin[i]), builtin[i],
+                             "not with manifests (the ClusterQueue objects set it)");
+    const struct conf_node *labels = conf_get(p, "node_labels");
+    if (labels && labels->kind != CONF_MAP)
+        return conf_errf(err, d, labels, "node_labels", "expected a mapping of label: value");
+    uint32_t n = mf->kind == CONF_SEQ ? (uint32_t)mf->n : 1;
+    const char **paths = calloc(n ? n : 1, sizeof *paths);
+    c->model = calloc(1, sizeof *c->model);
+    if (!paths || !c->model) {
+        free(paths);
+        return -ENOMEM;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const struct conf_node *it = mf->kind == CONF_SEQ ? mf->items[i] : mf;
+        if (it->kind != CONF_SCALAR || !it->value[0]) {
+            free(paths);
+            return conf_errf(err, d, it, "manifests", "expected a file path or a list of them");
+        }
+        paths[i] = it->value;
+    }
+    if (n == 0) {
+        free(paths);
+        return conf_errf(err, d, mf, "manifests", "expected a file path or a list of them");
+    }
+    rc = kueue_model_load(c->model, paths, n, d, mf, labels, sc->nodes, err);
+    free(paths);
+    if (rc) {
+        free(c->model);
+        c->model = NULL;
+        return rc;
+    }
+    struct kueue_model *m = c->model;
+    double quota = 0, total = scenario_gpus(sc);
+    for (uint32_t i = 0; i < m->ncqs; i++)
+        quota += m->cqs[i].cq.nominal;
+    for (uint32_t i = 0; i < m->ncohorts; i++)
+        quota += m->cohorts[i].c.nominal;
+    if (quota > total + 1e-9)
+        return conf_errf(err, d, mf, "manifests",
+                         "nominal quotas of the GPU flavor sum to %g GPUs but the cluster has %g "
+                         "(Kueue would admit workloads that can never be placed)",
+                         quota, total);
+    /* Services: services[].queue, else inference_queue (needed when there are services). */
+    const struct conf_node *iq = conf_get(p, "inference_queue");
+    uint32_t icq = UINT32_MAX;
+    if (iq && (rc = parse_lq(d, iq, "inference_queue", m, &icq, err)))
+        return rc;
+    c->svc_cq = calloc(sc->nservices ? sc->nservices : 1, sizeof *c->svc_cq);
+    if (!c->svc_cq)
+        return -ENOMEM;
+    const struct conf_node *svcs = conf_get(d->root, "services");
+    for (size_t i = 0; i < sc->nservices; i++) {
+        const struct conf_node *sn = svcs && svcs->kind == CONF_SEQ && i < svcs->n
+                                         ? conf_get(svcs->items[i], "queue")
+                                         : NULL;
+        c->svc_cq[i] = icq;
+        if (sn && (rc = parse_lq(d, sn, "queue", m, &c->svc_cq[i], err)))
+            return rc;
+        if (c->svc_cq[i] == UINT32_MAX)
+            return conf_errf(err, d, p, "inference_queue",
+                             "service '%s' names no LocalQueue: give services[].queue or "
+                             "policy.inference_queue",
+                             sc->services[i].name);
+    }
+    /* Jobs. */
+    const struct conf_node *tq = conf_get(p, "training_queues");
+    uint32_t nt = !tq ? 0 : tq->kind == CONF_SCALAR ? 1 : (uint32_t)tq->n;
+    c->train_cq = calloc(nt ? nt : 1, sizeof *c->train_cq);
+    c->train_w = calloc(nt ? nt : 1, sizeof *c->train_w);
+    if (!c->train_cq || !c->train_w)
+        return -ENOMEM;
+    for (uint32_t i = 0; i < nt; i++) {
+        const struct conf_node *at = tq->kind == CONF_SCALAR ? tq
+                                     : tq->kind == CONF_SEQ  ? tq->items[i]
+                                                             : NULL;
+        c->train_w[i] = 1;
+        if (tq->kind == CONF_MAP) {
+            at = tq->items[i];
+            if ((rc = conf_double(d, tq, tq->keys[i], true, 0, 1e6, &c->train_w[i], err)))
+                return rc;
+            int32_t l = kueue_model_lq(m, tq->keys[i]);
+            if (l < 0)
+                return conf_errf(err, d, tq, tq->keys[i],
+                                 "no LocalQueue named '%.60s' in the manifests", tq->keys[i]);
+            c->train_cq[i] = m->lqs[l].cq;
+        } else if ((rc = parse_lq(d, at, "training_queues", m, &c->train_cq[i], err))) {
+            return rc;
+        }
+    }
+    c->ntrain = nt;
+    const struct conf_node *qm = conf_get(p, "queue_map");
+    if (qm && qm->kind != CONF_MAP)
+        return conf_errf(err, d, qm, "queue_map", "expected a mapping of job queue: LocalQueue");
+    c->nmap = qm ? (uint32_t)qm->n : 0;
+    c->map_from = calloc(c->nmap ? c->nmap : 1, sizeof *c->map_from);
+    c->map_cq = calloc(c->nmap ? c->nmap : 1, sizeof *c->map_cq);
+    if (!c->map_from || !c->map_cq)
+        return -ENOMEM;
+    for (uint32_t i = 0; i < c->nmap; i++) {
+        c->map_from[i] = qm->keys[i];
+        if ((rc = parse_lq(d, qm->items[i], qm->keys[i], m, &c->map_cq[i], err)))
+            return rc;
+    }
+    if (sc->training.synthetic || sc->training.from_trace)
+        if (nt == 0 && c->nmap == 0 && m->nlqs != 1)
+            return conf_errf(err, d, p, "training_queues",
+                             "jobs need a LocalQueue: give training_queues (and/or queue_map)");
+    if (nt == 0 && m->nlqs == 1) {
+        c->train_cq[0] = m->lqs[0].cq;
+        c->train_w[0] = 1;
+        c->ntrain = 1;
+    }
+    const struct conf_node *pr = conf_get(p, "priorities");
+    static const char *const pkeys[] = {"inference", "training", NULL};
+    if ((rc = conf_check_keys(d, pr, "priorities", pkeys, err)) ||
+        (rc = parse_priority(d, pr, "inference", m, &c->prio[CQ_INF], err)) ||
+        (rc = parse_priority(d, pr, "training", m, &c->prio[CQ_TRAIN], err)) ||
+        (rc = conf_bool(d, p, "graceful", false, &c->graceful, err)) ||
+        (rc = conf_bool(d, p, "topology_aware", false, &c->topology_aware, err)) ||
+        (rc = parse_pods_ready(d, conf_get(p, "wait_for_pods_ready"), c, err)))
+        return rc;
+    if (m->warning && !sc->policy.warning) {
+        sc->policy.warning = strdup(m->warning);
+        if (!sc->policy.warning)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
 static int kueue_parse(struct scenario *sc, const struct conf_node *p, struct conf_err *err)
 {
     static const char *const qkeys[] = {"inference", "training", NULL};
@@ -213,6 +426,13 @@ static int kueue_parse(struct scenario *sc, const struct conf_node *p, struct co
                          "timeslice or mps, not mig");
     if (!p)
         return 0;
+    static const char *const mkeys[] = {"node_labels", "inference_queue", "training_queues",
+                                        "queue_map"};
+    if (conf_get(p, "manifests"))
+        return parse_manifests(sc, p, c, err);
+    for (size_t i = 0; i < sizeof mkeys / sizeof mkeys[0]; i++)
+        if (conf_get(p, mkeys[i]))
+            return conf_errf(err, d, conf_get(p, mkeys[i]), mkeys[i], "only with manifests");
     const struct conf_node *q = conf_get(p, "queues"), *pr = conf_get(p, "priorities"),
                            *pe = conf_get(p, "preemption");
     int strategy = (int)c->strategy, within = (int)c->within, reclaim = (int)c->reclaim;
@@ -260,7 +480,17 @@ static int kueue_parse(struct scenario *sc, const struct conf_node *p, struct co
 
 static void kueue_free_cfg(void *cfg)
 {
-    free(cfg);
+    struct kueue_pol_cfg *c = cfg;
+    if (!c)
+        return;
+    kueue_model_release(c->model);
+    free(c->model);
+    free(c->svc_cq);
+    free(c->train_cq);
+    free(c->train_w);
+    free(c->map_from);
+    free(c->map_cq);
+    free(c);
 }
 
 /* ---- bookkeeping ---- */
@@ -279,6 +509,16 @@ static uint8_t *job_state(struct kq *k, uint32_t j)
         if (!t)
             return NULL;
         k->job_since = t;
+        sim_time *ps = realloc(k->job_pend_since, n * sizeof(*ps));
+        if (!ps)
+            return NULL;
+        k->job_pend_since = ps;
+        uint32_t *jc = realloc(k->job_cq, n * sizeof(*jc));
+        if (!jc)
+            return NULL;
+        k->job_cq = jc;
+        memset(ps + k->njob_st, 0, (n - k->njob_st) * sizeof(*ps));
+        memset(jc + k->njob_st, 0, (n - k->njob_st) * sizeof(*jc));
         memset(v + k->njob_st, WL_NONE, n - k->njob_st);
         memset(t + k->njob_st, 0, (n - k->njob_st) * sizeof(*t));
         k->njob_st = n;
@@ -306,12 +546,14 @@ static int inf_submit(struct sim *s, struct kq *k, uint32_t svc)
     }
     uint32_t id = INF_BASE + k->next_inf;
     /* A tensor-parallel replica is one pod of tensor_parallel GPUs: a workload of that many. */
-    int rc = kueue_submit(k->q, id, CQ_INF, k->cfg.prio[CQ_INF], (double)pol_gang_size(s, svc),
+    uint32_t cq = k->cfg.model ? k->cfg.svc_cq[svc] : CQ_INF;
+    int rc = kueue_submit(k->q, id, cq, k->cfg.prio[CQ_INF], (double)pol_gang_size(s, svc),
                           s->eng.now);
     if (rc)
         return rc;
     k->next_inf++;
-    k->inf[k->ninf++] = (struct inf_wl){.id = id, .svc = svc, .gpu = NO_GPU, .st = WL_PENDING};
+    k->inf[k->ninf++] = (struct inf_wl){
+        .id = id, .svc = svc, .gpu = NO_GPU, .st = WL_PENDING, .pend_since = s->eng.now};
     return 0;
 }
 
@@ -348,12 +590,40 @@ static void stop_replica_on(struct sim *s, uint32_t svc, uint32_t g)
     }
 }
 
+/* Per-CQ results: an eviction of workload id (before kueue forgets its CQ). */
+static void acct_evict(struct kq *k, uint32_t id)
+{
+    const struct kueue_wl *w = kueue_find(k->q, id);
+    if (w && w->cq < k->ncq)
+        k->acct[w->cq].evictions++;
+}
+
+/* Per-CQ results: workload id admitted at now after waiting since `since`. */
+static void acct_admit(struct kq *k, uint32_t id, sim_time since, sim_time now)
+{
+    const struct kueue_wl *w = kueue_find(k->q, id);
+    if (!w || w->cq >= k->ncq)
+        return;
+    struct cq_acct *a = &k->acct[w->cq];
+    a->admissions++;
+    if (a->ndelays == a->cap) {
+        size_t cap = a->cap ? 2 * a->cap : 64;
+        double *v = realloc(a->delays, cap * sizeof *v);
+        if (!v)
+            return;
+        a->delays = v;
+        a->cap = cap;
+    }
+    a->delays[a->ndelays++] = sim_time_to_sec(now - since);
+}
+
 static void evict(struct sim *s, struct kq *k, uint32_t id)
 {
     if (id >= INF_BASE) {
         struct inf_wl *w = inf_find(k, id);
         if (!w)
             return;
+        w->pend_since = s->eng.now;
         if (w->st == WL_PLACED) {
             stop_replica_on(s, w->svc, w->gpu);
             k->preempted_replicas++;
@@ -366,6 +636,7 @@ static void evict(struct sim *s, struct kq *k, uint32_t id)
     uint8_t *st = job_state(k, id);
     if (!st)
         return;
+    k->job_pend_since[id] = s->eng.now;
     if (*st == WL_PLACED) {
         k->preempted_jobs++;
         *st = WL_EVICTING; /* requeued (on_requeue) once the save is over */
@@ -497,12 +768,16 @@ static void admit_all(struct sim *s, struct kq *k)
         if (d.n_victims > 0) /* no victims: both pointers may be NULL (memcpy forbids that) */
             memcpy(k->victims, d.victims, d.n_victims * sizeof(*k->victims));
         d.victims = k->victims;
+        for (uint32_t v = 0; v < d.n_victims; v++)
+            acct_evict(k, k->victims[v]);
         if (kueue_apply(k->q, &d, s->eng.now))
             return;
         for (uint32_t v = 0; v < d.n_victims; v++)
             evict(s, k, k->victims[v]);
         if (d.id >= INF_BASE) {
             struct inf_wl *w = inf_find(k, d.id);
+            if (w)
+                acct_admit(k, d.id, w->pend_since, s->eng.now);
             if (w) {
                 w->st = WL_ADMITTED;
                 w->since = s->eng.now;
@@ -511,6 +786,7 @@ static void admit_all(struct sim *s, struct kq *k)
         } else {
             uint8_t *st = job_state(k, d.id);
             if (st) {
+                acct_admit(k, d.id, k->job_pend_since[d.id], s->eng.now);
                 *st = WL_ADMITTED;
                 k->job_since[d.id] = s->eng.now;
                 if (s->tr.jobs[d.id].state == JOB_QUEUED)
@@ -568,6 +844,8 @@ static void check_pods_ready(struct sim *s, struct kq *k)
             trainer_reject(&s->tr, j);
             continue;
         }
+        acct_evict(k, j);
+        k->job_pend_since[j] = now;
         kueue_requeue(k->q, j, now, now + backoff(&k->cfg, n), k->cfg.requeue_by_eviction);
         k->job_st[j] = WL_PENDING;
     }
@@ -584,6 +862,8 @@ static void check_pods_ready(struct sim *s, struct kq *k)
             i--;
             continue;
         }
+        acct_evict(k, w->id);
+        w->pend_since = now;
         kueue_requeue(k->q, w->id, now, now + backoff(&k->cfg, n), k->cfg.requeue_by_eviction);
         pol_unhold_owner(&k->holds, w->id);
         w->st = WL_PENDING;
@@ -690,6 +970,60 @@ static void trim_waiting(struct kq *k, uint32_t svc)
 
 /* ---- policy callbacks ---- */
 
+/* The two built-in CQs (policy.queues): inference and training in one cohort. */
+static int init_builtin(struct sim *s, struct kq *k, double total)
+{
+    for (int i = 0; i < CQ_N; i++) {
+        struct kueue_cq cq;
+        kueue_cq_default(&cq);
+        cq.cohort = 0;
+        cq.nominal = k->cfg.nominal[i];
+        cq.borrowing_limit = k->cfg.borrowing_limit[i];
+        cq.lending_limit = k->cfg.lending_limit[i];
+        cq.strategy = k->cfg.strategy;
+        cq.within = k->cfg.within;
+        cq.reclaim = k->cfg.reclaim;
+        cq.borrow = k->cfg.borrow;
+        cq.borrow_threshold = k->cfg.borrow_threshold;
+        cq.borrow_max_priority = k->cfg.borrow_max_priority;
+        int rc = kueue_add_cq(k->q, &cq);
+        if (rc < 0)
+            return rc;
+    }
+    /* The most a training workload can hold: its nominal plus what it may borrow. */
+    double lend =
+        k->cfg.lending_limit[CQ_INF] < 0 || k->cfg.lending_limit[CQ_INF] > k->cfg.nominal[CQ_INF]
+            ? k->cfg.nominal[CQ_INF]
+            : k->cfg.lending_limit[CQ_INF];
+    double bl = k->cfg.borrowing_limit[CQ_TRAIN];
+    double most = k->cfg.nominal[CQ_TRAIN] + (bl >= 0 && bl < lend ? bl : lend);
+    k->max_train = most > total ? s->cl.ngpus : (uint32_t)(most + 1e-9);
+
+    k->ncq = CQ_N;
+    return 0;
+}
+
+/* The CQs and Cohorts of the manifests; a job can be as big as its CQ could ever hold. */
+static int init_model(struct sim *s, struct kq *k)
+{
+    const struct kueue_model *m = k->cfg.model;
+    for (uint32_t i = 0; i < m->ncohorts; i++) {
+        int rc = kueue_add_cohort(k->q, &m->cohorts[i].c);
+        if (rc < 0)
+            return rc;
+    }
+    for (uint32_t i = 0; i < m->ncqs; i++) {
+        int rc = kueue_add_cq(k->q, &m->cqs[i].cq);
+        if (rc < 0)
+            return rc;
+    }
+    if (m->fair_sharing)
+        kueue_set_fair_sharing(k->q, m->strategies, m->nstrategies);
+    k->ncq = m->ncqs;
+    k->max_train = s->cl.ngpus; /* per CQ in kueue_on_submit */
+    return 0;
+}
+
 static int kueue_init(struct sim *s, void **state)
 {
     struct kq *k = calloc(1, sizeof(*k));
@@ -717,31 +1051,13 @@ static int kueue_init(struct sim *s, void **state)
         return -ENOMEM;
     if (k->cfg.topology_aware)
         kueue_set_filter(k->q, gang_placeable, k);
-    for (int i = 0; i < CQ_N; i++) {
-        struct kueue_cq cq;
-        kueue_cq_default(&cq);
-        cq.cohort = 0;
-        cq.nominal = k->cfg.nominal[i];
-        cq.borrowing_limit = k->cfg.borrowing_limit[i];
-        cq.lending_limit = k->cfg.lending_limit[i];
-        cq.strategy = k->cfg.strategy;
-        cq.within = k->cfg.within;
-        cq.reclaim = k->cfg.reclaim;
-        cq.borrow = k->cfg.borrow;
-        cq.borrow_threshold = k->cfg.borrow_threshold;
-        cq.borrow_max_priority = k->cfg.borrow_max_priority;
-        int rc = kueue_add_cq(k->q, &cq);
-        if (rc < 0)
-            return rc;
-    }
-    /* The most a training workload can hold: its nominal plus what it may borrow. */
-    double lend =
-        k->cfg.lending_limit[CQ_INF] < 0 || k->cfg.lending_limit[CQ_INF] > k->cfg.nominal[CQ_INF]
-            ? k->cfg.nominal[CQ_INF]
-            : k->cfg.lending_limit[CQ_INF];
-    double bl = k->cfg.borrowing_limit[CQ_TRAIN];
-    double most = k->cfg.nominal[CQ_TRAIN] + (bl >= 0 && bl < lend ? bl : lend);
-    k->max_train = most > total ? s->cl.ngpus : (uint32_t)(most + 1e-9);
+    int irc = k->cfg.model ? init_model(s, k) : init_builtin(s, k, total);
+    if (irc)
+        return irc;
+    k->acct = calloc(k->ncq ? k->ncq : 1, sizeof(*k->acct));
+    k->train_wrr = calloc(k->cfg.ntrain ? k->cfg.ntrain : 1, sizeof(*k->train_wrr));
+    if (!k->acct || !k->train_wrr)
+        return -ENOMEM;
 
     /* Initial replicas: the service's count, else the HPA's at the first interval's load; a
      * fixed split without HPA. */
@@ -788,17 +1104,55 @@ static int kueue_init(struct sim *s, void **state)
     return rc;
 }
 
+/*
+ * ClusterQueue of a job (manifests): the LocalQueue its queue value names,
+ * else queue_map's entry for it, else the training_queues by smooth weighted
+ * round-robin. UINT32_MAX: none.
+ */
+static uint32_t job_cq(struct kq *k, const struct job *j)
+{
+    const struct kueue_pol_cfg *c = &k->cfg;
+    if (!c->model)
+        return CQ_TRAIN;
+    if (j->spec.queue[0]) {
+        int32_t l = kueue_model_lq(c->model, j->spec.queue);
+        if (l >= 0)
+            return c->model->lqs[l].cq;
+        for (uint32_t i = 0; i < c->nmap; i++)
+            if (!strcmp(c->map_from[i], j->spec.queue))
+                return c->map_cq[i];
+    }
+    double total = 0;
+    int32_t best = -1;
+    for (uint32_t i = 0; i < c->ntrain; i++) {
+        k->train_wrr[i] += c->train_w[i];
+        total += c->train_w[i];
+        if (best < 0 || k->train_wrr[i] > k->train_wrr[best])
+            best = (int32_t)i;
+    }
+    if (best < 0)
+        return UINT32_MAX;
+    k->train_wrr[best] -= total;
+    return c->train_cq[best];
+}
+
 static void kueue_on_submit(struct sim *s, void *state, uint32_t j)
 {
     struct kq *k = state;
     const struct job *job = &s->tr.jobs[j];
     uint8_t *st = job_state(k, j);
-    if (!st || job->spec.gpus > k->max_train ||
-        kueue_submit(k->q, j, CQ_TRAIN, k->cfg.prio[CQ_TRAIN], (double)job->spec.gpus,
+    uint32_t cq = st ? job_cq(k, job) : UINT32_MAX;
+    /* A job larger than its CQ could ever hold would wait forever: rejected at submission. */
+    bool too_big = cq == UINT32_MAX || job->spec.gpus > k->max_train ||
+                   (k->cfg.model && job->spec.gpus > kueue_cq_potential(k->q, cq) + 1e-9);
+    if (!st || too_big ||
+        kueue_submit(k->q, j, cq, k->cfg.prio[CQ_TRAIN], (double)job->spec.gpus,
                      job->spec.submit) != 0) {
         trainer_reject(&s->tr, j);
         return;
     }
+    k->job_cq[j] = cq;
+    k->job_pend_since[j] = s->eng.now;
     *st = WL_PENDING;
     reconcile(s, k);
 }
@@ -849,12 +1203,48 @@ static void kueue_destroy_state(void *state)
     pol_scaler_release(&k->ps);
     free(k->job_st);
     free(k->job_since);
+    free(k->job_pend_since);
+    free(k->job_cq);
+    free(k->train_wrr);
+    for (uint32_t i = 0; k->acct && i < k->ncq; i++)
+        free(k->acct[i].delays);
+    free(k->acct);
     free(k->inf);
     free(k->gang);
     free(k->plan_jobs);
     pol_holds_release(&k->holds);
     free(k->victims);
     free(k);
+}
+
+/* Per-queue results (manifests only: the built-in set-up writes none, as before). */
+static uint32_t kueue_queues(const struct sim *s, void *state, struct pol_queue_stat *out,
+                             uint32_t max)
+{
+    struct kq *k = state;
+    if (!k || !k->cfg.model)
+        return 0;
+    const struct kueue_model *m = k->cfg.model;
+    for (uint32_t i = 0; i < k->ncq && i < max; i++) {
+        struct kueue_cq_stat st;
+        kueue_cq_stat(k->q, i, &st);
+        uint32_t pending = 0;
+        for (uint32_t j = 0; j < k->njob_st && j < s->tr.njobs; j++)
+            pending += k->job_st[j] == WL_PENDING && k->job_cq[j] == i;
+        for (uint32_t w = 0; w < k->ninf; w++)
+            pending += k->inf[w].st == WL_PENDING && k->cfg.svc_cq[k->inf[w].svc] == i;
+        out[i] = (struct pol_queue_stat){.name = m->cqs[i].name,
+                                         .nominal = m->cqs[i].cq.nominal,
+                                         .admitted = st.usage,
+                                         .borrowed = st.borrowed,
+                                         .lent = st.lent,
+                                         .pending = pending,
+                                         .admissions = k->acct[i].admissions,
+                                         .evictions = k->acct[i].evictions,
+                                         .delays = k->acct[i].delays,
+                                         .ndelays = k->acct[i].ndelays};
+    }
+    return k->ncq;
 }
 
 const struct policy_ops policy_kueue = {
@@ -868,6 +1258,7 @@ const struct policy_ops policy_kueue = {
     .on_requeue = kueue_on_requeue,
     .on_tick = kueue_on_tick,
     .destroy = kueue_destroy_state,
+    .queues = kueue_queues,
 };
 
 double kueue_policy_usage(const struct sim *s, bool inference)

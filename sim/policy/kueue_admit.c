@@ -2,6 +2,7 @@
 #include "sim/policy/kueue_admit.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,12 @@
 struct kueue {
     struct kueue_cq *cqs;
     uint32_t n_cq, cap_cq;
+    struct kueue_cohort *coh; /* parents before children */
+    uint32_t n_coh, cap_coh;
+    double *coh_sq, *coh_use; /* scratch per cohort: SubtreeQuota, Usage (fill_tree) */
+    bool fair;                /* fair sharing on (kueue_set_fair_sharing) */
+    enum kueue_fs_strategy strategies[2];
+    uint32_t n_strategies;
     struct kueue_wl *wls;
     uint32_t n_wl, cap_wl;
     /* Scratch, sized with the workloads: usage per CQ, ordering keys, victims. */
@@ -41,6 +48,9 @@ void kueue_destroy(struct kueue *k)
     if (!k)
         return;
     free(k->cqs);
+    free(k->coh);
+    free(k->coh_sq);
+    free(k->coh_use);
     free(k->wls);
     free(k->usage);
     free(k->keys);
@@ -57,6 +67,16 @@ void kueue_cq_default(struct kueue_cq *cq)
     cq->strategy = KUEUE_BEST_EFFORT_FIFO;
     cq->within = KUEUE_WITHIN_NEVER;
     cq->reclaim = KUEUE_RECLAIM_NEVER;
+    cq->weight = 1;
+}
+
+void kueue_cohort_default(struct kueue_cohort *c)
+{
+    memset(c, 0, sizeof *c);
+    c->parent = KUEUE_NO_COHORT;
+    c->borrowing_limit = KUEUE_UNLIMITED;
+    c->lending_limit = KUEUE_UNLIMITED;
+    c->weight = 1;
 }
 
 static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
@@ -96,16 +116,62 @@ static int ensure_scratch(struct kueue *k)
     return 0;
 }
 
+static bool bad_limits(double nominal, double bl, double ll, double weight)
+{
+    return !(nominal >= 0) || (bl < 0 && bl != KUEUE_UNLIMITED) ||
+           (ll < 0 && ll != KUEUE_UNLIMITED) || !(weight >= 0);
+}
+
+/* Cohorts up to index n - 1 exist (implicit ones: Kueue's cohort without a Cohort object). */
+static int ensure_cohorts(struct kueue *k, uint32_t n)
+{
+    if (n <= k->n_coh)
+        return 0;
+    if (grow((void **)&k->coh, &k->cap_coh, n, sizeof *k->coh))
+        return -ENOMEM;
+    double *sq = realloc(k->coh_sq, n * sizeof *sq);
+    if (!sq)
+        return -ENOMEM;
+    k->coh_sq = sq;
+    double *use = realloc(k->coh_use, n * sizeof *use);
+    if (!use)
+        return -ENOMEM;
+    k->coh_use = use;
+    while (k->n_coh < n)
+        kueue_cohort_default(&k->coh[k->n_coh++]);
+    return 0;
+}
+
+int kueue_add_cohort(struct kueue *k, const struct kueue_cohort *c)
+{
+    if (bad_limits(c->nominal, c->borrowing_limit, c->lending_limit, c->weight) ||
+        c->parent < KUEUE_NO_COHORT || (c->parent >= 0 && (uint32_t)c->parent >= k->n_coh))
+        return -EINVAL;
+    if (k->n_coh >= INT32_MAX || ensure_cohorts(k, k->n_coh + 1))
+        return -ENOMEM;
+    k->coh[k->n_coh - 1] = *c;
+    return (int)(k->n_coh - 1);
+}
+
 int kueue_add_cq(struct kueue *k, const struct kueue_cq *cq)
 {
-    if (!(cq->nominal >= 0) || cq->borrowing_limit < -1.0 || cq->lending_limit < -1.0 ||
-        (cq->borrowing_limit < 0 && cq->borrowing_limit != KUEUE_UNLIMITED) ||
-        (cq->lending_limit < 0 && cq->lending_limit != KUEUE_UNLIMITED))
+    if (bad_limits(cq->nominal, cq->borrowing_limit, cq->lending_limit, cq->weight) ||
+        cq->cohort < KUEUE_NO_COHORT)
         return -EINVAL;
     if (k->n_cq >= INT32_MAX || grow((void **)&k->cqs, &k->cap_cq, k->n_cq + 1, sizeof *k->cqs))
         return -ENOMEM;
+    if (cq->cohort >= 0 && ensure_cohorts(k, (uint32_t)cq->cohort + 1))
+        return -ENOMEM;
     k->cqs[k->n_cq] = *cq;
     return (int)k->n_cq++;
+}
+
+void kueue_set_fair_sharing(struct kueue *k, const enum kueue_fs_strategy *strategies, uint32_t n)
+{
+    k->fair = n > 0;
+    k->n_strategies = n > 2 ? 2 : n;
+    for (uint32_t i = 0; i < k->n_strategies; i++)
+        k->strategies[i] = strategies[i];
 }
 
 static int find_idx(const struct kueue *k, uint32_t id)
@@ -220,42 +286,132 @@ static void fill_usage(const struct kueue *k, double *usage)
             usage[k->wls[i].cq] += k->wls[i].gpus;
 }
 
-/* Part of c's nominal quota it lends to the cohort. */
-static double lendable(const struct kueue_cq *c)
-{
-    if (c->lending_limit < 0 || c->lending_limit > c->nominal)
-        return c->nominal;
-    return c->lending_limit;
-}
-
 static double pos(double x)
 {
     return x > 0 ? x : 0;
 }
 
-/* Whether g more GPUs fit CQ cq given per-CQ usage; without allow_borrow the
- * CQ must stay within its nominal quota. */
-static bool fits(const struct kueue *k, const double *usage, uint32_t cq, double g,
-                 bool allow_borrow)
+static double min2(double a, double b)
+{
+    return a < b ? a : b;
+}
+
+/* Kueue's localQuota: what a node keeps from its parent, max(0, SubtreeQuota − lendingLimit)
+ * (0 without a lendingLimit: everything is lent). */
+static double local_quota(double sq, double lending_limit)
+{
+    return lending_limit < 0 ? 0 : pos(sq - lending_limit);
+}
+
+/*
+ * SubtreeQuota and Usage of every cohort from the CQs' usage (Kueue's
+ * accumulateFromChild): a cohort's quota is its own nominal plus what each
+ * child lends (SubtreeQuota − localQuota); its usage is what each child uses
+ * beyond its localQuota. Children have larger indices than their parents.
+ */
+static void fill_tree(struct kueue *k, const double *usage)
+{
+    for (uint32_t c = 0; c < k->n_coh; c++) {
+        k->coh_sq[c] = k->coh[c].nominal;
+        k->coh_use[c] = 0;
+    }
+    for (uint32_t j = 0; j < k->n_cq; j++) {
+        const struct kueue_cq *q = &k->cqs[j];
+        if (q->cohort < 0)
+            continue;
+        double lq = local_quota(q->nominal, q->lending_limit);
+        k->coh_sq[q->cohort] += q->nominal - lq;
+        k->coh_use[q->cohort] += pos(usage[j] - lq);
+    }
+    for (uint32_t c = k->n_coh; c-- > 0;) {
+        int32_t p = k->coh[c].parent;
+        if (p < 0)
+            continue;
+        double lq = local_quota(k->coh_sq[c], k->coh[c].lending_limit);
+        k->coh_sq[p] += k->coh_sq[c] - lq;
+        k->coh_use[p] += pos(k->coh_use[c] - lq);
+    }
+}
+
+/* Kueue's available() for a node of quota sq, usage use, limits bl/ll under cohort parent. */
+static double avail_node(const struct kueue *k, double sq, double use, double bl, double ll,
+                         int32_t parent);
+
+static double avail_cohort(const struct kueue *k, int32_t c)
+{
+    const struct kueue_cohort *h = &k->coh[c];
+    return avail_node(k, k->coh_sq[c], k->coh_use[c], h->borrowing_limit, h->lending_limit,
+                      h->parent);
+}
+
+static double avail_node(const struct kueue *k, double sq, double use, double bl, double ll,
+                         int32_t parent)
+{
+    if (parent < 0)
+        return sq - use;
+    double lq = local_quota(sq, ll);
+    double from_parent = avail_cohort(k, parent);
+    if (bl >= 0)
+        from_parent = min2(sq - lq - pos(use - lq) + bl, from_parent);
+    return pos(lq - use) + from_parent;
+}
+
+/* Kueue's potentialAvailable(): the most a node could use with everyone else idle. */
+static double potential_node(const struct kueue *k, double sq, double bl, double ll, int32_t parent)
+{
+    if (parent < 0)
+        return sq;
+    const struct kueue_cohort *h = &k->coh[parent];
+    double p = local_quota(sq, ll) + potential_node(k, k->coh_sq[parent], h->borrowing_limit,
+                                                    h->lending_limit, h->parent);
+    return bl >= 0 ? min2(sq + bl, p) : p;
+}
+
+static int32_t root_of(const struct kueue *k, int32_t c)
+{
+    while (c >= 0 && k->coh[c].parent >= 0)
+        c = k->coh[c].parent;
+    return c;
+}
+
+/* Whether g more GPUs fit CQ cq given per-CQ usage (Kueue's available() over the cohort
+ * tree); without allow_borrow the CQ must stay within its nominal quota. */
+static bool fits(struct kueue *k, const double *usage, uint32_t cq, double g, bool allow_borrow)
 {
     const struct kueue_cq *c = &k->cqs[cq];
     double after = usage[cq] + g;
     if (after > c->nominal + EPS && (!allow_borrow || c->cohort == KUEUE_NO_COHORT))
         return false;
-    if (c->borrowing_limit >= 0 && after > c->nominal + c->borrowing_limit + EPS)
-        return false;
     if (c->cohort == KUEUE_NO_COHORT)
         return true;
-    double pool = 0, used = 0;
-    for (uint32_t j = 0; j < k->n_cq; j++) {
-        const struct kueue_cq *o = &k->cqs[j];
-        if (o->cohort != c->cohort)
-            continue;
-        double kept = o->nominal - lendable(o);
-        pool += lendable(o);
-        used += pos((j == cq ? after : usage[j]) - kept);
-    }
-    return used <= pool + EPS;
+    fill_tree(k, usage);
+    return g <=
+           avail_node(k, c->nominal, usage[cq], c->borrowing_limit, c->lending_limit, c->cohort) +
+               EPS;
+}
+
+/*
+ * Kueue's dominant resource share of CQ cq with extra GPUs added (negative:
+ * removed), one resource: borrowed = usage + extra − nominal, share =
+ * 1000 · borrowed / potentialAvailable / weight; 0 when not borrowing or
+ * without a cohort; +inf for weight 0 while borrowing (Kueue's CompareDRS
+ * puts those last).
+ */
+static double drs(struct kueue *k, const double *usage, uint32_t cq, double extra)
+{
+    const struct kueue_cq *c = &k->cqs[cq];
+    double borrowed = usage[cq] + extra - c->nominal;
+    if (c->cohort == KUEUE_NO_COHORT || borrowed <= EPS)
+        return 0;
+    fill_tree(k, usage);
+    const struct kueue_cohort *h = &k->coh[c->cohort];
+    double lendable =
+        potential_node(k, k->coh_sq[c->cohort], h->borrowing_limit, h->lending_limit, h->parent);
+    if (lendable <= EPS)
+        return 0;
+    if (c->weight <= 0)
+        return HUGE_VAL;
+    return borrowed * 1000.0 / lendable / c->weight;
 }
 
 int kueue_admit(struct kueue *k, uint32_t id, sim_time now)
@@ -347,10 +503,133 @@ static bool is_candidate(const struct kueue *k, const struct kueue_wl *w, const 
         return false;
     }
     const struct kueue_cq *vc = &k->cqs[v->cq];
-    if (c->cohort == KUEUE_NO_COHORT || vc->cohort != c->cohort ||
-        c->reclaim == KUEUE_RECLAIM_NEVER || !(usage[v->cq] > vc->nominal + EPS))
+    if (c->cohort == KUEUE_NO_COHORT || vc->cohort == KUEUE_NO_COHORT ||
+        root_of(k, vc->cohort) != root_of(k, c->cohort) || c->reclaim == KUEUE_RECLAIM_NEVER ||
+        !(usage[v->cq] > vc->nominal + EPS))
         return false;
     return c->reclaim == KUEUE_RECLAIM_ANY || v->priority < w->priority;
+}
+
+/* Same order as Kueue's CompareDRS for our doubles: +inf (weight 0) compares above all. */
+static int cmp_share(double a, double b)
+{
+    return a < b - 1e-12 ? -1 : a > b + 1e-12;
+}
+
+/*
+ * Fair-sharing preemption (Kueue pkg/scheduler/preemption: fairPreemptions,
+ * runFirstFsStrategy, runSecondFsStrategy; one resource). With the
+ * preemptor's usage simulated, repeatedly take the CQ with the highest share
+ * among those with candidates left (the preemptor's own CQ always eligible,
+ * others only while borrowing): in its own CQ the next candidate is taken
+ * outright; in another CQ a candidate is taken if the first strategy holds
+ * for (preemptor's share with w, target's share before, target's share
+ * without the candidate), after which the CQ order is recomputed; candidates
+ * failing it are kept for the second strategy (LessThanInitialShare), which
+ * takes at most one per CQ. A preemptor within its nominal quota with w takes
+ * every candidate outright (Kueue's FairSharingPreemptWithinNominal, default on). Stops as soon as w fits (borrowing allowed); then
+ * unneeded targets are put back as in classic preemption. cands are in
+ * classic victim order. Returns the number of victims in out (0: no fit).
+ */
+static uint32_t fair_victims(struct kueue *k, const struct kueue_wl *w, const struct key *cands,
+                             uint32_t n, uint32_t *out)
+{
+    double *usage = k->usage;
+    fill_usage(k, usage);
+    uint8_t *state = calloc(n ? n : 1, 1); /* 0 candidate, 1 taken, 2 retry, 3 dropped */
+    bool *pruned = calloc(k->n_cq ? k->n_cq : 1, sizeof *pruned);
+    uint32_t m = 0;
+    bool ok = false;
+    if (!state || !pruned)
+        goto out;
+    /* FairSharingPreemptWithinNominal (Kueue feature gate, on by default): a preemptor that
+     * stays within its nominal quota with w takes other queues' candidates whatever the
+     * shares, in the same order. */
+    bool within_nominal = usage[w->cq] + w->gpus <= k->cqs[w->cq].nominal + EPS;
+    for (int pass = 0; pass < (int)k->n_strategies && !ok; pass++) {
+        enum kueue_fs_strategy st = pass == 0 ? k->strategies[0] : KUEUE_FS_LESS_THAN_INITIAL;
+        if (pass == 1 && k->strategies[1] != KUEUE_FS_LESS_THAN_INITIAL)
+            break; /* Kueue's API allows only LessThanInitialShare second */
+        memset(pruned, 0, k->n_cq * sizeof *pruned);
+        for (;;) {
+            /* The CQ with the highest share among those with candidates. */
+            int32_t best = -1;
+            double best_share = -1;
+            uint32_t first_of_best = 0;
+            for (uint32_t i = 0; i < n; i++) {
+                uint32_t cq = k->wls[cands[i].idx].cq;
+                if (state[i] != (pass == 0 ? 0 : 2) || pruned[cq])
+                    continue;
+                double sh = drs(k, usage, cq, cq == w->cq ? w->gpus : 0);
+                if (cq != w->cq && !(usage[cq] > k->cqs[cq].nominal + EPS))
+                    continue; /* not borrowing: Kueue prunes it */
+                if (best < 0 || cmp_share(sh, best_share) > 0) {
+                    best = (int32_t)cq;
+                    best_share = sh;
+                    first_of_best = i;
+                }
+            }
+            if (best < 0)
+                break;
+            uint32_t cq = (uint32_t)best;
+            if (cq == w->cq || (pass == 0 && within_nominal)) {
+                const struct kueue_wl *v = &k->wls[cands[first_of_best].idx];
+                state[first_of_best] = 1;
+                usage[cq] -= v->gpus;
+                out[m++] = cands[first_of_best].idx;
+                if ((ok = fits(k, usage, w->cq, w->gpus, true)))
+                    break;
+                continue;
+            }
+            double pre_new = drs(k, usage, w->cq, w->gpus), tgt_old = drs(k, usage, cq, 0);
+            bool took = false;
+            for (uint32_t i = first_of_best; i < n; i++) {
+                const struct kueue_wl *v = &k->wls[cands[i].idx];
+                if (v->cq != cq || state[i] != (pass == 0 ? 0 : 2))
+                    continue;
+                bool pass_ok;
+                if (st == KUEUE_FS_LESS_THAN_INITIAL)
+                    pass_ok = cmp_share(pre_new, tgt_old) < 0;
+                else
+                    pass_ok = cmp_share(pre_new, drs(k, usage, cq, -v->gpus)) <= 0;
+                if (!pass_ok) {
+                    state[i] = pass == 0 ? 2 : 3;
+                    if (pass == 1)
+                        break; /* S2-b does not depend on the workload: drop the CQ */
+                    continue;
+                }
+                state[i] = 1;
+                usage[cq] -= v->gpus;
+                out[m++] = cands[i].idx;
+                took = true;
+                ok = fits(k, usage, w->cq, w->gpus, true);
+                break;
+            }
+            if (ok)
+                break;
+            if (!took || pass == 1)
+                pruned[cq] = true;
+        }
+    }
+    if (!ok) {
+        m = 0;
+        goto out;
+    }
+    /* Put back every target but the last, newest-added first, if still fitting. */
+    for (uint32_t i = m - 1; i-- > 0;) {
+        const struct kueue_wl *v = &k->wls[out[i]];
+        usage[v->cq] += v->gpus;
+        if (fits(k, usage, w->cq, w->gpus, true)) {
+            memmove(&out[i], &out[i + 1], (m - i - 1) * sizeof *out);
+            m--;
+        } else {
+            usage[v->cq] -= v->gpus;
+        }
+    }
+out:
+    free(state);
+    free(pruned);
+    return m;
 }
 
 /* Victims (workload indices in k->victims) that let w fit; returns their
@@ -375,6 +654,8 @@ static uint32_t find_victims(struct kueue *k, const struct kueue_wl *w)
     if (n == 0)
         return 0;
     qsort(cands, n, sizeof *cands, cmp_victim);
+    if (k->fair)
+        return fair_victims(k, w, cands, n, k->victims);
     if (n_same == n)
         return minimal_targets(k, w, cands, n, true, k->victims);
     const struct kueue_cq *c = &k->cqs[w->cq];
@@ -450,13 +731,19 @@ static bool cq_candidate(struct kueue *k, uint32_t cq, struct key *pend, struct 
     return false;
 }
 
-/* Cycle order across CQs: no borrowing first, higher priority, older. */
-static bool better(const struct kueue *k, const struct kueue_decision *a,
-                   const struct kueue_decision *b)
+/* Cycle order across CQs: no borrowing first, (fair sharing: the lower share with the
+ * workload admitted,) higher priority, older. */
+static bool better(struct kueue *k, const struct kueue_decision *a, const struct kueue_decision *b)
 {
     if (a->borrows != b->borrows)
         return !a->borrows;
     const struct kueue_wl *wa = kueue_find(k, a->id), *wb = kueue_find(k, b->id);
+    if (k->fair) {
+        fill_usage(k, k->usage);
+        int c = cmp_share(drs(k, k->usage, wa->cq, wa->gpus), drs(k, k->usage, wb->cq, wb->gpus));
+        if (c != 0)
+            return c < 0;
+    }
     if (wa->priority != wb->priority)
         return wa->priority > wb->priority;
     if (wa->queued != wb->queued)
@@ -505,4 +792,50 @@ int kueue_apply(struct kueue *k, const struct kueue_decision *d, sim_time now)
             return rc;
     }
     return kueue_admit(k, d->id, now);
+}
+
+void kueue_cq_stat(struct kueue *k, uint32_t cq, struct kueue_cq_stat *out)
+{
+    memset(out, 0, sizeof *out);
+    if (cq >= k->n_cq || ensure_scratch(k))
+        return;
+    double *usage = k->usage;
+    fill_usage(k, usage);
+    const struct kueue_cq *c = &k->cqs[cq];
+    out->usage = usage[cq];
+    out->borrowed = pos(usage[cq] - c->nominal);
+    out->share = drs(k, usage, cq, 0);
+    if (c->cohort == KUEUE_NO_COHORT)
+        return;
+    /* What the tree borrows is lent by its idle lendable quota (CQs' and Cohorts' own),
+     * attributed in proportion to each lender's idle lendable quota. */
+    int32_t root = root_of(k, c->cohort);
+    double borrowed = 0, idle = 0, mine = 0;
+    for (uint32_t j = 0; j < k->n_cq; j++) {
+        const struct kueue_cq *o = &k->cqs[j];
+        if (o->cohort == KUEUE_NO_COHORT || root_of(k, o->cohort) != root)
+            continue;
+        double lend = o->nominal - local_quota(o->nominal, o->lending_limit);
+        double unused = pos(o->nominal - usage[j]);
+        double l = unused < lend ? unused : lend;
+        borrowed += pos(usage[j] - o->nominal);
+        idle += l;
+        if (j == cq)
+            mine = l;
+    }
+    for (uint32_t h = 0; h < k->n_coh; h++)
+        if (root_of(k, (int32_t)h) == root)
+            idle += k->coh[h].nominal;
+    if (idle > EPS && mine > 0)
+        out->lent = mine * (borrowed < idle ? borrowed / idle : 1.0);
+}
+
+double kueue_cq_potential(struct kueue *k, uint32_t cq)
+{
+    if (cq >= k->n_cq || ensure_scratch(k))
+        return 0;
+    const struct kueue_cq *c = &k->cqs[cq];
+    fill_usage(k, k->usage);
+    fill_tree(k, k->usage);
+    return potential_node(k, c->nominal, c->borrowing_limit, c->lending_limit, c->cohort);
 }

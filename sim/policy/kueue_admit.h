@@ -43,7 +43,22 @@
  * - A placement filter (kueue_set_filter, for topology-aware admission): a
  *   workload that fits the quota without preemption but that the filter
  *   refuses is treated as not fitting (skipped, or blocking a StrictFIFO CQ).
- * Not modelled: flavors, fair sharing, admission checks beyond quota.
+ * - Cohort trees (kueue_add_cohort): a cohort has its own quota, a parent,
+ *   and borrowing/lending limits towards it; fit is Kueue's available() over
+ *   the tree (pkg/cache/scheduler/resource_node.go): localQuota = subtree
+ *   quota − lendingLimit, a cohort's subtree quota = own nominal + what its
+ *   children lend, its usage = what they use beyond their localQuota. A CQ
+ *   with a cohort index never added gets an implicit root cohort (no quota),
+ *   which is the flat cohort above. Reclaim candidates come from any CQ of
+ *   the same root cohort.
+ * - Fair sharing (kueue_set_fair_sharing; Kueue Configuration fairSharing):
+ *   a CQ's share is 1000 · borrowed / potentialAvailable / weight (Kueue's
+ *   DRS, one resource); across CQs, candidates that need no borrowing first,
+ *   then the lower share with the workload admitted, then priority and age;
+ *   preemption by the strategies LessThanOrEqualToFinalShare then
+ *   LessThanInitialShare (see fair_victims in kueue_admit.c).
+ * Not modelled: flavors (one GPU resource), admission checks beyond quota,
+ * Kueue's tournament between cohorts (shares are compared CQ to CQ).
  *
  * Units: GPUs as double (whole numbers in Kueue; doubles keep the arithmetic
  * shared with kai), times in µs. Comparisons allow 1e-9 GPU of rounding.
@@ -76,6 +91,17 @@ enum kueue_within {
 };
 enum kueue_reclaim { KUEUE_RECLAIM_NEVER, KUEUE_RECLAIM_LOWER_PRIORITY, KUEUE_RECLAIM_ANY };
 enum kueue_borrow { KUEUE_BORROW_NEVER, KUEUE_BORROW_LOWER_PRIORITY };
+/* Kueue Configuration fairSharing.preemptionStrategies. */
+enum kueue_fs_strategy { KUEUE_FS_LESS_OR_EQUAL_FINAL, KUEUE_FS_LESS_THAN_INITIAL };
+
+/* A Cohort: its own quota (resourceGroups) and limits towards its parent. */
+struct kueue_cohort {
+    int32_t parent;         /* cohort index (< own index), or KUEUE_NO_COHORT for a root */
+    double nominal;         /* GPUs the Cohort object itself provides, >= 0 */
+    double borrowing_limit; /* GPUs it may take from its parent beyond its subtree, or unlimited */
+    double lending_limit;   /* GPUs of its subtree lendable to its parent, or unlimited */
+    double weight;          /* fairSharing.weight (1 by default) */
+};
 
 struct kueue_cq {
     int32_t cohort;         /* cohort number, or KUEUE_NO_COHORT */
@@ -88,6 +114,7 @@ struct kueue_cq {
     enum kueue_borrow borrow; /* borrowWithinCohort.policy */
     bool borrow_threshold;    /* borrowWithinCohort.maxPriorityThreshold is set */
     int32_t borrow_max_priority;
+    double weight; /* fairSharing.weight, >= 0 (1 by default) */
 };
 
 struct kueue_wl {
@@ -128,9 +155,41 @@ void kueue_destroy(struct kueue *k); /* NULL is a no-op */
  * borrowWithinCohort Never. */
 void kueue_cq_default(struct kueue_cq *cq);
 
+/* Fill c with Kueue's defaults: a root with no quota, unlimited limits, weight 1. */
+void kueue_cohort_default(struct kueue_cohort *c);
+
+/*
+ * Add a cohort (copied). Its parent must have been added before it. Returns
+ * its index (>= 0), -EINVAL (negative quota or weight, a limit below 0 other
+ * than KUEUE_UNLIMITED, an unknown parent) or -ENOMEM.
+ */
+int kueue_add_cohort(struct kueue *k, const struct kueue_cohort *c);
+
 /* Add a CQ (copied). Returns its index (>= 0), -EINVAL for negative nominal
- * or a limit below -1, -ENOMEM. */
+ * or weight or a limit below 0 other than KUEUE_UNLIMITED, -ENOMEM. A cohort
+ * index not added yet creates the cohorts up to it with kueue_cohort_default
+ * (Kueue's implicit cohort: no Cohort object, a root with no quota of its own). */
 int kueue_add_cq(struct kueue *k, const struct kueue_cq *cq);
+
+/*
+ * Fair sharing (Kueue Configuration `fairSharing`): with n > 0 strategies
+ * (the first two are used), admission across CQs prefers the lowest dominant
+ * resource share and preemption in a cohort follows the strategies (see the
+ * comment at the top); n == 0 turns it off (classic, the default).
+ */
+void kueue_set_fair_sharing(struct kueue *k, const enum kueue_fs_strategy *strategies, uint32_t n);
+
+/* Cohort tree figures for CQ cq as the quota stands: what it lends to its cohort (its nominal
+ * minus its own usage, capped by lendingLimit, counting only quota others use), what it
+ * borrows (usage above nominal) and its share (Kueue's DRS, 0 when not borrowing). */
+struct kueue_cq_stat {
+    double usage, borrowed, lent, share;
+};
+void kueue_cq_stat(struct kueue *k, uint32_t cq, struct kueue_cq_stat *out);
+
+/* The most CQ cq could ever hold (Kueue's potentialAvailable: its nominal plus what its
+ * cohort tree could lend it within the borrowing limits); 0 for a bad index. */
+double kueue_cq_potential(struct kueue *k, uint32_t cq);
 
 /* Queue a pending workload (copied; admitted fields ignored). Returns 0,
  * -EEXIST (id taken), -EINVAL (bad cq or gpus <= 0), -ENOMEM; unchanged on error. */

@@ -21,6 +21,19 @@
 struct sim;
 struct scenario;
 
+/* One queue's figures as a policy reports them (results /queues; docs/results.md). */
+struct pol_queue_stat {
+    const char *name;
+    double nominal;   /* GPUs of nominal quota (deserved quota for kai) */
+    double admitted;  /* GPUs of quota held by admitted workloads now */
+    double borrowed;  /* of which above nominal */
+    double lent;      /* GPUs of its nominal quota other queues use now */
+    uint32_t pending; /* workloads waiting for admission now */
+    uint64_t admissions, evictions;
+    const double *delays; /* queueing delay of each admission so far, s (owned by the policy) */
+    size_t ndelays;
+};
+
 struct policy_ops {
     const char *name;
     /* Keys of the `policy` block this policy reads, besides the common ones (NULL-terminated). */
@@ -48,6 +61,12 @@ struct policy_ops {
     void (*on_pressure)(struct sim *s, void *state, uint32_t svc);
     /* Called every sample interval (may be NULL). */
     void (*on_tick)(struct sim *s, void *state);
+    /*
+     * Per-queue figures now (may be NULL; 0 = none to report): returns the
+     * number of queues and fills out[i] for i < max. Pointers stay valid until
+     * the policy's next callback.
+     */
+    uint32_t (*queues)(const struct sim *s, void *state, struct pol_queue_stat *out, uint32_t max);
     void (*destroy)(void *state);
 };
 

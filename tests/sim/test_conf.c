@@ -787,3 +787,33 @@ Test(conf, deep_nesting_and_big_maps)
     cr_assert_str_eq(err.msg, "t.yaml:3002:1: 'k17': duplicate key (first at line 19)");
     free(text);
 }
+
+/* Multi-document streams (Kubernetes manifests): each non-empty document is an item of the
+ * root sequence, in order, with its own positions; anchors do not cross documents. */
+Test(conf, multi_document_stream_keeps_each_document)
+{
+    struct conf_doc d;
+    struct conf_err err = {{0}};
+    const char *text = "---\n"
+                       "kind: A\n"
+                       "x: &v 1\n"
+                       "y: *v\n"
+                       "---\n"
+                       "---\n"
+                       "# only a comment\n"
+                       "---\n"
+                       "kind: B\n";
+    cr_assert_eq(conf_load_string_multi(&d, "m.yaml", text, &err), 0, "%s", err.msg);
+    cr_assert_not_null(d.root);
+    cr_assert_eq(d.root->kind, CONF_SEQ);
+    cr_assert_eq(d.root->n, 2, "empty documents are skipped");
+    cr_assert_str_eq(conf_get(d.root->items[0], "y")->value, "1");
+    cr_assert_str_eq(conf_get(d.root->items[1], "kind")->value, "B");
+    cr_assert_eq(conf_get(d.root->items[1], "kind")->line, 9);
+    conf_release(&d);
+    /* An alias to an anchor of an earlier document is undefined. */
+    cr_assert_neq(conf_load_string_multi(&d, "m.yaml", "a: &v 1\n---\nb: *v\n", &err), 0);
+    cr_assert(strstr(err.msg, "m.yaml:3:4:"), "%s", err.msg);
+    /* The single-document loader still refuses a second document. */
+    cr_assert_neq(conf_load_string(&d, "m.yaml", "a: 1\n---\nb: 2\n", &err), 0);
+}

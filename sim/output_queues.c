@@ -1,0 +1,207 @@
+/* output_queues.c — /queues/<name>: per-queue quota over time and queueing delays. */
+#include "sim/output_queues.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/h5io.h"
+#include "sim/sim.h"
+
+#define QMAX 256 /* queues written at most (more are left out) */
+
+static const char *const q_names[] = {"time_s",    "admitted_gpus", "borrowed_gpus",
+                                      "lent_gpus", "nominal_gpus",  "pending"};
+static const char *const q_units[] = {"s", "GPUs", "GPUs", "GPUs", "GPUs", "workloads"};
+#define Q_COLS (sizeof(q_names) / sizeof(q_names[0]))
+
+struct queue_out {
+    hid_t grp; /* /queues */
+    uint32_t n;
+    hid_t *qg;
+    struct h5_series *ts;
+    double *sum_adm, *sum_bor, *sum_lent; /* sums over intervals */
+    uint64_t intervals;
+    struct pol_queue_stat *buf;
+};
+
+static int fail(void)
+{
+    return h5io_fail();
+}
+
+void queue_out_free(struct queue_out *q)
+{
+    if (!q)
+        return;
+    for (uint32_t i = 0; i < q->n; i++) {
+        h5_series_close(&q->ts[i]);
+        if (q->qg[i] > 0)
+            H5Gclose(q->qg[i]);
+    }
+    if (q->grp > 0)
+        H5Gclose(q->grp);
+    free(q->qg);
+    free(q->ts);
+    free(q->sum_adm);
+    free(q->sum_bor);
+    free(q->sum_lent);
+    free(q->buf);
+    free(q);
+}
+
+static int open_queues(struct queue_out **out, hid_t file, const struct pol_queue_stat *st,
+                       uint32_t n)
+{
+    struct queue_out *q = calloc(1, sizeof *q);
+    if (!q)
+        return -ENOMEM;
+    q->qg = calloc(n, sizeof *q->qg);
+    q->ts = calloc(n, sizeof *q->ts);
+    q->sum_adm = calloc(n, sizeof(double));
+    q->sum_bor = calloc(n, sizeof(double));
+    q->sum_lent = calloc(n, sizeof(double));
+    q->buf = calloc(QMAX, sizeof *q->buf);
+    if (!q->qg || !q->ts || !q->sum_adm || !q->sum_bor || !q->sum_lent || !q->buf) {
+        queue_out_free(q);
+        return -ENOMEM;
+    }
+    int rc = 0;
+    q->grp = h5_group_create(file, "queues");
+    if (q->grp < 0)
+        rc = fail();
+    for (uint32_t i = 0; !rc && i < n; i++) {
+        q->qg[i] = h5_group_create(q->grp, st[i].name);
+        q->n = i + 1;
+        if (q->qg[i] < 0) {
+            rc = fail();
+            break;
+        }
+        hid_t g = h5_group_create(q->qg[i], "timeseries");
+        if (g < 0) {
+            rc = fail();
+            break;
+        }
+        rc = h5_series_open(&q->ts[i], g, q_names, q_units, Q_COLS, 1024);
+        if (H5Gclose(g) < 0 && !rc)
+            rc = fail();
+    }
+    if (rc) {
+        queue_out_free(q);
+        return rc;
+    }
+    *out = q;
+    return 0;
+}
+
+int queue_out_interval(struct queue_out **qp, hid_t file, const struct sim *s, sim_time t1)
+{
+    if (!s->pol || !s->pol->queues)
+        return 0;
+    struct pol_queue_stat tmp[QMAX];
+    struct pol_queue_stat *st = *qp ? (*qp)->buf : tmp;
+    uint32_t n = s->pol->queues(s, s->pol_state, st, QMAX);
+    if (n > QMAX)
+        n = QMAX;
+    if (n == 0)
+        return 0;
+    int rc;
+    if (!*qp && (rc = open_queues(qp, file, st, n)))
+        return rc;
+    struct queue_out *q = *qp;
+    rc = 0;
+    for (uint32_t i = 0; i < q->n && i < n; i++) {
+        double row[Q_COLS] = {sim_time_to_sec(t1), st[i].admitted, st[i].borrowed,
+                              st[i].lent,          st[i].nominal,  (double)st[i].pending};
+        q->sum_adm[i] += st[i].admitted;
+        q->sum_bor[i] += st[i].borrowed;
+        q->sum_lent[i] += st[i].lent;
+        int r = h5_series_append(&q->ts[i], row);
+        rc = rc ? rc : r;
+    }
+    q->intervals++;
+    return rc;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Nearest-rank quantile of sorted v[0..n) (NaN when empty). */
+static double quantile(const double *v, size_t n, double p)
+{
+    if (n == 0)
+        return NAN;
+    size_t k = (size_t)ceil(p * (double)n);
+    return v[k > 0 ? k - 1 : 0];
+}
+
+/* A fixed-length string attribute (sim/output.c says why: libhdf5 1.10 and H5Ocopy). */
+static int attr_fixed(hid_t obj, const char *name, const char *v)
+{
+    hid_t t = H5Tcopy(H5T_C_S1), sp = H5Screate(H5S_SCALAR);
+    int bad = t < 0 || sp < 0 || H5Tset_size(t, strlen(v) + 1) < 0 ||
+              H5Tset_strpad(t, H5T_STR_NULLTERM) < 0;
+    hid_t a = bad ? H5I_INVALID_HID : H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+    bad |= a < 0 || H5Awrite(a, t, v) < 0;
+    if (a >= 0)
+        H5Aclose(a);
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (t >= 0)
+        H5Tclose(t);
+    return bad ? fail() : 0;
+}
+
+static int put(hid_t g, const char *key, double v, const char *unit, const char *label)
+{
+    char k[96];
+    int rc = h5_attr_double(g, key, v);
+    snprintf(k, sizeof k, "%s.unit", key);
+    rc = rc ? rc : attr_fixed(g, k, unit);
+    snprintf(k, sizeof k, "%s.label", key);
+    rc = rc ? rc : attr_fixed(g, k, label);
+    return rc;
+}
+
+int queue_out_finish(struct queue_out *q, const struct sim *s)
+{
+    if (!q)
+        return 0;
+    uint32_t n = s->pol->queues(s, s->pol_state, q->buf, QMAX);
+    int rc = 0;
+    double iv = q->intervals ? (double)q->intervals : NAN;
+    for (uint32_t i = 0; i < q->n && i < n && !rc; i++) {
+        const struct pol_queue_stat *st = &q->buf[i];
+        double *d = malloc((st->ndelays ? st->ndelays : 1) * sizeof *d);
+        if (!d) {
+            rc = -ENOMEM;
+            break;
+        }
+        double sum = 0;
+        for (size_t k = 0; k < st->ndelays; k++) {
+            d[k] = st->delays[k];
+            sum += d[k];
+        }
+        qsort(d, st->ndelays, sizeof *d, cmp_double);
+        hid_t g = q->qg[i];
+        size_t nd = st->ndelays;
+        rc = put(g, "nominal_gpus", st->nominal, "GPUs", "nominal quota");
+        rc = rc ? rc : put(g, "admitted_mean_gpus", q->sum_adm[i] / iv, "GPUs", "admitted (mean)");
+        rc = rc ? rc : put(g, "borrowed_mean_gpus", q->sum_bor[i] / iv, "GPUs", "borrowed (mean)");
+        rc = rc ? rc : put(g, "lent_mean_gpus", q->sum_lent[i] / iv, "GPUs", "lent (mean)");
+        rc = rc ? rc : put(g, "admissions", (double)st->admissions, "workloads", "admissions");
+        rc = rc ? rc : put(g, "evictions", (double)st->evictions, "workloads", "evictions");
+        rc = rc ? rc
+                : put(g, "delay_mean_s", nd ? sum / (double)nd : NAN, "s", "queueing delay mean");
+        rc = rc ? rc : put(g, "delay_p50_s", quantile(d, nd, 0.50), "s", "queueing delay p50");
+        rc = rc ? rc : put(g, "delay_p99_s", quantile(d, nd, 0.99), "s", "queueing delay p99");
+        rc = rc ? rc : put(g, "delay_max_s", nd ? d[nd - 1] : NAN, "s", "queueing delay max");
+        free(d);
+    }
+    queue_out_free(q);
+    return rc;
+}

@@ -1,0 +1,113 @@
+/*
+ * kueue_manifest.h — Kueue objects read from the team's own YAML manifests
+ * (`policy: {name: kueue, manifests: [path, ...]}`), as the model of
+ * sim/policy/kueue_admit.h sees them.
+ *
+ * Reads multi-document Kubernetes YAML (kueue.x-k8s.io v1alpha1, v1beta1 and
+ * v1beta2): ResourceFlavor, ClusterQueue, Cohort, LocalQueue,
+ * WorkloadPriorityClass, and Kueue's Configuration (config.kueue.x-k8s.io:
+ * its fairSharing block). Any number of each. Only the `nvidia.com/gpu`
+ * resource is modelled, on the flavor(s) that map onto this cluster's nodes
+ * (kueue_flavor_nodes); quotas of other resources, and fields tidesim does
+ * not model, are collected into one warning naming each of them
+ * ("ClusterQueue/team-a: spec.admissionChecks, ..."). Malformed objects
+ * (wrong types, unknown kind, an unknown field of a modelled block, a
+ * dangling reference, a cohort cycle) are errors naming file:line:col.
+ *
+ * Units: GPUs (whole cards; Kubernetes quantities such as "8" or 8). The
+ * field-by-field mapping is docs/kubernetes.md.
+ *
+ * Ownership: struct kueue_model owns the parsed documents (names point into
+ * them) and every array; kueue_model_release frees it all. No I/O but
+ * reading the files, no globals.
+ */
+#ifndef TIDESIM_POLICY_KUEUE_MANIFEST_H
+#define TIDESIM_POLICY_KUEUE_MANIFEST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/conf.h"
+#include "sim/policy/kueue_admit.h"
+
+struct kueue_flavor_def {
+    const char *name;
+    const struct conf_node *node_labels; /* spec.nodeLabels map, or NULL */
+    bool on_cluster;                     /* kueue_flavor_nodes found nodes for it */
+    const struct conf_doc *doc;          /* where it was read (messages) */
+    const struct conf_node *at;
+};
+
+struct kueue_cohort_def {
+    const char *name;
+    struct kueue_cohort c; /* parent: index in kueue_model.cohorts, parents first */
+};
+
+struct kueue_cq_def {
+    const char *name;
+    struct kueue_cq cq; /* cohort: index in kueue_model.cohorts */
+};
+
+struct kueue_lq_def {
+    const char *name, *ns; /* metadata.name and .namespace ("default" when absent) */
+    uint32_t cq;
+};
+
+struct kueue_wpc_def {
+    const char *name;
+    int32_t value;
+};
+
+struct kueue_model {
+    struct conf_doc *docs; /* one per manifest file */
+    uint32_t ndocs;
+    struct kueue_flavor_def *flavors;
+    struct kueue_cohort_def *cohorts;
+    struct kueue_cq_def *cqs;
+    struct kueue_lq_def *lqs;
+    struct kueue_wpc_def *wpcs;
+    uint32_t nflavors, ncohorts, ncqs, nlqs, nwpcs;
+    const char *gpu_flavor; /* the one flavor whose GPU quota is modelled (NULL: none) */
+    bool fair_sharing;      /* a Configuration enables fairSharing */
+    enum kueue_fs_strategy strategies[2];
+    uint32_t nstrategies;
+    char *warning; /* one message listing what is not modelled, or NULL; owned */
+};
+
+/*
+ * The nodes flavor f stands for. Today the cluster is one pool of
+ * `cluster_nodes` nodes labelled `labels` (a YAML map, may be NULL): a flavor
+ * with no nodeLabels, or whose nodeLabels are all among `labels`, maps onto
+ * every node (returns cluster_nodes); else onto none (0). With node pools the
+ * pools' labels will be matched here, in this one place.
+ */
+uint32_t kueue_flavor_nodes(const struct kueue_flavor_def *f, const struct conf_node *labels,
+                            uint32_t cluster_nodes);
+
+/*
+ * Load the manifest files paths[0..n) (each resolved against the folder of
+ * `base`, the scenario's path, unless absolute) into m. `labels` and
+ * `cluster_nodes` feed kueue_flavor_nodes. `at` (the scenario's manifests
+ * node, in `scn`) is where file-level errors such as an unreadable file are
+ * reported. Returns 0, or a negative code with err filled
+ * ("kueue.yaml:12:7: 'nominalQuota': expected a GPU count, got 'lots'") and
+ * m released.
+ */
+int kueue_model_load(struct kueue_model *m, const char *const *paths, uint32_t n,
+                     const struct conf_doc *scn, const struct conf_node *at,
+                     const struct conf_node *labels, uint32_t cluster_nodes, struct conf_err *err);
+
+/* Same from texts (tests): texts[i] is read as the file names[i]. */
+int kueue_model_load_strings(struct kueue_model *m, const char *const *names,
+                             const char *const *texts, uint32_t n, const struct conf_node *labels,
+                             uint32_t cluster_nodes, struct conf_err *err);
+
+void kueue_model_release(struct kueue_model *m); /* NULL or zeroed: no-op */
+
+/* Index of the LocalQueue named name ("ns/name" or a bare name), the CQ named name, or the
+ * WorkloadPriorityClass named name; -1 when there is none. */
+int32_t kueue_model_lq(const struct kueue_model *m, const char *name);
+int32_t kueue_model_cq(const struct kueue_model *m, const char *name);
+int32_t kueue_model_wpc(const struct kueue_model *m, const char *name);
+
+#endif
