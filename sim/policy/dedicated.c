@@ -43,7 +43,7 @@ static uint32_t next_card(struct sim *s, void *ctx, uint32_t svc, uint32_t *card
 {
     struct dedicated *d = ctx;
     if (s->constrained) /* the pools it prefers, else may use (sim.h) */
-        return pol_pick_compact(s, NULL, svc);
+        return pol_pick_gang(s, NULL, svc, cards);
     if (pol_gang_size(s, svc) > 1 || (d->next < s->cl.ngpus && s->cl.cards[d->next].nten))
         while (d->next < s->cl.ngpus && !pol_gang_fits(s, svc, d->next))
             d->next++;
