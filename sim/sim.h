@@ -132,6 +132,9 @@ int sim_place_replica(struct sim *s, uint32_t svc, uint32_t gpu);
  * Scale up: place a replica of svc on gpu that serves after `delay` (pod
  * start + model load; 0 = at once; replicas started by the policy's init are
  * up at once: the run starts in steady state). Same returns as sim_place_replica.
+ * A tensor-parallel LLM replica takes gpu and the next cards of its node that
+ * take a tenant (-EBUSY when the node has too few); policies choose all its
+ * cards with sim_start_replica_on.
  */
 int sim_start_replica(struct sim *s, uint32_t svc, uint32_t gpu, sim_time delay);
 
