@@ -414,6 +414,7 @@ void sim_output_sink(struct sim_output *o, struct sim_sink *sink)
  * board's price.
  */
 static int annotate_in(hid_t grp, int service, const char *currency);
+static int attr_fixed_str(hid_t obj, const char *name, const char *v);
 
 static int write_pools(struct sim_output *o, const struct sim *s, double win_s, double train_h)
 {
@@ -443,8 +444,10 @@ static int write_pools(struct sim_output *o, const struct sim *s, double win_s, 
             served += s->svcs[k].pool_served[p];
             within += s->svcs[k].pool_within[p];
         }
-        rc = keep(rc, h5_attr_str(g, "gpu", pl->spec->name));
-        rc = keep(rc, h5_attr_str(g, "labels", labels));
+        /* Fixed-length strings: replications are merged with H5Ocopy, which crashes in HDF5
+         * 1.10 on a group with dense attributes and variable-length strings (analysis/merge.c). */
+        rc = keep(rc, attr_fixed_str(g, "gpu", pl->spec->name));
+        rc = keep(rc, attr_fixed_str(g, "labels", labels));
         rc = keep(rc, h5_attr_int(g, "nodes", pl->nodes));
         rc = keep(rc, h5_attr_int(g, "gpus", pl->ngpus));
         rc = keep(rc, h5_attr_int(g, "first_gpu", pl->first_gpu));

@@ -377,6 +377,13 @@ Test(pools, report_check_and_compare_per_pool)
     cr_expect_eq(atest_run(cmd, &txt), 2, "%s", txt);
     cr_expect(strstr(txt, "no pool 'b200'"), "%s", txt);
     free(txt);
+    /* Replications merge the /pools groups (H5Ocopy: fixed-length strings, no crash). */
+    char rep[160];
+    snprintf(rep, sizeof(rep), "%s/rep.h5", dir);
+    atest_sim("tests/data/scenarios/cost_pools.yaml", rep, "--replications 2");
+    snprintf(cmd, sizeof(cmd), "%s check %s --pool a100 --max cost_total=32.65", atest_bin(), rep);
+    cr_expect_eq(atest_run(cmd, &txt), 0, "%s", txt);
+    free(txt);
     snprintf(cmd, sizeof(cmd), "%s compare %s %s --pool a100 --format json", atest_bin(), out, out);
     cr_expect_eq(atest_run(cmd, &txt), 0, "%s", txt);
     cr_expect(strstr(txt, "\"cost_total\""), "%s", txt);
