@@ -527,9 +527,9 @@ static int cmp_share(double a, double b)
  * without the candidate), after which the CQ order is recomputed; candidates
  * failing it are kept for the second strategy (LessThanInitialShare), which
  * takes at most one per CQ. A preemptor within its nominal quota with w takes
- * every candidate outright (Kueue's FairSharingPreemptWithinNominal, default on). Stops as soon as w fits (borrowing allowed); then
- * unneeded targets are put back as in classic preemption. cands are in
- * classic victim order. Returns the number of victims in out (0: no fit).
+ * every candidate outright (Kueue's FairSharingPreemptWithinNominal, default on). Stops as soon as
+ * w fits (borrowing allowed); then unneeded targets are put back as in classic preemption. cands
+ * are in classic victim order. Returns the number of victims in out (0: no fit).
  */
 static uint32_t fair_victims(struct kueue *k, const struct kueue_wl *w, const struct key *cands,
                              uint32_t n, uint32_t *out)
