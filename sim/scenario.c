@@ -528,26 +528,13 @@ static int load_startup(const struct conf_doc *d, const struct conf_node *n, str
 static int load_service(const struct conf_doc *d, const struct conf_node *n, struct service_cfg *c,
                         const struct scenario *scn, struct conf_err *err)
 {
-    static const char *const keys[] = {"name",
-                                       "latency",
-                                       "batching",
-                                       "slo",
-                                       "replicas",
-                                       "arrivals",
-                                       "max_queue",
-                                       "memory_gb",
-                                       "active_thread_percentage",
-                                       "mig_profile",
-                                       "demand",
-                                       "memory_used_gb",
-                                       "gpu_fraction",
-                                       "kind",
-                                       "llm",
-                                       "startup",
-                                       "require",
-                                       "prefer",
-                                       "queue",
-                                       NULL};
+    static const char *const keys[] = {"name",         "latency",   "batching",
+                                       "slo",          "replicas",  "arrivals",
+                                       "max_queue",    "memory_gb", "active_thread_percentage",
+                                       "mig_profile",  "demand",    "memory_used_gb",
+                                       "gpu_fraction", "kind",      "llm",
+                                       "startup",      "require",   "prefer",
+                                       "queue",        NULL};
     static const char *const kinds[] = {"batch", "llm", NULL};
     static const char *const batch_only[] = {"latency", "batching", "memory_gb", "memory_used_gb"};
     const struct gpu_spec *sc_spec = scn->spec;

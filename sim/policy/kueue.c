@@ -547,8 +547,8 @@ static int inf_submit(struct sim *s, struct kq *k, uint32_t svc)
     uint32_t id = INF_BASE + k->next_inf;
     /* A tensor-parallel replica is one pod of tensor_parallel GPUs: a workload of that many. */
     uint32_t cq = k->cfg.model ? k->cfg.svc_cq[svc] : CQ_INF;
-    int rc = kueue_submit(k->q, id, cq, k->cfg.prio[CQ_INF], (double)pol_gang_size(s, svc),
-                          s->eng.now);
+    int rc =
+        kueue_submit(k->q, id, cq, k->cfg.prio[CQ_INF], (double)pol_gang_size(s, svc), s->eng.now);
     if (rc)
         return rc;
     k->next_inf++;

@@ -89,12 +89,9 @@ struct tidal_state {
  */
 static uint32_t peak_cards(const struct sim *s)
 {
-    double target = s->sc->policy.as.target_util > 0 ? s->sc->policy.as.target_util : 0.7;
     uint64_t cards = 0;
-    for (uint32_t i = 0; i < s->nsvcs; i++) {
-        double reps = ceil(s->peak_rate[i] / (pol_replica_capacity(s->svcs[i].cfg) * target));
-        cards += (uint64_t)(reps < 1 ? 1 : reps) * pol_gang_size(s, i);
-    }
+    for (uint32_t i = 0; i < s->nsvcs; i++)
+        cards += (uint64_t)pol_peak_cards(s, i); /* common.h */
     if (cards < s->sc->policy.inference_gpus)
         cards = s->sc->policy.inference_gpus;
     return cards > s->cl.ngpus ? s->cl.ngpus : (uint32_t)cards;
