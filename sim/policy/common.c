@@ -228,42 +228,13 @@ uint32_t pol_node_inference_cards(const struct cluster *cl, uint32_t n)
     return k;
 }
 
-/* pol_pick_compact over the nodes whose cards pass ok (preferred, or allowed, pools). */
-static uint32_t pick_compact(const struct sim *s, uint32_t svc,
-                             bool (*ok)(const struct sim *, uint32_t, uint32_t))
-{
-    const struct cluster *cl = &s->cl;
-    uint32_t best = UINT32_MAX, best_inf = 0, best_free = 0, need = pol_gang_size(s, svc);
-    for (uint32_t n = 0; n < cl->nodes; n++) {
-        uint32_t f = cl->node_free[n];
-        if (f == 0 || f < need) /* a tensor-parallel replica needs its cards on one node */
-            continue;
-        if (ok && !ok(s, svc, n * cl->per_node))
-            continue;
-        uint32_t inf = pol_node_inference_cards(cl, n);
-        if (best == UINT32_MAX || inf > best_inf || (inf == best_inf && f < best_free)) {
-            best = n;
-            best_inf = inf;
-            best_free = f;
-        }
-    }
-    if (best == UINT32_MAX)
-        return UINT32_MAX;
-    for (uint32_t g = best * cl->per_node; g < (best + 1) * cl->per_node; g++)
-        if (cl->cards[g].nten == 0 && !cl->cards[g].reconfiguring)
-            return g;
-    return UINT32_MAX;
-}
-
 uint32_t pol_pick_compact(struct sim *s, void *ctx, uint32_t svc)
 {
     (void)ctx;
-    if (!s->constrained)
-        return pick_compact(s, svc, NULL);
-    /* Constraints: its preferred pools first, then any pool it may use (a node's cards
-     * are all in one pool). */
-    uint32_t g = pick_compact(s, svc, sim_svc_prefers);
-    return g != UINT32_MAX && sim_svc_allows(s, svc, g) ? g : pick_compact(s, svc, sim_svc_allows);
+    /* The first card of the node-compact gang (common_tp.c: the same node rule, and the
+     * preferred pools first under constraints). */
+    uint32_t cards[LLM_MAX_TP];
+    return pol_pick_gang_masked(s, svc, NULL, cards) ? cards[0] : UINT32_MAX;
 }
 
 void pol_split_by_peak(const struct sim *s, uint32_t n, uint32_t *out)
@@ -376,5 +347,27 @@ int pol_place_initial(struct sim *s, pol_pick_fn pick, void *ctx)
                 return rc;
         }
     }
+    return 0;
+}
+
+int pol_manifest_paths(const struct conf_doc *d, const struct conf_node *mf, const char ***paths,
+                       uint32_t *n, struct conf_err *err)
+{
+    uint32_t k = mf->kind == CONF_SEQ ? (uint32_t)mf->n : 1;
+    if (k == 0)
+        return conf_errf(err, d, mf, "manifests", "expected a file path or a list of them");
+    const char **v = calloc(k, sizeof *v);
+    if (!v)
+        return -ENOMEM;
+    for (uint32_t i = 0; i < k; i++) {
+        const struct conf_node *it = mf->kind == CONF_SEQ ? mf->items[i] : mf;
+        if (it->kind != CONF_SCALAR || !it->value[0]) {
+            free(v);
+            return conf_errf(err, d, it, "manifests", "expected a file path or a list of them");
+        }
+        v[i] = it->value;
+    }
+    *paths = v;
+    *n = k;
     return 0;
 }

@@ -161,6 +161,13 @@ void pol_unhold(struct pol_holds *h, uint32_t g);
 void pol_unhold_owner(struct pol_holds *h, uint32_t owner);
 uint32_t pol_held_count(const struct pol_holds *h, uint32_t owner);
 const bool *pol_holds_mask(struct pol_holds *h, uint32_t owner);
+/*
+ * A tensor-parallel replica of svc (its holds owner id = svc): the cards held
+ * for it when they make a gang, else a gang among the cards not held for
+ * others (pol_pick_gang_masked). The number of cards, 0 when none.
+ */
+uint32_t pol_pick_gang_held(const struct sim *s, struct pol_holds *h, uint32_t svc,
+                            uint32_t *cards);
 
 /*
  * cluster_find_gang restricted to the cards ok[] allows (NULL: all, exactly
@@ -265,5 +272,13 @@ void pol_fifo_on_submit(struct sim *s, void *state, uint32_t j);
 void pol_fifo_on_finish(struct sim *s, void *state, uint32_t j);
 void pol_fifo_on_requeue(struct sim *s, void *state, uint32_t j);
 void pol_fifo_on_tick(struct sim *s, void *state);
+
+/*
+ * policy.manifests: one path or a list of them (the scalars of mf, in order)
+ * into *paths (calloc'd, the caller frees; the strings point into the
+ * scenario document). 0, -ENOMEM, or a file:line:col error in err.
+ */
+int pol_manifest_paths(const struct conf_doc *d, const struct conf_node *mf, const char ***paths,
+                       uint32_t *n, struct conf_err *err);
 
 #endif

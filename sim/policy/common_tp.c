@@ -432,3 +432,16 @@ void pol_split_by_need(const struct sim *s, uint32_t cards, uint32_t *out)
         used += pol_gang_size(s, best);
     }
 }
+
+uint32_t pol_pick_gang_held(const struct sim *s, struct pol_holds *h, uint32_t svc, uint32_t *cards)
+{
+    uint32_t n = 0;
+    if (h->n) {
+        for (uint32_t g = 0; g < s->cl.ngpus; g++)
+            h->ok[g] = h->owner[g] == svc + 1;
+        n = pol_pick_gang_masked(s, svc, h->ok, cards);
+    }
+    if (n == 0)
+        n = pol_pick_gang_masked(s, svc, h->n ? pol_holds_mask(h, svc) : NULL, cards);
+    return n;
+}

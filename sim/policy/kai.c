@@ -74,26 +74,15 @@ static int parse_manifests(struct scenario *sc, const struct conf_node *mf, stru
                            struct conf_err *err)
 {
     const struct conf_doc *d = &sc->doc;
-    uint32_t n = mf->kind == CONF_SEQ ? (uint32_t)mf->n : 1;
-    const char **paths = calloc(n ? n : 1, sizeof *paths);
     c->manifest = calloc(1, sizeof *c->manifest);
-    if (!paths || !c->manifest) {
-        free(paths);
+    if (!c->manifest)
         return -ENOMEM;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        const struct conf_node *it = mf->kind == CONF_SEQ ? mf->items[i] : mf;
-        if (it->kind != CONF_SCALAR || !it->value[0]) {
-            free(paths);
-            return conf_errf(err, d, it, "manifests", "expected a file path or a list of them");
-        }
-        paths[i] = it->value;
-    }
-    if (n == 0) {
-        free(paths);
-        return conf_errf(err, d, mf, "manifests", "expected a file path or a list of them");
-    }
-    int rc = kai_manifest_load(c->manifest, paths, n, d, mf, err);
+    const char **paths;
+    uint32_t n;
+    int rc = pol_manifest_paths(d, mf, &paths, &n, err); /* common.h */
+    if (rc)
+        return rc;
+    rc = kai_manifest_load(c->manifest, paths, n, d, mf, err);
     free(paths);
     if (rc)
         return rc;

@@ -276,25 +276,13 @@ static int parse_manifests(struct scenario *sc, const struct conf_node *p, struc
     const struct conf_node *labels = conf_get(p, "node_labels");
     if (labels && labels->kind != CONF_MAP)
         return conf_errf(err, d, labels, "node_labels", "expected a mapping of label: value");
-    uint32_t n = mf->kind == CONF_SEQ ? (uint32_t)mf->n : 1;
-    const char **paths = calloc(n ? n : 1, sizeof *paths);
     c->model = calloc(1, sizeof *c->model);
-    if (!paths || !c->model) {
-        free(paths);
+    if (!c->model)
         return -ENOMEM;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        const struct conf_node *it = mf->kind == CONF_SEQ ? mf->items[i] : mf;
-        if (it->kind != CONF_SCALAR || !it->value[0]) {
-            free(paths);
-            return conf_errf(err, d, it, "manifests", "expected a file path or a list of them");
-        }
-        paths[i] = it->value;
-    }
-    if (n == 0) {
-        free(paths);
-        return conf_errf(err, d, mf, "manifests", "expected a file path or a list of them");
-    }
+    const char **paths;
+    uint32_t n;
+    if ((rc = pol_manifest_paths(d, mf, &paths, &n, err))) /* common.h */
+        return rc;
     rc = kueue_model_load(c->model, paths, n, d, mf, labels, sc->nodes, err);
     free(paths);
     if (rc) {

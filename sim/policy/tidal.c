@@ -273,16 +273,7 @@ static uint64_t missing_replicas(const struct sim *s, const uint32_t *target)
  */
 static uint32_t pick_tp(struct sim *s, struct tidal_state *st, uint32_t svc, uint32_t *cards)
 {
-    uint32_t n = 0;
-    if (st->holds.n) {
-        for (uint32_t g = 0; g < s->cl.ngpus; g++)
-            st->holds.ok[g] = st->holds.owner[g] == svc + 1;
-        n = pol_pick_gang_masked(s, svc, st->holds.ok, cards);
-    }
-    if (n == 0)
-        n = pol_pick_gang_masked(s, svc, st->holds.n ? pol_holds_mask(&st->holds, svc) : NULL,
-                                 cards);
-    return n;
+    return pol_pick_gang_held(s, &st->holds, svc, cards); /* common.h */
 }
 
 static void scale_up(struct sim *s, struct tidal_state *st, const uint32_t *target, uint8_t want)
