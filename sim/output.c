@@ -692,7 +692,12 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static double quantile_sorted(const double *v, size_t n, double q)
+void out_sort(double *v, size_t n)
+{
+    qsort(v, n, sizeof(*v), cmp_double);
+}
+
+double out_quantile_sorted(const double *v, size_t n, double q)
 {
     if (n == 0)
         return NAN;
@@ -865,11 +870,11 @@ static int write_jobs(struct sim_output *o, const struct sim *s, hid_t summary, 
     rc = keep(rc,
               h5_attr_int(summary, "job_log_rows_filtered", (int64_t)(st.cpu_only + st.never_ran)));
     rc = keep(rc, h5_attr_double(summary, "queue_delay_mean_s", nq ? sq / (double)nq : NAN));
-    rc = keep(rc, h5_attr_double(summary, "queue_delay_p50_s", quantile_sorted(qd, nq, 0.5)));
-    rc = keep(rc, h5_attr_double(summary, "queue_delay_p95_s", quantile_sorted(qd, nq, 0.95)));
+    rc = keep(rc, h5_attr_double(summary, "queue_delay_p50_s", out_quantile_sorted(qd, nq, 0.5)));
+    rc = keep(rc, h5_attr_double(summary, "queue_delay_p95_s", out_quantile_sorted(qd, nq, 0.95)));
     rc = keep(rc, h5_attr_double(summary, "completion_mean_s", nj ? sj / (double)nj : NAN));
-    rc = keep(rc, h5_attr_double(summary, "completion_p50_s", quantile_sorted(jct, nj, 0.5)));
-    rc = keep(rc, h5_attr_double(summary, "completion_p95_s", quantile_sorted(jct, nj, 0.95)));
+    rc = keep(rc, h5_attr_double(summary, "completion_p50_s", out_quantile_sorted(jct, nj, 0.5)));
+    rc = keep(rc, h5_attr_double(summary, "completion_p95_s", out_quantile_sorted(jct, nj, 0.95)));
 out:
     free(col);
     free(qd);

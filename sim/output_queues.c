@@ -124,21 +124,6 @@ int queue_out_interval(struct queue_out **qp, hid_t file, const struct sim *s, s
     return rc;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Nearest-rank quantile of sorted v[0..n) (NaN when empty). */
-static double quantile(const double *v, size_t n, double p)
-{
-    if (n == 0)
-        return NAN;
-    size_t k = (size_t)ceil(p * (double)n);
-    return v[k > 0 ? k - 1 : 0];
-}
-
 /* A fixed-length string attribute (sim/output.c says why: libhdf5 1.10 and H5Ocopy). */
 static int attr_fixed(hid_t obj, const char *name, const char *v)
 {
@@ -186,7 +171,7 @@ int queue_out_finish(struct queue_out *q, const struct sim *s)
             d[k] = st->delays[k];
             sum += d[k];
         }
-        qsort(d, st->ndelays, sizeof *d, cmp_double);
+        out_sort(d, st->ndelays);
         hid_t g = q->qg[i];
         size_t nd = st->ndelays;
         rc = put(g, "nominal_gpus", st->nominal, "GPUs", "nominal quota");
@@ -197,8 +182,12 @@ int queue_out_finish(struct queue_out *q, const struct sim *s)
         rc = rc ? rc : put(g, "evictions", (double)st->evictions, "workloads", "evictions");
         rc = rc ? rc
                 : put(g, "delay_mean_s", nd ? sum / (double)nd : NAN, "s", "queueing delay mean");
-        rc = rc ? rc : put(g, "delay_p50_s", quantile(d, nd, 0.50), "s", "queueing delay p50");
-        rc = rc ? rc : put(g, "delay_p99_s", quantile(d, nd, 0.99), "s", "queueing delay p99");
+        rc =
+            rc ? rc
+               : put(g, "delay_p50_s", out_quantile_sorted(d, nd, 0.50), "s", "queueing delay p50");
+        rc =
+            rc ? rc
+               : put(g, "delay_p99_s", out_quantile_sorted(d, nd, 0.99), "s", "queueing delay p99");
         rc = rc ? rc : put(g, "delay_max_s", nd ? d[nd - 1] : NAN, "s", "queueing delay max");
         free(d);
     }

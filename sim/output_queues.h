@@ -34,4 +34,9 @@ int queue_out_finish(struct queue_out *q, const struct sim *s);
 /* Free q without writing (after an error). NULL is a no-op. */
 void queue_out_free(struct queue_out *q);
 
+/* Shared with the results writer (sim/output.c): sort ascending; nearest-rank quantile q of
+ * sorted v[0..n) (NaN when empty). */
+void out_sort(double *v, size_t n);
+double out_quantile_sorted(const double *v, size_t n, double q);
+
 #endif
