@@ -414,7 +414,7 @@ void sim_output_sink(struct sim_output *o, struct sim_sink *sink)
  * board's price.
  */
 static int annotate_in(hid_t grp, int service, const char *currency);
-static int attr_fixed_str(hid_t obj, const char *name, const char *v);
+int out_attr_fixed_str(hid_t obj, const char *name, const char *v);
 
 static int write_pools(struct sim_output *o, const struct sim *s, double win_s, double train_h)
 {
@@ -446,8 +446,8 @@ static int write_pools(struct sim_output *o, const struct sim *s, double win_s, 
         }
         /* Fixed-length strings: replications are merged with H5Ocopy, which crashes in HDF5
          * 1.10 on a group with dense attributes and variable-length strings (analysis/merge.c). */
-        rc = keep(rc, attr_fixed_str(g, "gpu", pl->spec->name));
-        rc = keep(rc, attr_fixed_str(g, "labels", labels));
+        rc = keep(rc, out_attr_fixed_str(g, "gpu", pl->spec->name));
+        rc = keep(rc, out_attr_fixed_str(g, "labels", labels));
         rc = keep(rc, h5_attr_int(g, "nodes", pl->nodes));
         rc = keep(rc, h5_attr_int(g, "gpus", pl->ngpus));
         rc = keep(rc, h5_attr_int(g, "first_gpu", pl->first_gpu));
@@ -959,7 +959,7 @@ static herr_t collect_name(hid_t loc, const char *name, const H5A_info_t *info, 
  * (H5Ocopy, the replication merge) an object whose many attributes include
  * variable-length strings in dense storage, so the companions are fixed.
  */
-static int attr_fixed_str(hid_t obj, const char *name, const char *v)
+int out_attr_fixed_str(hid_t obj, const char *name, const char *v)
 {
     hid_t t = H5Tcopy(H5T_C_S1), sp = H5Screate(H5S_SCALAR);
     int rc = t < 0 || sp < 0 || H5Tset_size(t, strlen(v) + 1) < 0 ||
@@ -998,9 +998,9 @@ static int annotate_in(hid_t grp, int service, const char *currency)
             snprintf(unit, sizeof(unit), "%s%s", currency, f->unit + 8);
         else
             snprintf(unit, sizeof(unit), "%s", f->unit);
-        rc = keep(rc, attr_fixed_str(grp, key, unit));
+        rc = keep(rc, out_attr_fixed_str(grp, key, unit));
         snprintf(key, sizeof(key), "%s.label", names[i]);
-        rc = keep(rc, attr_fixed_str(grp, key, f->label));
+        rc = keep(rc, out_attr_fixed_str(grp, key, f->label));
     }
     for (size_t i = 0; i < n; i++)
         free(names[i]);
@@ -1071,8 +1071,8 @@ static int write_llm(struct svc_out *so, const struct sim *s, uint32_t k, double
     int rc = 0;
     /* Fixed-length strings: H5Ocopy (the replication merge) crashes on variable-length ones among
      * many attributes in libhdf5 1.10 (attr_fixed_str). */
-    rc = keep(rc, attr_fixed_str(so->grp, "kind", "llm"));
-    rc = keep(rc, attr_fixed_str(so->grp, "model", c->model_name));
+    rc = keep(rc, out_attr_fixed_str(so->grp, "kind", "llm"));
+    rc = keep(rc, out_attr_fixed_str(so->grp, "model", c->model_name));
     rc = keep(rc, h5_attr_int(so->grp, "tensor_parallel", c->tp));
     rc = keep(rc, h5_attr_int(so->grp, "kv_cache_tokens", (int64_t)c->kv_card));
     rc = keep(rc, h5_attr_double(so->grp, "ttft_slo_ms", ttft_slo));
@@ -1317,7 +1317,7 @@ int sim_output_finish(struct sim_output *o, const struct sim *s, bool complete, 
                                          within ? total * f_inf / ((double)within / 1e6) : NAN));
             rc = keep(rc, h5_attr_double(sum, "cost_per_training_gpu_hour",
                                          train_h > 0 ? total * (1 - f_inf) / train_h : NAN));
-            rc = keep(rc, attr_fixed_str(sum, "cost_currency", sc->cost.currency));
+            rc = keep(rc, out_attr_fixed_str(sum, "cost_currency", sc->cost.currency));
         }
         rc = keep(rc, write_segments(o, s));
         if (o->npools)

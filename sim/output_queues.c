@@ -124,31 +124,14 @@ int queue_out_interval(struct queue_out **qp, hid_t file, const struct sim *s, s
     return rc;
 }
 
-/* A fixed-length string attribute (sim/output.c says why: libhdf5 1.10 and H5Ocopy). */
-static int attr_fixed(hid_t obj, const char *name, const char *v)
-{
-    hid_t t = H5Tcopy(H5T_C_S1), sp = H5Screate(H5S_SCALAR);
-    int bad = t < 0 || sp < 0 || H5Tset_size(t, strlen(v) + 1) < 0 ||
-              H5Tset_strpad(t, H5T_STR_NULLTERM) < 0;
-    hid_t a = bad ? H5I_INVALID_HID : H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
-    bad |= a < 0 || H5Awrite(a, t, v) < 0;
-    if (a >= 0)
-        H5Aclose(a);
-    if (sp >= 0)
-        H5Sclose(sp);
-    if (t >= 0)
-        H5Tclose(t);
-    return bad ? fail() : 0;
-}
-
 static int put(hid_t g, const char *key, double v, const char *unit, const char *label)
 {
     char k[96];
     int rc = h5_attr_double(g, key, v);
     snprintf(k, sizeof k, "%s.unit", key);
-    rc = rc ? rc : attr_fixed(g, k, unit);
+    rc = rc ? rc : out_attr_fixed_str(g, k, unit);
     snprintf(k, sizeof k, "%s.label", key);
-    rc = rc ? rc : attr_fixed(g, k, label);
+    rc = rc ? rc : out_attr_fixed_str(g, k, label);
     return rc;
 }
 

@@ -38,5 +38,7 @@ void queue_out_free(struct queue_out *q);
  * sorted v[0..n) (NaN when empty). */
 void out_sort(double *v, size_t n);
 double out_quantile_sorted(const double *v, size_t n, double q);
+/* A fixed-length string attribute (sim/output.c says why: libhdf5 1.10 and H5Ocopy). */
+int out_attr_fixed_str(hid_t obj, const char *name, const char *v);
 
 #endif

@@ -743,8 +743,7 @@ static sim_time startup_delay(struct service *sv, sim_time policy_delay)
     return u->fixed + sim_time_from_sec(load_s < 1e7 ? load_s : 1e7);
 }
 
-/* The tenant request of one card of a replica of c. */
-static struct tenant_req replica_req(uint32_t svc, const struct service_cfg *c)
+struct tenant_req sim_replica_req(uint32_t svc, const struct service_cfg *c)
 {
     return (struct tenant_req){
         .kind = TENANT_INFER,
@@ -763,7 +762,7 @@ int sim_start_replica(struct sim *s, uint32_t svc, uint32_t gpu, sim_time delay)
     if (svc >= s->nsvcs)
         return -EINVAL;
     const struct service_cfg *c = s->svcs[svc].cfg;
-    struct tenant_req req = replica_req(svc, c);
+    struct tenant_req req = sim_replica_req(svc, c);
     /* A tensor-parallel LLM replica: gpu and the next cards of its node that take a tenant. */
     uint32_t n = c->kind == SVC_LLM ? c->llm->tp : 1, cards[LLM_MAX_TP];
     if (gpu >= s->cl.ngpus)
@@ -787,7 +786,7 @@ int sim_start_replica_on(struct sim *s, uint32_t svc, const uint32_t *cards, uin
         return -EINVAL;
     struct service *sv = &s->svcs[svc];
     const struct service_cfg *c = sv->cfg;
-    struct tenant_req req = replica_req(svc, c);
+    struct tenant_req req = sim_replica_req(svc, c);
     uint32_t tids[LLM_MAX_TP], ri;
     if (n != (c->kind == SVC_LLM ? c->llm->tp : 1))
         return -EINVAL;

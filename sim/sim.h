@@ -150,6 +150,9 @@ int sim_start_replica(struct sim *s, uint32_t svc, uint32_t gpu, sim_time delay)
 int sim_start_replica_on(struct sim *s, uint32_t svc, const uint32_t *cards, uint32_t n,
                          sim_time delay);
 
+/* The tenant request of one card of a replica of service svc (configuration c). */
+struct tenant_req sim_replica_req(uint32_t svc, const struct service_cfg *c);
+
 /*
  * Placement constraints for policies (sim/pool_cfg.h, docs/scenario.md).
  * sim_svc_allows: whether card g is in a pool service svc may use (sim_job_allows: job j).

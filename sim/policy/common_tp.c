@@ -41,16 +41,7 @@ uint32_t pol_gang_around(const struct sim *s, uint32_t svc, uint32_t g, uint32_t
     if (g >= cl->ngpus)
         return 0;
     const struct service_cfg *c = s->svcs[svc].cfg;
-    struct tenant_req req = {
-        .kind = TENANT_INFER,
-        .owner = svc,
-        .mem_gib = c->mem_used_gib > 0 ? c->mem_used_gib : c->mem_gib,
-        .mem_quota_gib = c->mem_gib,
-        .fraction = c->gpu_fraction,
-        .sm_cap = c->sm_cap,
-        .demand = c->demand,
-        .mig_profile = c->mig_profile,
-    };
+    struct tenant_req req = sim_replica_req(svc, c);
     uint32_t n = pol_gang_size(s, svc), node = cl->cards[g].node, got = 1;
     cards[0] = g;
     for (uint32_t k = node * cl->per_node; k < (node + 1) * cl->per_node && got < n; k++)
