@@ -729,7 +729,8 @@ static int resolve_cohorts(struct parser *p)
         sorted[i] = m->cohorts[order[i]];
         sorted[i].c.parent = parent[order[i]] >= 0 ? newidx[parent[order[i]]] : KUEUE_NO_COHORT;
     }
-    memcpy(m->cohorts, sorted, n * sizeof *sorted);
+    if (n)
+        memcpy(m->cohorts, sorted, n * sizeof *sorted);
     /* Side arrays follow the new order. */
     const struct conf_node **g = malloc((n ? n : 1) * sizeof *g);
     const struct conf_doc **dd = malloc((n ? n : 1) * sizeof *dd);
@@ -743,8 +744,10 @@ static int resolve_cohorts(struct parser *p)
         g[i] = p->coh_groups[order[i]];
         dd[i] = p->coh_doc[order[i]];
     }
-    memcpy(p->coh_groups, g, n * sizeof *g);
-    memcpy(p->coh_doc, dd, n * sizeof *dd);
+    if (n) { /* memcpy's pointers must not be null even for no bytes */
+        memcpy(p->coh_groups, g, n * sizeof *g);
+        memcpy(p->coh_doc, dd, n * sizeof *dd);
+    }
     free(g);
     free(dd);
     for (uint32_t i = 0; i < m->ncqs; i++)
