@@ -703,6 +703,7 @@ struct runner {
     char **files, **paths;
     const char **vals;
     bool *done;
+    size_t *order; /* the points in the order they are handed out (sweep_point_order) */
     bool tty;
     size_t ndone, ntodo, finished; /* finished: points completed by this run */
     double t0;
@@ -759,6 +760,55 @@ static void show(const struct runner *r, size_t running, size_t p, double took, 
     fputc('\n', stderr);
 }
 
+/* The points' cost estimate and dispatch order: sweep.h. */
+double sweep_point_cost(const struct sweep *sw, size_t p)
+{
+    struct scenario sc;
+    char *sets[SWEEP_MAX_AXES];
+    if (sweep_point_sets(sw, p, sets))
+        return 0;
+    struct conf_err cerr;
+    int rc = scenario_load_set(&sc, sw->base_path, sw->base_text, (const char *const *)sets,
+                               sw->naxes, &cerr);
+    free_sets(sets, sw->naxes);
+    if (rc)
+        return 0;
+    double run_s = (double)sc.duration / (double)SIM_SEC, cost = 0;
+    for (size_t i = 0; i < sc.nservices; i++) {
+        const struct service_cfg *s = &sc.services[i];
+        if (!s->from_trace) {
+            cost += rate_profile_mean(&s->arrivals) * run_s;
+            continue;
+        }
+        struct stat st;
+        double bytes = stat(s->trace.path, &st) == 0 ? (double)st.st_size : 0;
+        double days = run_s / 86400.0;
+        cost += bytes / 50.0 * s->trace.scale * (s->trace.loop && days > 1 ? days : 1);
+    }
+    cost += (double)scenario_gpus(&sc) * run_s / 10.0;
+    scenario_release(&sc);
+    return cost;
+}
+
+void sweep_point_order(const struct sweep *sw, const bool *done, size_t *order)
+{
+    size_t n = sw->npoints;
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    double *cost = calloc(n ? n : 1, sizeof(*cost));
+    if (!cost)
+        return; /* no memory: grid order */
+    for (size_t i = 0; i < n; i++)
+        cost[i] = done && done[i] ? 0 : sweep_point_cost(sw, i);
+    for (size_t i = 1; i < n; i++) { /* insertion sort: stable */
+        size_t v = order[i], j = i;
+        for (; j > 0 && cost[order[j - 1]] < cost[v]; j--)
+            order[j] = order[j - 1];
+        order[j] = v;
+    }
+    free(cost);
+}
+
 static int run_all(struct runner *r)
 {
     const struct sweep *sw = r->sw;
@@ -783,7 +833,7 @@ static int run_all(struct runner *r)
                 if (sl[i].pid > 0)
                     kill(sl[i].pid, SIGINT);
         }
-        while (next < sw->npoints && r->done[next])
+        while (next < sw->npoints && r->done[r->order[next]])
             next++;
         if (!stopping && next < sw->npoints && used < jobs) {
             unsigned free_slots = jobs - used;
@@ -796,18 +846,19 @@ static int run_all(struct runner *r)
             while (sl[k].pid > 0)
                 k++;
             fflush(NULL);
+            size_t pt = r->order[next];
             pid_t pid = fork();
             if (pid < 0) {
-                fprintf(stderr, "tidesim sweep: cannot start point %zu: %s\n", next,
+                fprintf(stderr, "tidesim sweep: cannot start point %zu: %s\n", pt,
                         strerror(errno));
                 failed = stopping = true;
                 continue;
             }
             if (pid == 0) {
                 replicate_die_with_parent(self);
-                _exit(run_point(sw, next, r->paths[next], width, r->o->interrupted));
+                _exit(run_point(sw, pt, r->paths[pt], width, r->o->interrupted));
             }
-            sl[k] = (struct slot){pid, next, width, now_s()};
+            sl[k] = (struct slot){pid, pt, width, now_s()};
             used += width;
             running++;
             pending--;
@@ -891,18 +942,19 @@ static int run_all_dispatch(struct runner *r)
             stopping = true;
             d->stop(d);
         }
-        while (next < sw->npoints && r->done[next])
+        while (next < sw->npoints && r->done[r->order[next]])
             next++;
         if (!stopping && next < sw->npoints && running < d->slots) {
-            struct dispatch_task t = {next, 0};
+            size_t pt = r->order[next];
+            struct dispatch_task t = {pt, 0};
             unsigned slot;
             int rc = d->start(d, &t, &slot);
             if (rc) {
-                fprintf(stderr, "tidesim sweep: cannot start point %zu: %s\n", next, strerror(-rc));
+                fprintf(stderr, "tidesim sweep: cannot start point %zu: %s\n", pt, strerror(-rc));
                 failed = stopping = true;
                 continue;
             }
-            at[slot] = next;
+            at[slot] = pt;
             t0[slot] = now_s();
             running++;
             next++;
@@ -1028,7 +1080,8 @@ int sweep_run(const struct sweep *sw, const struct sweep_run_opts *o)
     r.paths = calloc(sw->npoints, sizeof(char *));
     r.vals = calloc(sw->npoints * sw->naxes, sizeof(char *));
     r.done = calloc(sw->npoints, sizeof(bool));
-    if (!r.files || !r.paths || !r.vals || !r.done)
+    r.order = calloc(sw->npoints, sizeof(size_t));
+    if (!r.files || !r.paths || !r.vals || !r.done || !r.order)
         goto nomem;
     for (size_t p = 0; p < sw->npoints; p++) {
         char name[64], path[PATH_MAX];
@@ -1048,6 +1101,11 @@ int sweep_run(const struct sweep *sw, const struct sweep_run_opts *o)
         fprintf(stderr,
                 "tidesim sweep: %zu point(s) × %u replication(s); %zu complete, %zu to run%s\n",
                 sw->npoints, sw->reps, r.ndone, r.ntodo, r.ntodo ? "" : ": nothing to do");
+    if (r.ntodo > 1 && (o->d || o->jobs != 1))
+        sweep_point_order(sw, r.done, r.order);
+    else
+        for (size_t p = 0; p < sw->npoints; p++)
+            r.order[p] = p; /* one at a time: grid order, no estimate */
     status = r.ntodo ? (o->d ? run_all_dispatch(&r) : run_all(&r)) : 0;
     if (r.ntodo && write_index(&r) && status == 0)
         status = 1;
@@ -1067,6 +1125,7 @@ out:
     free(r.paths);
     free(r.vals);
     free(r.done);
+    free(r.order);
 out_lock:
     close(lock);
     return status;

@@ -100,6 +100,24 @@ int sweep_point_sets(const struct sweep *sw, size_t p, char **sets);
  */
 int sweep_validate(const struct sweep *sw, struct conf_err *err);
 
+/*
+ * A rough cost of point p, in requests: what it offers its services (a synthetic profile's
+ * mean rate × the run; a trace's size in bytes / 50 × its scale, times the days it loops) plus
+ * one request per 10 s of run per card (replicas and jobs that tick without requests).
+ * Requests are data and batches events (docs/architecture.md), so a run's time follows its
+ * requests above all. 0 when the point does not load (validation says why).
+ */
+double sweep_point_cost(const struct sweep *sw, size_t p);
+
+/*
+ * order[0..npoints): the points the costliest first by sweep_point_cost (longest processing
+ * time first, R. L. Graham, "Bounds on multiprocessing timing anomalies", SIAM J. Appl. Math.
+ * 17(2), 1969: the last points to finish are cheap ones, so workers end together); equal
+ * estimates, and points done (done[p], done may be NULL), keep grid order among themselves.
+ * Only the order of running changes: a point's datasets are the same whatever runs beside it.
+ */
+void sweep_point_order(const struct sweep *sw, const bool *done, size_t *order);
+
 struct dispatch;
 
 struct sweep_run_opts {

@@ -12,8 +12,10 @@
  * Every sweep runs tests/data/scenarios/small.yaml (1 h, 4 cards, ~0.1 s).
  */
 #include <hdf5.h>
+#include <math.h>
 #include <stdint.h>
 
+#include "sim/driver/sweep.h"
 #include "tests/h5test.h"
 #include "tests/proctest.h"
 
@@ -481,5 +483,49 @@ Test(sweep, check_compare_and_plot_read_an_index)
         cr_expect_eq(pclose(pf), 0, "plot on the index");
         cr_expect_eq(rows, 4, "two curves of two sizes");
     }
+    ptest_rmdir(dir);
+}
+
+/*
+ * Dispatch order (sweep_point_order): the costliest points first. small.yaml's chat profile is
+ * a cosine from peak to 0.2 × peak, whose mean is 0.6 × peak; one hour; 4 cards per node. By
+ * hand: cost = 0.6 × peak × 3600 + 4 × nodes × 3600 / 10, so peak 300 (648,000 requests) comes
+ * before 200 (432,000) before 100 (216,000), and at equal peak 2 nodes (+2,880) before 1 (+1,440).
+ */
+Test(sweep, points_are_handed_out_costliest_first)
+{
+    char dir[128], cwd[1024], text[2048], path[1200];
+    ptest_tmpdir(dir, sizeof(dir), "sweep-order");
+    cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+    snprintf(text, sizeof(text),
+             "base: %s/tests/data/scenarios/small.yaml\naxes:\n  cluster.nodes: [1, 2]\n"
+             "  services.chat.arrivals.synthetic.peak_rps: [100, 300, 200]\n",
+             cwd);
+    snprintf(path, sizeof(path), "%s/s.yaml", dir);
+    ptest_write(path, text);
+    struct sweep sw;
+    struct conf_err err;
+    cr_assert_eq(sweep_load(&sw, path, &err), 0, "%s", err.msg);
+    cr_assert_eq(sw.npoints, 6);
+    /* grid order: (1,100) (1,300) (1,200) (2,100) (2,300) (2,200) */
+    const double peak[6] = {100, 300, 200, 100, 300, 200}, nodes[6] = {1, 1, 1, 2, 2, 2};
+    for (size_t p = 0; p < 6; p++) {
+        double want = 0.6 * peak[p] * 3600 + 4 * nodes[p] * 3600 / 10.0;
+        cr_expect(fabs(sweep_point_cost(&sw, p) - want) < 1e-6 * want,
+                  "point %zu: cost %.3f, by hand %.3f", p, sweep_point_cost(&sw, p), want);
+    }
+    size_t order[6];
+    const size_t want[6] = {4, 1, 5, 2, 3, 0};
+    sweep_point_order(&sw, NULL, order);
+    for (size_t i = 0; i < 6; i++)
+        cr_expect_eq(order[i], want[i], "place %zu: point %zu, expected %zu", i, order[i], want[i]);
+    /* points already done go last, in grid order */
+    const bool done[6] = {false, true, false, false, true, false};
+    const size_t want_done[6] = {5, 2, 3, 0, 1, 4};
+    sweep_point_order(&sw, done, order);
+    for (size_t i = 0; i < 6; i++)
+        cr_expect_eq(order[i], want_done[i], "with points 1 and 4 done, place %zu: point %zu", i,
+                     order[i]);
+    sweep_release(&sw);
     ptest_rmdir(dir);
 }
