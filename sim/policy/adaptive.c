@@ -129,17 +129,26 @@ static double mmn_wait_tail(uint32_t n, double a, double mu, double t)
  * for batching's burstiness) — and never above `target` utilisation (the
  * larger count wins). Target sizing alone when one batch exceeds the SLO.
  */
+/* The most replicas service i may have: replicas.max, else as many as the cards hold. */
+static uint32_t replicas_cap(const struct sim *s, uint32_t i)
+{
+    const struct service_cfg *c = &s->sc->services[i];
+    return c->max_replicas ? c->max_replicas : s->cl.ngpus / pol_gang_size(s, i);
+}
+
 static uint32_t replicas_for(const struct sim *s, const struct adaptive_state *st, uint32_t i,
                              double rate)
 {
     const struct service_cfg *c = &s->sc->services[i];
     double mu = pol_replica_capacity(c), target = st->cfg.target;
     uint32_t lo = c->min_replicas ? c->min_replicas : 1;
-    uint32_t hi = c->max_replicas ? c->max_replicas : s->cl.ngpus / pol_gang_size(s, i);
+    uint32_t hi = replicas_cap(s, i);
     double n = ceil(rate / (mu * target) - 1e-9);
     double budget =
         sim_time_to_sec(c->slo - c->max_wait) - (c->a_ms + c->b_ms * c->max_batch) / 1e3;
-    if (st->cfg.sizing == SIZE_SLO && budget > 0 && rate > 0) {
+    /* An LLM service's capacity is already the rate its TPOT SLO holds at (sim/llm_conf.c,
+     * llm_capacity_rps): the batch model's M/M/n wait below does not describe it. */
+    if (st->cfg.sizing == SIZE_SLO && c->kind != SVC_LLM && budget > 0 && rate > 0) {
         double a = rate / mu, tail = (1 - c->slo_quantile) / 2;
         uint32_t k = (uint32_t)floor(a) + 1;
         while (k < hi && mmn_wait_tail(k, a, mu, budget) > tail)
@@ -406,6 +415,8 @@ static void adaptive_on_tick(struct sim *s, void *state)
             st->boost[i]--;
         st->pressed[i] = false;
         uint32_t up = replicas_for(s, st, i, up_rate) + st->boost[i];
+        if (up > replicas_cap(s, i)) /* the boost never goes past replicas.max */
+            up = replicas_cap(s, i);
         uint32_t keep = replicas_for(s, st, i, later > up_rate ? later : up_rate);
         uint32_t have = service_replicas(&s->svcs[i]);
         if (up > have)
@@ -427,8 +438,8 @@ static void adaptive_on_tick(struct sim *s, void *state)
 static void adaptive_on_pressure(struct sim *s, void *state, uint32_t svc)
 {
     struct adaptive_state *st = state;
-    (void)s;
-    st->boost[svc]++;
+    if (st->boost[svc] < replicas_cap(s, svc)) /* more could never be used */
+        st->boost[svc]++;
     st->pressed[svc] = true;
 }
 

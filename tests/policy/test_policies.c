@@ -4,7 +4,9 @@
  * adaptive's scale-up ahead of a ramp it has seen before.
  */
 #include <math.h>
+#include <stdio.h>
 
+#include "sim/llm_cfg.h"
 #include "tests/simtest.h"
 
 Test(policies, dedicated_known_load_gives_analytic_utilisation)
@@ -158,5 +160,91 @@ Test(policies, adaptive_scales_up_before_a_ramp_it_has_seen)
     for (uint32_t j = 0; j < s.tr.njobs; j++)
         lost += s.tr.jobs[j].lost_us;
     cr_expect_float_eq(lost, 0.0, 1e-9);
+    simtest_free(&sc, &s);
+}
+
+Test(policies, adaptive_slo_pressure_never_goes_past_replicas_max)
+{
+    /*
+     * A replica serves at most 8 / 260 ms = 30.8 req/s; 400 req/s is 13 replicas' worth, so
+     * the SLO is missed all day and adaptive's pressure boost asks for more every interval.
+     * replicas.max is 3 and 14 cards are free: the count must reach 3 (the sizing alone asks
+     * for more than 3) and never pass it, minute by minute for six hours.
+     */
+    const char *yaml =
+        "name: adaptive-cap\n"
+        "duration: 6h\n"
+        "sample_interval: 1m\n"
+        "cluster: { nodes: 2, gpus_per_node: 8 }\n"
+        "services:\n"
+        "  - name: q\n"
+        "    latency: { a_ms: 100, b_ms: 20, dist: deterministic }\n"
+        "    slo: { p99_ms: 1000 }\n"
+        "    batching: { max_batch: 8, max_wait: 5ms }\n"
+        "    max_queue: 1000\n"
+        "    replicas: { min: 1, max: 3 }\n"
+        "    arrivals: { synthetic: { shape: constant, rate_rps: 400 } }\n"
+        "training:\n"
+        "  backlog: 0\n"
+        "  jobs: { synthetic: { per_hour: 0, duration: { lognormal: { median: 1h, sigma: 0 } "
+        "}, gpus: { 1: 1 } } }\n"
+        "policy: { name: adaptive, inference_gpus: 1, horizon: 20m, margin: 0.1 }\n";
+    struct scenario sc;
+    struct sim s;
+    simtest_build(&sc, &s, yaml, 1);
+    uint32_t most = 0;
+    for (sim_time t = SIM_MIN; t <= 6 * SIM_HOUR; t += SIM_MIN) {
+        cr_assert_eq(engine_run(&s.eng, t), 0);
+        uint32_t n = service_replicas(&s.svcs[0]);
+        cr_assert_leq(n, 3, "%u replicas at minute %lld, replicas.max is 3", n,
+                      (long long)(t / SIM_MIN));
+        most = n > most ? n : most;
+    }
+    cr_expect_eq(most, 3, "the count never reached replicas.max (%u)", most);
+    cr_assert_eq(sim_run(&s, NULL), 0);
+    simtest_free(&sc, &s);
+}
+
+/* An LLM service of llama-3.1-8b at rate_rps, alone on a node, under adaptive (sizing: slo). */
+static void llm_adaptive(struct scenario *sc, struct sim *s, double rate)
+{
+    char yaml[1024];
+    snprintf(yaml, sizeof(yaml),
+             "name: adaptive-llm\n"
+             "duration: 3h\n"
+             "sample_interval: 1m\n"
+             "cluster: { nodes: 1, gpus_per_node: 8 }\n"
+             "services:\n"
+             "  - name: chat\n"
+             "    kind: llm\n"
+             "    llm: { model: llama-3.1-8b, max_context: 8192 }\n"
+             "    slo: { ttft_ms: 100 }\n"
+             "    replicas: { min: 1, max: 8 }\n"
+             "    arrivals: { synthetic: { rate_rps: %.6f } }\n"
+             "policy: { name: adaptive, inference_gpus: 1, margin: 0, sizing: slo, target: 0.9 "
+             "}\n",
+             rate);
+    simtest_build(sc, s, yaml, 1);
+}
+
+Test(policies, adaptive_sizes_an_llm_service_on_its_capacity_at_the_tpot_slo)
+{
+    /*
+     * A replica's capacity C is the rate it holds its TPOT SLO at (llm_capacity_rps). At
+     * 2.5 × 0.9 × C the plan is ceil(2.5 × (1 + error margin)) = 3 replicas at 90 %: the SLO is
+     * in C already. (The batch model's M/M/n wait, which knows nothing of tokens, took the
+     * 100 ms TTFT for a queueing budget and asked for more: P(wait > 95 ms) <= 0.5 %.)
+     */
+    struct scenario sc;
+    struct sim s;
+    llm_adaptive(&sc, &s, 1);
+    double cap = sc.services[0].llm->cap_rps;
+    cr_assert(cap > 0.1, "capacity %g req/s", cap);
+    simtest_free(&sc, &s);
+    llm_adaptive(&sc, &s, 2.5 * 0.9 * cap);
+    cr_assert_eq(engine_run(&s.eng, 2 * SIM_HOUR), 0);
+    cr_expect_eq(service_replicas(&s.svcs[0]), 3, "%u replicas at 2.5 × 0.9 × %g req/s",
+                 service_replicas(&s.svcs[0]), cap);
+    cr_assert_eq(sim_run(&s, NULL), 0);
     simtest_free(&sc, &s);
 }
