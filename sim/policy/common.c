@@ -94,7 +94,14 @@ uint32_t pol_initial_replicas(const struct sim *s, uint32_t i)
     if (s->sc->services[i].replicas)
         return s->sc->services[i].replicas;
     struct autoscale_cfg a = service_as_cfg(s, i);
-    return autoscale_replicas_for(&a, s->first_rate ? s->first_rate[i] : 0);
+    double rate = s->first_rate ? s->first_rate[i] : 0;
+    const struct service_cfg *c = &s->sc->services[i];
+    if (c->kind == SVC_LLM && c->llm->scale_metric == LLM_SCALE_TOKENS)
+        /* What the HPA would see at that rate in steady state (pol_hpa_load): tokens/s =
+         * rate × the mean output length, against the target per replica. */
+        rate = rate * tok_mean(&c->llm->output) / c->llm->scale_target * a.capacity *
+               a.target_util;
+    return autoscale_replicas_for(&a, rate);
 }
 
 int pol_scaler_init(struct pol_scaler *ps, struct sim *s, const uint32_t *initial)

@@ -127,3 +127,33 @@ Test(initial_replicas, adaptive_sizes_for_the_slo)
                   (unsigned long)s.svcs[0].tot.served);
     simtest_free(&sc, &s);
 }
+
+/*
+ * An LLM service scaled on generated tokens/s (llm.autoscale: {metric: tokens, target: 600})
+ * starts where the HPA would hold it: 10 req/s of fixed 256-token outputs make 2,560 tokens/s,
+ * ceil(2,560 / 600) = ceil(4.27) = 5 replicas (the first interval's rate is within ±2 % of
+ * 10, far from 4 or 6). Counted from requests at its capacity it would start elsewhere.
+ */
+Test(initial_replicas, an_llm_service_scaled_on_tokens_starts_at_its_tokens_count)
+{
+    const char *yaml = "name: initial-llm\n"
+                       "duration: 5m\n"
+                       "sample_interval: 60s\n"
+                       "cluster: { nodes: 1, gpus_per_node: 8 }\n"
+                       "services:\n"
+                       "  - name: chat\n"
+                       "    kind: llm\n"
+                       "    llm: { model: llama-3.1-8b, max_context: 8192,\n"
+                       "           tokens: { prompt: { fixed: 512 }, output: { fixed: 256 } },\n"
+                       "           autoscale: { metric: tokens, target: 600 } }\n"
+                       "    replicas: { min: 1, max: 8 }\n"
+                       "    arrivals: { synthetic: { shape: constant, rate_rps: 10 } }\n"
+                       "policy: { name: kueue, autoscale: { target: 0.7 } }\n";
+    struct scenario sc;
+    struct sim s;
+    simtest_build(&sc, &s, yaml, 3);
+    cr_expect(s.first_rate[0] > 9.8 && s.first_rate[0] < 10.2, "first rate %.2f", s.first_rate[0]);
+    cr_expect_eq(service_replicas(&s.svcs[0]), 5u, "%u replicas at t = 0",
+                 service_replicas(&s.svcs[0]));
+    simtest_free(&sc, &s);
+}
