@@ -64,7 +64,7 @@ struct adaptive_state {
     struct errs *err; /* per service */
     double *scratch;  /* ERR_CAP doubles for the quantile */
     /* Tensor-parallel replicas: cards held for a service's replica being gathered on one node
-     * (owner: the service), and the jobs a plan preempts (common.h, pol_plan_best). */
+     * (owner: the service), and the jobs a plan preempts (common.h, pol_plan_best_for). */
     struct pol_holds holds;
     uint32_t *plan_jobs;
     struct sim *s;
@@ -281,7 +281,7 @@ static uint32_t pick_tp(struct sim *s, struct adaptive_state *st, uint32_t svc, 
 /*
  * Gather cards for `lack` tensor-parallel replicas of svc beyond those held
  * already: per replica the node where the least training is lost
- * (pol_plan_best), its jobs preempted gracefully, its cards held for svc.
+ * (pol_plan_best_for), its jobs preempted gracefully, its cards held for svc.
  */
 static void gather_tp(struct sim *s, struct adaptive_state *st, uint32_t svc, uint32_t lack)
 {
@@ -289,7 +289,7 @@ static void gather_tp(struct sim *s, struct adaptive_state *st, uint32_t svc, ui
     uint32_t held = pol_held_count(&st->holds, svc) / n;
     for (; held < lack; held++) {
         const bool *ok = pol_holds_mask(&st->holds, UINT32_MAX);
-        if (pol_plan_best(s, n, ok, tp_cost, st, st->plan_jobs, cards, &njobs) == UINT32_MAX)
+        if (pol_plan_best_for(s, svc, ok, tp_cost, st, st->plan_jobs, cards, &njobs) == UINT32_MAX)
             return;
         for (uint32_t i = 0; i < n; i++)
             pol_hold(&st->holds, cards[i], svc);

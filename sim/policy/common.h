@@ -201,15 +201,20 @@ typedef int64_t (*pol_job_cost_fn)(void *ctx, uint32_t job);
  * into jobs[] (room for per_node × (CARD_MAX_TENANTS + 1)), the n cards into
  * cards[] and the summed cost into *total; UINT32_MAX when the node cannot
  * host the replica (or out of memory).
- * pol_plan_best: the node whose plan costs least (then fewer jobs, then the
- * lowest node); its jobs and cards as above, their count in *njobs. Returns
- * the node or UINT32_MAX.
  */
 uint32_t pol_plan_room(const struct sim *s, uint32_t node, uint32_t n, const bool *ok,
                        pol_job_cost_fn cost, void *ctx, uint32_t *jobs, uint32_t *cards,
                        int64_t *total);
-uint32_t pol_plan_best(const struct sim *s, uint32_t n, const bool *ok, pol_job_cost_fn cost,
-                       void *ctx, uint32_t *jobs, uint32_t *cards, uint32_t *njobs);
+/*
+ * pol_plan_best_for: where to gather a replica of service svc (pol_gang_size cards): the node
+ * whose plan costs least (then fewer jobs, then the lowest node); its jobs and cards as above,
+ * their count in *njobs. Under pool constraints (cluster.pools, require/prefer) the nodes of
+ * the pools it prefers first, then those of any pool it may use: never a node its placement
+ * would refuse. Returns the node or UINT32_MAX.
+ */
+uint32_t pol_plan_best_for(const struct sim *s, uint32_t svc, const bool *ok,
+                           pol_job_cost_fn cost, void *ctx, uint32_t *jobs, uint32_t *cards,
+                           uint32_t *njobs);
 
 /*
  * Pools in cards with a tensor-parallel service. pol_any_tp: some service's

@@ -348,16 +348,22 @@ uint32_t pol_plan_room(const struct sim *s, uint32_t node, uint32_t n, const boo
     return njobs;
 }
 
-uint32_t pol_plan_best(const struct sim *s, uint32_t n, const bool *ok, pol_job_cost_fn cost,
-                       void *ctx, uint32_t *jobs, uint32_t *cards, uint32_t *njobs)
+/* The node whose plan (pol_plan_room) costs least, then fewer jobs, then the lowest node, among
+ * the nodes whose first card passes in(s, svc, card) (NULL: every node); UINT32_MAX if none. */
+static uint32_t plan_best_in(const struct sim *s, uint32_t svc, uint32_t n, const bool *ok,
+                             pol_job_cost_fn cost, void *ctx, uint32_t *jobs, uint32_t *cards,
+                             uint32_t *njobs, bool (*in)(const struct sim *, uint32_t, uint32_t))
 {
     const struct cluster *c = &s->cl;
     uint32_t cap = c->per_node * (CARD_MAX_TENANTS + 1), best = UINT32_MAX, best_n = 0;
     uint32_t *tj = malloc((size_t)cap * sizeof(*tj)), tc[LLM_MAX_TP];
     int64_t best_c = 0, k;
+    *njobs = 0;
     if (!tj)
         return UINT32_MAX;
     for (uint32_t node = 0; node < c->nodes; node++) {
+        if (in && !in(s, svc, node * c->per_node))
+            continue;
         uint32_t m = pol_plan_room(s, node, n, ok, cost, ctx, tj, tc, &k);
         if (m == UINT32_MAX)
             continue;
@@ -372,6 +378,25 @@ uint32_t pol_plan_best(const struct sim *s, uint32_t n, const bool *ok, pol_job_
     free(tj);
     *njobs = best_n;
     return best;
+}
+
+/* A node of a pool svc prefers and may use (a node's cards are all in one pool). */
+static bool prefers_and_allows(const struct sim *s, uint32_t svc, uint32_t g)
+{
+    return sim_svc_prefers(s, svc, g) && sim_svc_allows(s, svc, g);
+}
+
+uint32_t pol_plan_best_for(const struct sim *s, uint32_t svc, const bool *ok,
+                           pol_job_cost_fn cost, void *ctx, uint32_t *jobs, uint32_t *cards,
+                           uint32_t *njobs)
+{
+    uint32_t n = pol_gang_size(s, svc);
+    if (!s->constrained)
+        return plan_best_in(s, svc, n, ok, cost, ctx, jobs, cards, njobs, NULL);
+    uint32_t node = plan_best_in(s, svc, n, ok, cost, ctx, jobs, cards, njobs, prefers_and_allows);
+    if (node != UINT32_MAX)
+        return node;
+    return plan_best_in(s, svc, n, ok, cost, ctx, jobs, cards, njobs, sim_svc_allows);
 }
 
 /* ---- pools in cards ---- */

@@ -852,7 +852,7 @@ static void reclaim_tp(struct sim *s, struct kp *k, uint32_t svc, uint32_t *cove
             break;
         for (uint32_t g = 0; g < s->cl.ngpus; g++)
             k->mark[g] = k->hold[g].kind == KAI_HOLD_NONE;
-        if (pol_plan_best(s, n, k->mark, tp_cost, &ctx, jobs, cards, &njobs) == UINT32_MAX)
+        if (pol_plan_best_for(s, svc, k->mark, tp_cost, &ctx, jobs, cards, &njobs) == UINT32_MAX)
             break;
         for (uint32_t i = 0; i < n; i++)
             k->hold[cards[i]] = (struct kai_hold){KAI_HOLD_INFER, svc, 1, s->eng.now};

@@ -134,7 +134,7 @@ struct kq {
     uint64_t preempted_jobs, preempted_replicas;
     uint64_t ready_timeouts, deactivated; /* waitForPodsReady evictions; limit reached */
     /* Tensor-parallel replicas: cards held for an admitted one (owner: its workload id) and
-     * training pods the scheduler preempted to gather them (common.h, pol_plan_best). */
+     * training pods the scheduler preempted to gather them (common.h, pol_plan_best_for). */
     struct pol_holds holds;
     uint32_t *plan_jobs;
     uint64_t sched_preempted;
@@ -671,7 +671,7 @@ static void gather_tp(struct sim *s, struct kq *k, struct inf_wl *w)
     if (pol_held_count(&k->holds, w->id) > 0)
         return; /* already gathering */
     const bool *ok = pol_holds_mask(&k->holds, UINT32_MAX);
-    if (pol_plan_best(s, n, ok, sched_cost, k, k->plan_jobs, cards, &njobs) == UINT32_MAX)
+    if (pol_plan_best_for(s, w->svc, ok, sched_cost, k, k->plan_jobs, cards, &njobs) == UINT32_MAX)
         return;
     for (uint32_t i = 0; i < n; i++)
         pol_hold(&k->holds, cards[i], w->id);

@@ -75,7 +75,7 @@ struct tidal_state {
     struct evq_handle ev;
     struct sim *s;
     /* Tensor-parallel replicas: cards held for a service's replica being gathered on one node
-     * (owner: the service), and the jobs a plan preempts (common.h, pol_plan_best). */
+     * (owner: the service), and the jobs a plan preempts (common.h, pol_plan_best_for). */
     struct pol_holds holds;
     uint32_t *plan_jobs;
 };
@@ -312,7 +312,7 @@ static int64_t tp_cost(void *ctx, uint32_t j)
 /*
  * Cards for the replicas tensor-parallel services lack: per replica beyond
  * those already gathering, the node where the least work is lost
- * (pol_plan_best), its jobs preempted gracefully and its cards held for the
+ * (pol_plan_best_for), its jobs preempted gracefully and its cards held for the
  * service; a service that lacks none gives its holds back. Returns true if
  * it preempted.
  */
@@ -330,7 +330,7 @@ static bool gather_tp(struct sim *s, struct tidal_state *st, const uint32_t *tar
         for (uint32_t held = pol_held_count(&st->holds, i) / n; held < target[i] - have; held++) {
             uint32_t njobs;
             const bool *ok = pol_holds_mask(&st->holds, UINT32_MAX);
-            if (pol_plan_best(s, n, ok, tp_cost, st, st->plan_jobs, cards, &njobs) == UINT32_MAX)
+            if (pol_plan_best_for(s, i, ok, tp_cost, st, st->plan_jobs, cards, &njobs) == UINT32_MAX)
                 break;
             for (uint32_t k = 0; k < n; k++)
                 pol_hold(&st->holds, cards[k], i);

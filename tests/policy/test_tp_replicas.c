@@ -475,3 +475,54 @@ Test(tp_replicas, pools_are_split_by_card_need)
         simtest_free(&sc, &s);
     }
 }
+
+/*
+ * Node reclaim under pool constraints: an A100 node (cards 0-7) and an H100 node (cards
+ * 8-15); a TP-4 service that requires H100 runs one replica on cards 8-11. Training fills the
+ * rest: eight 1-GPU jobs bin-packed (cards 12-15, then 0-3) and one 4-GPU job (cards 4-7).
+ * A second replica needs 4 cards of one node: freeing either node costs 4 GPUs, and the A100
+ * node's plan (cards 4-7, one job) has fewer jobs, so a reclaim that ignored the constraint
+ * chose it, and held cards the replica's placement refuses.
+ * By hand: the H100 node's plan, cards 12-15, the four 1-GPU jobs evicted; the 4-GPU job
+ * untouched; the replica starts on 12-15.
+ */
+Test(tp_replicas, kai_reclaims_a_node_of_the_pool_a_tp_service_requires)
+{
+    struct scenario sc;
+    struct sim s;
+    polsubmit_build(&sc, &s,
+                    "{ pools: [ { name: a100, gpu: a100-sxm4-80gb, nodes: 1 },\n"
+                    "           { name: h100, gpu: h100-sxm5-80gb, nodes: 1 } ] }",
+                    "",
+                    TP4_SERVICE("1") "    require: { gpu: h100-sxm5-80gb }\n",
+                    "{ name: kai, inference_gpus: 8 }");
+    cr_assert_eq(live_reps(&s, 0), 1);
+    uint32_t cards[LLM_MAX_TP];
+    rep_cards(&s, 0, 0, cards);
+    cr_assert_eq(cards[0], 8, "the first replica on card %u", cards[0]);
+    uint32_t small[8];
+    for (uint32_t i = 0; i < 8; i++)
+        small[i] = polsubmit_job(&s, 50000, 1, NULL);
+    uint32_t big = polsubmit_job(&s, 50000, 4, NULL);
+    cr_assert_eq(s.cl.free_cards, 0);
+    bool on_a100[16] = {false};
+    for (uint32_t i = 0; i < 8; i++)
+        on_a100[i] = s.tr.jobs[small[i]].gpus[0] < 8;
+    cr_assert_lt(s.tr.jobs[big].gpus[0], 8, "the 4-GPU job on card %u", s.tr.jobs[big].gpus[0]);
+    engine_run(&s.eng, SEC(1000));
+    struct kp *k = s.pol_state;
+    k->want[0] += 1;
+    s.pol->on_tick(&s, s.pol_state);
+    cr_expect_eq(s.tr.jobs[big].preemptions, 0, "the A100 node's 4-GPU job was evicted");
+    for (uint32_t g = 0; g < 8; g++)
+        cr_expect_neq(k->hold[g].kind, KAI_HOLD_INFER, "A100 card %u held for the H100 service", g);
+    engine_run(&s.eng, SEC(3000));
+    cr_assert_eq(live_reps(&s, 0), 2);
+    rep_cards(&s, 0, 1, cards);
+    for (uint32_t i = 0; i < 4; i++)
+        cr_expect_eq(cards[i], 12 + i);
+    for (uint32_t i = 0; i < 8; i++)
+        cr_expect_eq(s.tr.jobs[small[i]].preemptions, on_a100[i] ? 0u : 1u, "job %u", small[i]);
+    expect_one_node(&s, "kai with pools");
+    simtest_free(&sc, &s);
+}
