@@ -99,8 +99,7 @@ uint32_t pol_initial_replicas(const struct sim *s, uint32_t i)
     if (c->kind == SVC_LLM && c->llm->scale_metric == LLM_SCALE_TOKENS)
         /* What the HPA would see at that rate in steady state (pol_hpa_load): tokens/s =
          * rate × the mean output length, against the target per replica. */
-        rate = rate * tok_mean(&c->llm->output) / c->llm->scale_target * a.capacity *
-               a.target_util;
+        rate = rate * tok_mean(&c->llm->output) / c->llm->scale_target * a.capacity * a.target_util;
     return autoscale_replicas_for(&a, rate);
 }
 

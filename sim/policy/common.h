@@ -212,9 +212,8 @@ uint32_t pol_plan_room(const struct sim *s, uint32_t node, uint32_t n, const boo
  * the pools it prefers first, then those of any pool it may use: never a node its placement
  * would refuse. Returns the node or UINT32_MAX.
  */
-uint32_t pol_plan_best_for(const struct sim *s, uint32_t svc, const bool *ok,
-                           pol_job_cost_fn cost, void *ctx, uint32_t *jobs, uint32_t *cards,
-                           uint32_t *njobs);
+uint32_t pol_plan_best_for(const struct sim *s, uint32_t svc, const bool *ok, pol_job_cost_fn cost,
+                           void *ctx, uint32_t *jobs, uint32_t *cards, uint32_t *njobs);
 
 /*
  * Pools in cards with a tensor-parallel service. pol_any_tp: some service's

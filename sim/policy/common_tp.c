@@ -386,9 +386,8 @@ static bool prefers_and_allows(const struct sim *s, uint32_t svc, uint32_t g)
     return sim_svc_prefers(s, svc, g) && sim_svc_allows(s, svc, g);
 }
 
-uint32_t pol_plan_best_for(const struct sim *s, uint32_t svc, const bool *ok,
-                           pol_job_cost_fn cost, void *ctx, uint32_t *jobs, uint32_t *cards,
-                           uint32_t *njobs)
+uint32_t pol_plan_best_for(const struct sim *s, uint32_t svc, const bool *ok, pol_job_cost_fn cost,
+                           void *ctx, uint32_t *jobs, uint32_t *cards, uint32_t *njobs)
 {
     uint32_t n = pol_gang_size(s, svc);
     if (!s->constrained)

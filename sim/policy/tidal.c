@@ -330,7 +330,8 @@ static bool gather_tp(struct sim *s, struct tidal_state *st, const uint32_t *tar
         for (uint32_t held = pol_held_count(&st->holds, i) / n; held < target[i] - have; held++) {
             uint32_t njobs;
             const bool *ok = pol_holds_mask(&st->holds, UINT32_MAX);
-            if (pol_plan_best_for(s, i, ok, tp_cost, st, st->plan_jobs, cards, &njobs) == UINT32_MAX)
+            if (pol_plan_best_for(s, i, ok, tp_cost, st, st->plan_jobs, cards, &njobs) ==
+                UINT32_MAX)
                 break;
             for (uint32_t k = 0; k < n; k++)
                 pol_hold(&st->holds, cards[k], i);

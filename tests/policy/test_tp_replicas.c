@@ -493,8 +493,7 @@ Test(tp_replicas, kai_reclaims_a_node_of_the_pool_a_tp_service_requires)
     polsubmit_build(&sc, &s,
                     "{ pools: [ { name: a100, gpu: a100-sxm4-80gb, nodes: 1 },\n"
                     "           { name: h100, gpu: h100-sxm5-80gb, nodes: 1 } ] }",
-                    "",
-                    TP4_SERVICE("1") "    require: { gpu: h100-sxm5-80gb }\n",
+                    "", TP4_SERVICE("1") "    require: { gpu: h100-sxm5-80gb }\n",
                     "{ name: kai, inference_gpus: 8 }");
     cr_assert_eq(live_reps(&s, 0), 1);
     uint32_t cards[LLM_MAX_TP];
