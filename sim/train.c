@@ -152,7 +152,7 @@ int64_t trainer_submit(struct trainer *t, const struct job_spec *spec)
     return id;
 }
 
-int64_t trainer_submit_warm(struct trainer *t, const struct job_spec *spec, double ckpt_age_us,
+int64_t trainer_submit_snapshot(struct trainer *t, const struct job_spec *spec, double ckpt_age_us,
                             bool has_ckpt, uint32_t node, uint64_t pools)
 {
     if (spec_bad(spec) || !(ckpt_age_us >= 0))
@@ -161,9 +161,9 @@ int64_t trainer_submit_warm(struct trainer *t, const struct job_spec *spec, doub
     if (id < 0)
         return id;
     struct job *j = &t->jobs[id];
-    j->warm = j->warm_first = true;
-    j->warm_ckpt = has_ckpt;
-    j->warm_age_us = ckpt_age_us;
+    j->snap = j->snap_first = true;
+    j->snap_ckpt = has_ckpt;
+    j->snap_age_us = ckpt_age_us;
     j->ckpt_us = -ckpt_age_us;
     j->pin_node = node;
     j->pools_allow = pools;
@@ -306,9 +306,9 @@ static void enter_run(struct trainer *t, struct job *j)
     j->phase = PHASE_RUN;
     j->since = t->eng->now;
     double until = j->interval_s * 1e6;
-    if (j->warm_first) { /* a warm start's first run: its save is due interval - age after */
-        j->warm_first = false;
-        until = until > j->warm_age_us ? until - j->warm_age_us : 0;
+    if (j->snap_first) { /* a warm start's first run: its save is due interval - age after */
+        j->snap_first = false;
+        until = until > j->snap_age_us ? until - j->snap_age_us : 0;
     }
     j->next_save = j->interval_s > 0 ? after(t->eng->now, until) : SIM_TIME_MAX;
     set_members(t, j, true, j->done_us < j->high_us ? USE_RECOMPUTE : USE_USEFUL);
@@ -514,7 +514,7 @@ int trainer_start(struct trainer *t, uint32_t id, const uint32_t *gpus)
     t->running++;
     if (j->preemptions + j->restarts > 0) {
         /* Back from a preemption or fault: load the checkpoint (or just warm up). */
-        bool ckpt = j->ckpt_us > 0 || (j->warm && (j->warm_ckpt || j->ckpt_us > -j->warm_age_us));
+        bool ckpt = j->ckpt_us > 0 || (j->snap && (j->snap_ckpt || j->ckpt_us > -j->snap_age_us));
         double s = ckpt ? j->restore_s : t->cfg.knobs.warmup_s;
         enter_phase(t, j, PHASE_RESTORE, USE_RESTORE, s);
     } else {

@@ -80,11 +80,11 @@ struct job {
      * submission (sim.c); trainer_start refuses cards outside pools_allow. */
     uint64_t pools_allow, pools_prefer;
     sim_time seg_since; /* start of the current phase's segment (the segment log) */
-    /* A warm start's job (trainer_submit_warm): it ran before t = 0 and must first start on
-     * node pin_node (UINT32_MAX: anywhere); warm_ckpt: it has a checkpoint to restore. */
-    bool warm, warm_ckpt, warm_first; /* warm_first: not yet started */
+    /* A warm start's job (trainer_submit_snapshot): it ran before t = 0 and must first start on
+     * node pin_node (UINT32_MAX: anywhere); snap_ckpt: it has a checkpoint to restore. */
+    bool snap, snap_ckpt, snap_first; /* snap_first: not yet started */
     uint32_t pin_node;
-    double warm_age_us; /* its progress since that checkpoint at t = 0, µs */
+    double snap_age_us; /* its progress since that checkpoint at t = 0, µs */
 };
 
 /*
@@ -155,7 +155,7 @@ int64_t trainer_submit(struct trainer *t, const struct job_spec *spec);
  * honour it) within the pools of `pools` (POOL_ALL: any). Only its remaining
  * work counts as work done (gpu_us_done). Returns as trainer_submit.
  */
-int64_t trainer_submit_warm(struct trainer *t, const struct job_spec *spec, double ckpt_age_us,
+int64_t trainer_submit_snapshot(struct trainer *t, const struct job_spec *spec, double ckpt_age_us,
                             bool has_ckpt, uint32_t node, uint64_t pools);
 
 /* Schedule the first submission. Call once callbacks are set. */

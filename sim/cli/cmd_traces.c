@@ -125,7 +125,8 @@ static const char traces_usage[] =
     "                          or loops; convert fails, writing nothing, past N records\n"
     "      --cut SECONDS       jobs: write OUT as a warm-start snapshot (training.snapshot)\n"
     "                          of the jobs running at that log time (submitted before it,\n"
-    "                          ending after it; a job is taken to start at its submit time)\n"
+    "                          ending after it; a job is taken to start at its submit time;\n"
+    "                          fractional, MIG and service pods are left out, and counted)\n"
     "      --rest REST.csv     with --cut: also write the jobs submitted at or after the\n"
     "                          cut as a job CSV whose submit times start at 0\n"
     "      --checkpoint-interval SECONDS  with --cut: the interval the jobs checkpointed\n"
@@ -744,7 +745,9 @@ static int out_close(struct out_file *o, bool ok)
  * --rest the jobs submitted at or after T as a job CSV from 0. A job is taken
  * to start at its submit time and run its duration (the log does not say how
  * long it queued); its checkpoint age is (T - start) mod the interval.
- * Fractional and MIG jobs, which a snapshot cannot hold, are counted and left out.
+ * Fractional and MIG jobs, which a snapshot cannot hold, and long-running
+ * service pods (openb LS, which a scenario skips by default) are counted and
+ * left out of the snapshot; --rest keeps every later record.
  */
 static int convert_cut(const struct cli_opts *c)
 {
@@ -764,7 +767,7 @@ static int convert_cut(const struct cli_opts *c)
     struct trace_err e;
     struct out_file snap = {0}, rest = {0};
     int status = 1, rc = 0;
-    uint64_t running = 0, later = 0, partial = 0, n = 0;
+    uint64_t running = 0, later = 0, partial = 0, services = 0, n = 0;
     bool too_many = false;
     struct job_source *s = open_jobs(c, &e);
     if (!s) {
@@ -788,6 +791,10 @@ static int convert_cut(const struct cli_opts *c)
         if (j.submit < c->cut && j.submit + j.work > c->cut) {
             if (j.mig_profile[0] || j.gpu_fraction < 1.0) {
                 partial++;
+                continue;
+            }
+            if (j.outcome == JOB_LOG_SERVICE) {
+                services++; /* a long-running pod, not a job (a scenario skips them too) */
                 continue;
             }
             sim_time started = c->cut - j.submit;
@@ -837,8 +844,10 @@ out:;
                 strcmp(c->out, "-") ? c->out : "standard output");
         if (c->rest)
             fprintf(stderr, " and %llu later jobs to %s", (unsigned long long)later, c->rest);
-        fprintf(stderr, " (%llu fractional or MIG jobs running at the cut left out)\n",
-                (unsigned long long)partial);
+        fprintf(stderr,
+                " (left out, running at the cut: %llu fractional or MIG jobs, %llu service "
+                "pods)\n",
+                (unsigned long long)partial, (unsigned long long)services);
     }
     return status;
 }
