@@ -725,16 +725,9 @@ static int load_checkpoint(const struct conf_doc *d, const struct conf_node *c,
 
 static int load_training(struct scenario *sc, const struct conf_node *root, struct conf_err *err)
 {
-    static const char *const tkeys[] = {"jobs",
-                                        "backlog",
-                                        "checkpoint",
-                                        "memory_gb_per_gpu",
-                                        "active_thread_percentage",
-                                        "demand",
-                                        "require",
-                                        "prefer",
-                                        "snapshot",
-                                        NULL};
+    static const char *const tkeys[] = {
+        "jobs",   "backlog", "checkpoint", "memory_gb_per_gpu", "active_thread_percentage",
+        "demand", "require", "prefer",     "snapshot",          NULL};
     static const char *const jkeys[] = {"synthetic", "trace", NULL};
     static const char *const skeys[] = {"per_hour",     "duration",  "gpus",
                                         "max_duration", "calibrate", NULL};

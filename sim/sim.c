@@ -65,8 +65,8 @@ static bool job_constrain(struct sim *s, uint32_t j)
     const struct scenario *sc = s->sc;
     struct job *jb = &s->tr.jobs[j];
     /* A warm start's job keeps the pool its snapshot row names. */
-    jb->pools_allow = match_mask(sc, &sc->training.place.require) &
-                      (jb->snap ? jb->pools_allow : POOL_ALL);
+    jb->pools_allow =
+        match_mask(sc, &sc->training.place.require) & (jb->snap ? jb->pools_allow : POOL_ALL);
     if (s->map_types) {
         uint64_t t = POOL_ALL;
         if (job_type_pools(s, jb, &t)) {
@@ -684,8 +684,9 @@ static int seed_snapshot(struct sim *s)
                                 .line = r->line};
         memcpy(spec.queue, r->queue, sizeof(spec.queue));
         uint64_t pools = r->pool >= 0 ? (uint64_t)1 << r->pool : POOL_ALL;
-        int64_t id = trainer_submit_snapshot(&s->tr, &spec, (double)r->ckpt_age, r->ckpt_age < r->started,
-                                         r->node >= 0 ? (uint32_t)r->node : UINT32_MAX, pools);
+        int64_t id =
+            trainer_submit_snapshot(&s->tr, &spec, (double)r->ckpt_age, r->ckpt_age < r->started,
+                                    r->node >= 0 ? (uint32_t)r->node : UINT32_MAX, pools);
         if (id < 0) {
             snprintf(s->err, sizeof(s->err), "%s:%lld: job %llu: %s", t->snapshot_path,
                      (long long)r->line, (unsigned long long)r->id,

@@ -153,7 +153,7 @@ int64_t trainer_submit(struct trainer *t, const struct job_spec *spec)
 }
 
 int64_t trainer_submit_snapshot(struct trainer *t, const struct job_spec *spec, double ckpt_age_us,
-                            bool has_ckpt, uint32_t node, uint64_t pools)
+                                bool has_ckpt, uint32_t node, uint64_t pools)
 {
     if (spec_bad(spec) || !(ckpt_age_us >= 0))
         return -EINVAL;

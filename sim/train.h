@@ -156,7 +156,7 @@ int64_t trainer_submit(struct trainer *t, const struct job_spec *spec);
  * work counts as work done (gpu_us_done). Returns as trainer_submit.
  */
 int64_t trainer_submit_snapshot(struct trainer *t, const struct job_spec *spec, double ckpt_age_us,
-                            bool has_ckpt, uint32_t node, uint64_t pools);
+                                bool has_ckpt, uint32_t node, uint64_t pools);
 
 /* Schedule the first submission. Call once callbacks are set. */
 int trainer_begin(struct trainer *t);

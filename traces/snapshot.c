@@ -14,8 +14,7 @@
 enum { C_ID, C_QUEUE, C_PRIORITY, C_GPUS, C_POOL, C_NODE, C_STARTED, C_REMAINING, C_AGE, C_N };
 static const char *const col_names[C_N] = {"id",   "queue",     "priority",    "gpus",      "pool",
                                            "node", "started_s", "remaining_s", "ckpt_age_s"};
-static const bool col_required[C_N] = {true,  false, false, true, false,
-                                       false, true,  true,  false};
+static const bool col_required[C_N] = {true, false, false, true, false, false, true, true, false};
 
 struct reader {
     struct csvstream *cs;
@@ -40,8 +39,8 @@ static int seconds(const struct reader *r, int c, bool lo_open, sim_time *us)
     const char *s = field(r, c);
     double lim = sim_time_to_sec(SIM_TIME_LIMIT);
     if (tfield_f64(s, &v) < 0 || v < 0 || (lo_open && v <= 0) || v > lim)
-        return bad(r, c,
-                   lo_open ? "seconds > 0 (at most 100 years)" : "seconds >= 0 (at most 100 years)");
+        return bad(
+            r, c, lo_open ? "seconds > 0 (at most 100 years)" : "seconds >= 0 (at most 100 years)");
     *us = sim_time_from_sec(v);
     if (lo_open && *us == 0)
         return bad(r, c, "seconds > 0 (at least 1 us)");
@@ -89,8 +88,8 @@ static int read_row(const struct reader *r, const struct snap_geom *g, struct sn
             char want[256] = "";
             size_t at = 0;
             for (uint32_t i = 0; i < g->npools && at < sizeof(want); i++) {
-                int k = snprintf(want + at, sizeof(want) - at, "%s%s", i ? ", " : "",
-                                 g->pool_names[i]);
+                int k =
+                    snprintf(want + at, sizeof(want) - at, "%s%s", i ? ", " : "", g->pool_names[i]);
                 at += k > 0 ? (size_t)k : 0;
             }
             char exp[300];
@@ -104,8 +103,8 @@ static int read_row(const struct reader *r, const struct snap_geom *g, struct sn
     }
     if (j->gpus > pool_gpus) {
         char exp[160];
-        snprintf(exp, sizeof(exp), "at most the %llu GPUs of %s",
-                 (unsigned long long)pool_gpus, p[0] ? "its pool" : "the cluster");
+        snprintf(exp, sizeof(exp), "at most the %llu GPUs of %s", (unsigned long long)pool_gpus,
+                 p[0] ? "its pool" : "the cluster");
         return csvstream_field_error(r->cs, r->err, (size_t)r->col[C_GPUS], exp);
     }
     j->node = -1;
@@ -140,8 +139,9 @@ static int read_row(const struct reader *r, const struct snap_geom *g, struct sn
         if ((rc = seconds(r, C_AGE, false, &j->ckpt_age)))
             return rc;
         if (j->ckpt_age > j->started)
-            return bad(r, C_AGE, "seconds between 0 and started_s (a checkpoint taken after "
-                                 "the job started)");
+            return bad(r, C_AGE,
+                       "seconds between 0 and started_s (a checkpoint taken after "
+                       "the job started)");
     }
     return 0;
 }
@@ -204,13 +204,12 @@ int snapshot_load(const char *path, const struct snap_geom *g, struct snap_job *
         if (j->node >= 0) {
             uint32_t *u = &used[j->node];
             if (*u + j->gpus > g->per_node) {
-                rc = csvstream_error(r.cs, err,
-                                     "column 'node': node %lld has %u GPUs; the jobs before this "
-                                     "one hold %u of them, this one asks for %u more",
-                                     (long long)(j->node - (j->pool >= 0
-                                                                ? g->pool_first_node[j->pool]
-                                                                : 0)),
-                                     g->per_node, *u, j->gpus);
+                rc = csvstream_error(
+                    r.cs, err,
+                    "column 'node': node %lld has %u GPUs; the jobs before this "
+                    "one hold %u of them, this one asks for %u more",
+                    (long long)(j->node - (j->pool >= 0 ? g->pool_first_node[j->pool] : 0)),
+                    g->per_node, *u, j->gpus);
                 goto out;
             }
             *u += j->gpus;

@@ -89,10 +89,10 @@ struct cli_opts {
     enum fmt fmt;
     bool skip, json, loop;
     sim_time end, loop_period, interval;
-    sim_time cut;          /* --cut: > 0 writes a warm-start snapshot at that time */
-    bool cut_given;        /* --cut was given (0 is a valid cut) */
-    const char *rest;      /* --rest: the jobs submitted at or after the cut, shifted to 0 */
-    sim_time ckpt_every;   /* --checkpoint-interval (0: none) */
+    sim_time cut;               /* --cut: > 0 writes a warm-start snapshot at that time */
+    bool cut_given;             /* --cut was given (0 is a valid cut) */
+    const char *rest;           /* --rest: the jobs submitted at or after the cut, shifted to 0 */
+    sim_time ckpt_every;        /* --checkpoint-interval (0: none) */
     uint64_t seed, max_records; /* max_records 0: not given */
     const char *time_col, *count_col, *in_col, *out_col;
     enum tfield_unit unit;
@@ -840,8 +840,8 @@ out:;
     status |= s1 | s2;
     job_source_destroy(s);
     if (status == 0) {
-        fprintf(stderr, "tidesim traces: wrote %llu running jobs to %s", (unsigned long long)running,
-                strcmp(c->out, "-") ? c->out : "standard output");
+        fprintf(stderr, "tidesim traces: wrote %llu running jobs to %s",
+                (unsigned long long)running, strcmp(c->out, "-") ? c->out : "standard output");
         if (c->rest)
             fprintf(stderr, " and %llu later jobs to %s", (unsigned long long)later, c->rest);
         fprintf(stderr,

@@ -849,8 +849,7 @@ static int run_all(struct runner *r)
             size_t pt = r->order[next];
             pid_t pid = fork();
             if (pid < 0) {
-                fprintf(stderr, "tidesim sweep: cannot start point %zu: %s\n", pt,
-                        strerror(errno));
+                fprintf(stderr, "tidesim sweep: cannot start point %zu: %s\n", pt, strerror(errno));
                 failed = stopping = true;
                 continue;
             }

@@ -96,12 +96,11 @@ Test(traces_cli, exit_codes)
 /*
  * convert --cut: a six-job log cut at 2,600 s with a 1,800 s checkpoint interval.
  * By hand (a job runs [submit, submit + duration)):
- *   1: [0, 5000), 8 GPUs, team-a   -> running: started 2600, remaining 2400, age 2600 mod 1800 = 800
- *   2: [1000, 2000)                -> over before the cut
- *   3: [2000, 5000), 2 GPUs        -> running: started 600, remaining 2400, age 600
- *   4: [2500, 2600), half a GPU    -> ends at the cut: not running
- *   5: submitted 3000 -> rest at 400; 6: submitted 4000 -> rest at 1400
- * The snapshot is read back with the simulator's own reader (traces/snapshot.h).
+ *   1: [0, 5000), 8 GPUs, team-a   -> running: started 2600, remaining 2400, age 2600 mod 1800 =
+ * 800 2: [1000, 2000)                -> over before the cut 3: [2000, 5000), 2 GPUs        ->
+ * running: started 600, remaining 2400, age 600 4: [2500, 2600), half a GPU    -> ends at the cut:
+ * not running 5: submitted 3000 -> rest at 400; 6: submitted 4000 -> rest at 1400 The snapshot is
+ * read back with the simulator's own reader (traces/snapshot.h).
  */
 Test(traces_cli, convert_cut_writes_the_running_jobs_and_the_rest)
 {
@@ -122,8 +121,8 @@ Test(traces_cli, convert_cut_writes_the_running_jobs_and_the_rest)
           "6,4000,1000,1,1,0,team-b\n",
           f);
     fclose(f);
-    const char *argv[] = {"traces", "convert", in,     "--cut", "2600", "--checkpoint-interval",
-                          "1800",   "--rest",  rest,   "-o",    snap};
+    const char *argv[] = {"traces", "convert", in,   "--cut", "2600", "--checkpoint-interval",
+                          "1800",   "--rest",  rest, "-o",    snap};
     cr_assert_eq(run(11, argv), 0);
     const char *names[] = {"default"};
     const uint32_t first[] = {0}, nodes[] = {2};
@@ -162,8 +161,8 @@ Test(traces_cli, convert_cut_writes_the_running_jobs_and_the_rest)
     cr_expect_eq(job_source_next(s, &j, &e), 1);
     job_source_destroy(s);
     /* No checkpoints (--checkpoint-interval 0): the age is the whole run so far. */
-    const char *argv0[] = {"traces", "convert", in, "--cut", "2600", "--checkpoint-interval", "0",
-                           "-o", snap};
+    const char *argv0[] = {"traces", "convert", in,  "--cut", "2600", "--checkpoint-interval",
+                           "0",      "-o",      snap};
     unlink(snap);
     cr_assert_eq(run(9, argv0), 0);
     cr_assert_eq(snapshot_load(snap, &g, &v, &n, &e), 0, "%s", e.msg);

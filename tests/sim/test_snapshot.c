@@ -315,8 +315,10 @@ Test(snapshot, bad_files_name_file_line_and_column)
     static const struct {
         const char *csv, *want;
     } cases[] = {
-        {"id,gpus,started_s,remaining_s\n1,2,-5,100\n", ":2: column 'started_s': expected seconds >= 0"},
-        {"id,gpus,started_s,remaining_s\n1,2,5,0\n", ":2: column 'remaining_s': expected seconds > 0"},
+        {"id,gpus,started_s,remaining_s\n1,2,-5,100\n",
+         ":2: column 'started_s': expected seconds >= 0"},
+        {"id,gpus,started_s,remaining_s\n1,2,5,0\n",
+         ":2: column 'remaining_s': expected seconds > 0"},
         {"id,gpus,started_s\n1,2,5\n", ":1: column 'remaining_s' missing from the header"},
         {"id,gpus,started_s,remaining_s\n1,,5,10\n", ":2: column 'gpus': expected whole GPUs"},
         {"id,gpus,pool,started_s,remaining_s\n1,2,h200,5,10\n",
@@ -331,8 +333,10 @@ Test(snapshot, bad_files_name_file_line_and_column)
          ":3: column 'node': node 1 has 4 GPUs; the jobs before this one hold 3"},
         {"id,gpus,started_s,remaining_s,ckpt_age_s\n1,1,5,10,6\n",
          ":2: column 'ckpt_age_s': expected seconds between 0 and started_s"},
-        {"id,gpus,started_s,remaining_s\n1,1,5,10\n1,1,5,10\n", ":3: column 'id': job 1 is already on line 2"},
-        {"id,gpus,started_s,remaining_s\nx,1,5,10\n", ":2: column 'id': expected a non-negative integer"},
+        {"id,gpus,started_s,remaining_s\n1,1,5,10\n1,1,5,10\n",
+         ":3: column 'id': job 1 is already on line 2"},
+        {"id,gpus,started_s,remaining_s\nx,1,5,10\n",
+         ":2: column 'id': expected a non-negative integer"},
         {"id,gpus,started_s,remaining_s\n1,8,5,10\n2,1,5,10\n",
          ":3: column 'gpus': the snapshot's jobs hold 9 GPUs up to this line; the cluster has 8"},
     };
