@@ -445,8 +445,8 @@ static int run_snapshot(const uint8_t *data, size_t n, char *msg, size_t msglen)
             why = "checkpoint age outside [0, started]";
         else if (j->pool < -1 || j->pool > 1 || j->node < -1 || j->node > 2)
             why = "pool or node out of range";
-        else if (j->node >= 0 && j->pool >= 0 && (j->node < first[j->pool] ||
-                                                  j->node >= first[j->pool] + nodes[j->pool]))
+        else if (j->node >= 0 && j->pool >= 0 &&
+                 (j->node < first[j->pool] || j->node >= first[j->pool] + nodes[j->pool]))
             why = "node outside its pool";
         else if (j->node >= 0 && (used[j->node] += j->gpus) > 4)
             why = "a node over-full";

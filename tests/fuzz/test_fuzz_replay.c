@@ -153,8 +153,8 @@ Test(fuzz_replay, targets_accept_good_and_refuse_bad_input)
     cr_expect(msg[0], "refusal has a message");
 
     const char snap[] = "id,gpus,pool,node,started_s,remaining_s\n1,4,a,1,5,10\n2,4,b,0,0,1\n";
-    cr_expect_eq(verdict("snapshot", snap, sizeof(snap) - 1, msg, sizeof(msg)), FUZZ_ACCEPTED,
-                 "%s", msg);
+    cr_expect_eq(verdict("snapshot", snap, sizeof(snap) - 1, msg, sizeof(msg)), FUZZ_ACCEPTED, "%s",
+                 msg);
     const char snap_bad[] = "id,gpus,node,started_s,remaining_s\n1,3,2,5,10\n2,2,2,5,10\n";
     cr_expect_eq(verdict("snapshot", snap_bad, sizeof(snap_bad) - 1, msg, sizeof(msg)),
                  FUZZ_REJECTED, "node 2 over-full");
