@@ -695,10 +695,17 @@ static int seed_snapshot(struct sim *s)
         }
         const struct job *jb = &s->tr.jobs[id];
         const char *why = NULL;
-        if (jb->state != JOB_RUNNING)
-            why = "the policy did not start it at t = 0 (its queue unknown or its quota "
-                  "full, its pool ruled out by training.require, or its cards taken by the "
-                  "services' initial replicas?)";
+        if (jb->state == JOB_REJECTED)
+            why = "the policy rejects it: it could never run here (no queue of its name, more "
+                  "GPUs than its queue or pools can hold, or more memory than a shared "
+                  "card's share: training.memory_gb_per_gpu)";
+        else if (jb->state == JOB_FAILED)
+            why = "OOM-killed at its placement (training.memory_gb_per_gpu over the card's "
+                  "share)";
+        else if (jb->state != JOB_RUNNING)
+            why = "the policy did not start it at t = 0 (its queue's quota full, its pool "
+                  "ruled out by training.require, or its cards taken by the services' "
+                  "initial replicas?)";
         for (uint32_t g = 0; !why && r->node >= 0 && g < jb->spec.gpus; g++)
             if (s->cl.cards[jb->gpus[g]].node != (uint32_t)r->node)
                 why = "the policy placed it off its node (policies timeslice, mps and "

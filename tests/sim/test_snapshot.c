@@ -355,24 +355,35 @@ Test(snapshot, bad_files_name_file_line_and_column)
         snprintf(want, sizeof(want), "%s%s", snap, cases[i].want);
         simtest_expect_rejected(yaml, want, i);
     }
-    /* A job the policy cannot start at t = 0 (kueue: its queue has no quota) stops the run. */
-    write_file(dir, "bad.csv", "id,gpus,started_s,remaining_s\n1,2,5,10\n", snap, sizeof(snap));
-    snprintf(yaml, sizeof(yaml),
-             "name: bad\nduration: 1h\ncluster: { nodes: 1, gpus_per_node: 4 }\n"
-             "training:\n  snapshot: %s\n"
-             "policy:\n  name: kueue\n  inference_gpus: 0\n"
-             "  queues: { inference: { nominal: 4 }, training: { nominal: 0, borrowing_limit: 0 "
-             "} }\n",
-             snap);
-    struct scenario sc;
-    struct conf_err err;
-    cr_assert_eq(scenario_load_string(&sc, "t.yaml", yaml, &err), 0, "%s", err.msg);
-    struct sim s;
-    cr_expect_lt(sim_init(&s, &sc, 1, NULL), 0);
-    char want[600];
-    snprintf(want, sizeof(want), "%s:2: job 1: the policy did not start it at t = 0", snap);
-    cr_expect(strstr(s.err, want), "%s", s.err);
-    scenario_release(&sc);
+    /* A job the policy does not start at t = 0 stops the run, naming its line: kueue rejects
+     * a job its ClusterQueue can never hold (nominal 0, no borrowing), and leaves a job
+     * queued while the quota (2 cards) is held by the row before it. */
+    static const struct {
+        const char *csv, *nominal, *want;
+    } run_cases[] = {
+        {"id,gpus,started_s,remaining_s\n1,2,5,10\n", "0", ":2: job 1: the policy rejects it"},
+        {"id,gpus,started_s,remaining_s\n1,2,5,10\n2,2,5,10\n", "2",
+         ":3: job 2: the policy did not start it at t = 0"},
+    };
+    for (size_t i = 0; i < sizeof(run_cases) / sizeof(run_cases[0]); i++) {
+        write_file(dir, "bad.csv", run_cases[i].csv, snap, sizeof(snap));
+        snprintf(yaml, sizeof(yaml),
+                 "name: bad\nduration: 1h\ncluster: { nodes: 1, gpus_per_node: 4 }\n"
+                 "training:\n  snapshot: %s\n"
+                 "policy:\n  name: kueue\n  inference_gpus: 0\n"
+                 "  queues: { inference: { nominal: 0 }, training: { nominal: %s, "
+                 "borrowing_limit: 0 } }\n",
+                 snap, run_cases[i].nominal);
+        struct scenario sc;
+        struct conf_err err;
+        cr_assert_eq(scenario_load_string(&sc, "t.yaml", yaml, &err), 0, "%s", err.msg);
+        struct sim s;
+        cr_expect_lt(sim_init(&s, &sc, 1, NULL), 0, "case %zu started", i);
+        char want[600];
+        snprintf(want, sizeof(want), "%s%s", snap, run_cases[i].want);
+        cr_expect(strstr(s.err, want), "case %zu: %s", i, s.err);
+        scenario_release(&sc);
+    }
     rm(dir, "bad.csv");
     rmdir(dir);
 }
