@@ -55,7 +55,8 @@ _tidesim() {
             return
         fi
         opts="--format --output --on-bad-row --end --loop --loop-period --max-records --seed
-              --time-column --time-unit --count-column --interval --in-column --out-column --help"
+              --time-column --time-unit --count-column --interval --in-column --out-column
+              --cut --rest --checkpoint-interval --help"
         files=csv ;;
     *)
         return ;;
@@ -88,14 +89,14 @@ _tidesim() {
                      services. training. policy. output." -- "$cur"))
         compopt -o nospace 2>/dev/null
         return ;;
-    --output | -o | --against)
+    --output | -o | --against | --rest)
         COMPREPLY=($(compgen -f -- "$cur"))
         return ;;
     --report)
         COMPREPLY=($(compgen -d -- "$cur"))
         return ;;
     --seed | --replications | -r | --precision | --max-replications | --jobs | -j | --end | \
-        --loop-period | \
+        --loop-period | --cut | --checkpoint-interval | \
         --max-records | --interval | \
         --min-util | --min-slo | --max-ckpt-overhead | --max-p99-ms | --max-ttft-p99 | \
         --max-tpot-p99 | --tolerance | \

@@ -50,6 +50,10 @@ head_seed jobs_openb traces/data/alibaba-gpu-v2023-openb/openb_pod_list_default.
 trace_seed jobs_pai tests/data/pai_*.csv
 trace_seed jobs_helios tests/data/helios_*.csv
 trace_seed jobs_csv tests/data/jobs_*.csv tests/data/kai_*.csv
+mkdir -p "$out/snapshot" # no option byte: the whole input is the file
+cp scenarios/warm-start/snapshot.csv "$out/snapshot/warm-start.csv"
+printf 'id,queue,priority,gpus,pool,node,started_s,remaining_s,ckpt_age_s\n1,q,2,4,a,1,60,3600,30\n2,,0,2,b,,0,10,\n' \
+    >"$out/snapshot/pools.csv"
 
 # Results files: a short single run as written, it and a replicated one with
 # contiguous storage (smaller, so mutations land on structure more often), and
@@ -117,7 +121,7 @@ done
     cat "$out"/scenario/* | grep -o '[A-Za-z_][A-Za-z0-9_]*:' | sort -u | sed 's/.*/"&"/'
 } >"$b/scenario.dict"
 for t in arrivals_azure arrivals_servegen arrivals_csv arrivals_counts jobs_openb jobs_pai \
-    jobs_helios jobs_csv; do
+    jobs_helios jobs_csv snapshot; do
     cat "$out/$t"/* 2>/dev/null | head -c 200000 | tr ',\r\n' '\n\n\n' | tr -d '"\\\000\001' |
         grep -aE '^[A-Za-z_][A-Za-z0-9_. -]{0,30}$' | sort -u | sed 's/.*/"&"/' >"$b/$t.dict" || :
 done

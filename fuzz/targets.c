@@ -35,6 +35,7 @@
 #include "sim/scenario.h"
 #include "traces/arrivals.h"
 #include "traces/jobs.h"
+#include "traces/snapshot.h"
 
 #define HOUR_US ((sim_time)3600 * 1000000)
 
@@ -403,6 +404,67 @@ static int run_jobs_csv(const uint8_t *d, size_t n, char *msg, size_t msglen)
     return run_jobs(JOB_CSV, d, n, msg, msglen);
 }
 
+/* ------------------------------------------------------------ snapshot */
+
+/*
+ * A warm-start snapshot (traces/snapshot.h) against two pools of 2 and 1
+ * nodes of 4 cards ("a", "b"). The whole input is the file. Checks the
+ * invariants of a loaded row that the header promises.
+ */
+static int run_snapshot(const uint8_t *data, size_t n, char *msg, size_t msglen)
+{
+    char path[512];
+    int rc = temp_name(path, sizeof(path), "csv");
+    if (rc) {
+        snprintf(msg, msglen, "fuzz: temporary path too long");
+        return rc;
+    }
+    if ((rc = write_file(path, data, n, msg, msglen)))
+        return rc;
+    static const char *const names[2] = {"a", "b"};
+    static const uint32_t first[2] = {0, 2}, nodes[2] = {2, 1};
+    const struct snap_geom g = {2, names, first, nodes, 4};
+    struct snap_job *v = NULL;
+    uint32_t nv = 0, used[3] = {0};
+    struct trace_err err = {{0}};
+    rc = snapshot_load(path, &g, &v, &nv, &err);
+    unlink(path);
+    if (rc)
+        return rejected(err.msg, msg, msglen);
+    const char *why = NULL;
+    uint32_t total = 0, i;
+    for (i = 0; i < nv && !why; i++) {
+        const struct snap_job *j = &v[i];
+        total += j->gpus;
+        if (j->gpus < 1 || j->gpus > 12 || total > 12)
+            why = "GPUs outside the cluster";
+        else if (j->remaining <= 0 || j->remaining > SIM_TIME_LIMIT || j->started < 0 ||
+                 j->started > SIM_TIME_LIMIT)
+            why = "a time outside its range";
+        else if (j->ckpt_age < 0 || j->ckpt_age > j->started)
+            why = "checkpoint age outside [0, started]";
+        else if (j->pool < -1 || j->pool > 1 || j->node < -1 || j->node > 2)
+            why = "pool or node out of range";
+        else if (j->node >= 0 && j->pool >= 0 &&
+                 (j->node < first[j->pool] || j->node >= first[j->pool] + nodes[j->pool]))
+            why = "node outside its pool";
+        else if (j->node >= 0 && (used[j->node] += j->gpus) > 4)
+            why = "a node over-full";
+        else if (!memchr(j->queue, 0, sizeof(j->queue)))
+            why = "unterminated queue";
+        for (uint32_t k = 0; k < i && !why; k++)
+            if (v[k].id == j->id)
+                why = "an id twice";
+    }
+    free(v);
+    if (why) {
+        snprintf(msg, msglen, "broken: row %u: %s", i - 1, why);
+        return FUZZ_BROKEN;
+    }
+    msg[0] = '\0';
+    return FUZZ_ACCEPTED;
+}
+
 /* ------------------------------------------------------------ results */
 
 /*
@@ -469,6 +531,7 @@ const struct fuzz_target fuzz_targets[] = {
     {"jobs_helios", run_jobs_helios},
     {"jobs_csv", run_jobs_csv},
     {"results", run_results},
+    {"snapshot", run_snapshot},
 };
 
 const size_t fuzz_ntargets = sizeof(fuzz_targets) / sizeof(fuzz_targets[0]);

@@ -785,7 +785,7 @@ static int write_jobs(struct sim_output *o, const struct sim *s, hid_t summary, 
         end[i] = j->end >= 0 ? sim_time_to_sec(j->end) : NAN;
         gpus[i] = j->spec.gpus;
         work[i] = sim_time_to_sec(j->spec.work);
-        done[i] = j->done_us / 1e6;
+        done[i] = j->done_us > 0 ? j->done_us / 1e6 : 0; /* a warm job redoing pre-t = 0 work */
         state[i] = (double)j->state;
         delay[i] = j->start >= 0 ? start[i] - submit[i] : NAN;
         jc[i] = j->end >= 0 ? end[i] - submit[i] : NAN;

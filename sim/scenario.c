@@ -725,15 +725,9 @@ static int load_checkpoint(const struct conf_doc *d, const struct conf_node *c,
 
 static int load_training(struct scenario *sc, const struct conf_node *root, struct conf_err *err)
 {
-    static const char *const tkeys[] = {"jobs",
-                                        "backlog",
-                                        "checkpoint",
-                                        "memory_gb_per_gpu",
-                                        "active_thread_percentage",
-                                        "demand",
-                                        "require",
-                                        "prefer",
-                                        NULL};
+    static const char *const tkeys[] = {
+        "jobs",   "backlog", "checkpoint", "memory_gb_per_gpu", "active_thread_percentage",
+        "demand", "require", "prefer",     "snapshot",          NULL};
     static const char *const jkeys[] = {"synthetic", "trace", NULL};
     static const char *const skeys[] = {"per_hour",     "duration",  "gpus",
                                         "max_duration", "calibrate", NULL};
@@ -758,10 +752,19 @@ static int load_training(struct scenario *sc, const struct conf_node *root, stru
         (rc = placement_load(d, tr, &t->place, err)))
         return rc;
     t->run.sm_cap = atp / 100;
+    if (conf_get(tr, "snapshot")) {
+        /* Read once the pools are known (load_snapshot). */
+        t->snapshot_path = resolve_path(d, tr, "snapshot", err);
+        if (!t->snapshot_path)
+            return -EINVAL;
+    }
     const struct conf_node *j = conf_get(tr, "jobs");
+    if (!j && t->snapshot_path)
+        return 0; /* a warm start only: the snapshot's jobs, no new ones */
     if (!j)
         return conf_errf(err, d, tr, "jobs",
-                         "missing (expected a mapping with 'synthetic' or 'trace')");
+                         "missing (expected a mapping with 'synthetic' or 'trace', or a "
+                         "'snapshot' of running jobs)");
     if ((rc = conf_check_keys(d, j, "jobs", jkeys, err)))
         return rc;
     const struct conf_node *s = conf_get(j, "synthetic"), *jt = conf_get(j, "trace");
@@ -841,6 +844,43 @@ static int load_training(struct scenario *sc, const struct conf_node *root, stru
                          sim_time_to_sec(sc->duration) / 3600.0, jobs);
     }
     return 0;
+}
+
+/* training.snapshot: read and check the running jobs against the pools (traces/snapshot.h). */
+static int load_snapshot(struct scenario *sc, struct conf_err *err)
+{
+    struct training_cfg *t = &sc->training;
+    if (!t->snapshot_path)
+        return 0;
+    int rc = -ENOMEM;
+    const char **names = calloc(sc->npools, sizeof(*names));
+    uint32_t *first = calloc(sc->npools, sizeof(*first));
+    uint32_t *nodes = calloc(sc->npools, sizeof(*nodes));
+    if (names && first && nodes) {
+        uint32_t at = 0;
+        for (uint32_t i = 0; i < sc->npools; i++) {
+            names[i] = sc->pools[i].name;
+            first[i] = at;
+            nodes[i] = sc->pools[i].nodes;
+            at += nodes[i];
+        }
+        struct snap_geom g = {.npools = sc->npools,
+                              .pool_names = names,
+                              .pool_first_node = first,
+                              .pool_nodes = nodes,
+                              .per_node = sc->gpus_per_node};
+        struct trace_err te = {{0}};
+        rc = snapshot_load(t->snapshot_path, &g, &t->snap, &t->nsnap, &te);
+        if (rc)
+            snprintf(err->msg, sizeof(err->msg), "%s",
+                     te.msg[0] ? te.msg : "training.snapshot: out of memory");
+    } else {
+        snprintf(err->msg, sizeof(err->msg), "training.snapshot: out of memory");
+    }
+    free(names);
+    free(first);
+    free(nodes);
+    return rc;
 }
 
 /* policy.autoscale: Kubernetes HPA knobs (sim/autoscale.h). */
@@ -1277,7 +1317,7 @@ static int load_root(struct scenario *sc, struct conf_err *err)
     if ((rc = load_cost(sc, root, err)))
         return rc;
     if ((rc = load_services(sc, root, err)) || (rc = load_training(sc, root, err)) ||
-        (rc = load_policy(sc, root, err)))
+        (rc = load_policy(sc, root, err)) || (rc = load_snapshot(sc, err)))
         return rc;
 
     /* Cross-checks. A `require` no pool meets can never be placed. */
@@ -1359,6 +1399,11 @@ void scenario_release(struct scenario *sc)
     }
     free(sc->training.trace.path);
     sc->training.trace.path = NULL;
+    free(sc->training.snapshot_path);
+    sc->training.snapshot_path = NULL;
+    free(sc->training.snap);
+    sc->training.snap = NULL;
+    sc->training.nsnap = 0;
     gpu_type_map_release(&sc->training.trace.gpu_types);
     placement_release(&sc->training.place);
     pool_cfg_release(sc->pools, sc->npools);

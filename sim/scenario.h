@@ -22,6 +22,7 @@
 #include "sim/pool_cfg.h"
 #include "sim/autoscale.h"
 #include "sim/train.h"
+#include "traces/snapshot.h"
 #include "sim/core/simtime.h"
 #include "traces/arrivals.h"
 #include "traces/jobs.h"
@@ -120,6 +121,10 @@ struct training_cfg {
     uint32_t backlog;           /* jobs already queued at t = 0 (drawn from the same mix) */
     struct train_cfg run;       /* checkpoints, memory, MPS share of training members */
     struct placement_cfg place; /* training.require / prefer: every job's constraints */
+    /* training.snapshot (traces/snapshot.h): jobs running at t = 0 (a warm start). */
+    char *snapshot_path;   /* owned; NULL = none */
+    struct snap_job *snap; /* owned, nsnap rows, read and checked when the scenario loads */
+    uint32_t nsnap;
 };
 
 struct policy_ops;

@@ -64,7 +64,9 @@ static bool job_constrain(struct sim *s, uint32_t j)
 {
     const struct scenario *sc = s->sc;
     struct job *jb = &s->tr.jobs[j];
-    jb->pools_allow = match_mask(sc, &sc->training.place.require);
+    /* A warm start's job keeps the pool its snapshot row names. */
+    jb->pools_allow =
+        match_mask(sc, &sc->training.place.require) & (jb->snap ? jb->pools_allow : POOL_ALL);
     if (s->map_types) {
         uint64_t t = POOL_ALL;
         if (job_type_pools(s, jb, &t)) {
@@ -96,9 +98,27 @@ static void on_job_submit(void *ctx, uint32_t j)
     s->pol->on_submit(s, s->pol_state, j);
 }
 
+int sim_pinned_gang(const struct sim *s, uint32_t j, const bool *ok, uint32_t *out)
+{
+    const struct job *jb = &s->tr.jobs[j];
+    if (jb->pin_node == UINT32_MAX || jb->start >= 0)
+        return 1;
+    const struct cluster *c = &s->cl;
+    uint32_t k = 0;
+    for (uint32_t g = jb->pin_node * c->per_node;
+         g < (jb->pin_node + 1) * c->per_node && k < jb->spec.gpus; g++)
+        if (c->cards[g].nten == 0 && !c->cards[g].reconfiguring && (!ok || ok[g]) &&
+            cluster_card_in(c, g, jb->pools_allow))
+            out[k++] = g;
+    return k == jb->spec.gpus ? 0 : -ENOSPC;
+}
+
 int sim_find_gang(const struct sim *s, uint32_t j, uint32_t *out)
 {
     const struct job *jb = &s->tr.jobs[j];
+    int pin = sim_pinned_gang(s, j, NULL, out);
+    if (pin <= 0)
+        return pin;
     if (jb->pools_prefer != POOL_ALL &&
         cluster_find_gang_in(&s->cl, jb->spec.gpus, out, jb->pools_prefer & jb->pools_allow) == 0)
         return 0;
@@ -642,6 +662,67 @@ static int build_services(struct sim *s)
     return 0;
 }
 
+/*
+ * A warm start (training.snapshot): submit the snapshot's jobs at t = 0, after
+ * the policy's init and before any other job, each through the policy like
+ * any job (its quota, queues and pools count it); the gang finders put a job
+ * with a node there (sim_pinned_gang). A job the policy does not start at
+ * once, or starts elsewhere than its node, stops the run: the snapshot says
+ * it holds its cards now. Returns 0 or a negative code with s->err filled.
+ */
+static int seed_snapshot(struct sim *s)
+{
+    const struct training_cfg *t = &s->sc->training;
+    for (uint32_t i = 0; i < t->nsnap; i++) {
+        const struct snap_job *r = &t->snap[i];
+        struct job_spec spec = {.id = r->id,
+                                .submit = 0,
+                                .work = r->remaining,
+                                .gpus = r->gpus,
+                                .gpu_fraction = 1.0,
+                                .priority = r->priority,
+                                .line = r->line};
+        memcpy(spec.queue, r->queue, sizeof(spec.queue));
+        uint64_t pools = r->pool >= 0 ? (uint64_t)1 << r->pool : POOL_ALL;
+        int64_t id =
+            trainer_submit_snapshot(&s->tr, &spec, (double)r->ckpt_age, r->ckpt_age < r->started,
+                                    r->node >= 0 ? (uint32_t)r->node : UINT32_MAX, pools);
+        if (id < 0) {
+            snprintf(s->err, sizeof(s->err), "%s:%lld: job %llu: %s", t->snapshot_path,
+                     (long long)r->line, (unsigned long long)r->id,
+                     id == -ENOMEM ? "out of memory" : "cannot be submitted");
+            return (int)id;
+        }
+        const struct job *jb = &s->tr.jobs[id];
+        const char *why = NULL;
+        if (jb->state == JOB_REJECTED)
+            why = "the policy rejects it: it could never run here (no queue of its name, more "
+                  "GPUs than its queue or pools can hold, or more memory than a shared "
+                  "card's share: training.memory_gb_per_gpu)";
+        else if (jb->state == JOB_FAILED)
+            why = "OOM-killed at its placement (training.memory_gb_per_gpu over the card's "
+                  "share)";
+        else if (jb->state != JOB_RUNNING)
+            why = "the policy did not start it at t = 0 (its queue's quota full, its pool "
+                  "ruled out by training.require, or its cards taken by the services' "
+                  "initial replicas?)";
+        for (uint32_t g = 0; !why && r->node >= 0 && g < jb->spec.gpus; g++)
+            if (s->cl.cards[jb->gpus[g]].node != (uint32_t)r->node)
+                why = "the policy placed it off its node (policies timeslice, mps and "
+                      "mig-static choose their own cards: leave 'node' empty)";
+        if (why) {
+            snprintf(s->err, sizeof(s->err), "%s:%lld: job %llu: %s", t->snapshot_path,
+                     (long long)r->line, (unsigned long long)r->id, why);
+            return -EINVAL;
+        }
+        if (s->event_error) {
+            snprintf(s->err, sizeof(s->err), "%s: cannot seed the snapshot", t->snapshot_path);
+            return s->event_error;
+        }
+    }
+    return 0;
+}
+
 int sim_init(struct sim *s, const struct scenario *sc, uint64_t seed, const struct sim_sink *sink)
 {
     int rc;
@@ -705,6 +786,8 @@ int sim_init(struct sim *s, const struct scenario *sc, uint64_t seed, const stru
                  rc);
         goto fail_msg;
     }
+    if ((rc = seed_snapshot(s)))
+        goto fail_msg;
     if ((rc = trainer_begin(&s->tr)))
         goto fail;
     rc = engine_at(&s->eng, sc->sample_interval < sc->duration ? sc->sample_interval : sc->duration,

@@ -175,6 +175,13 @@ static inline bool sim_svc_prefers(const struct sim *s, uint32_t svc, uint32_t g
     return !s->svc_prefer || cluster_card_in(&s->cl, g, s->svc_prefer[svc]);
 }
 int sim_find_gang(const struct sim *s, uint32_t j, uint32_t *out);
+/*
+ * A warm start's job with a node (trainer_submit_snapshot) that has not started
+ * yet: the node's lowest free cards that ok[] (NULL: all) and its pools allow,
+ * into out[0..spec.gpus); 0, or -ENOSPC when the node has too few. 1: job j
+ * has no node to keep (the caller chooses). Every gang finder asks it first.
+ */
+int sim_pinned_gang(const struct sim *s, uint32_t j, const bool *ok, uint32_t *out);
 
 /*
  * Scale down: take one replica of svc out (an idle one first; a busy one

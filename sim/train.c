@@ -127,6 +127,7 @@ static int64_t add_job(struct trainer *t, const struct job_spec *spec)
     j->end = -1;
     j->queued_since = t->eng->now;
     j->pools_allow = j->pools_prefer = POOL_ALL;
+    j->pin_node = UINT32_MAX;
     uint32_t n = j->spec.gpus ? j->spec.gpus : 1;
     j->gpus = calloc(n, sizeof(*j->gpus));
     j->tids = calloc(n, sizeof(*j->tids));
@@ -147,6 +148,26 @@ int64_t trainer_submit(struct trainer *t, const struct job_spec *spec)
         return -EINVAL;
     int64_t id = add_job(t, spec);
     if (id >= 0 && t->on_submit)
+        t->on_submit(t->cb_ctx, (uint32_t)id);
+    return id;
+}
+
+int64_t trainer_submit_snapshot(struct trainer *t, const struct job_spec *spec, double ckpt_age_us,
+                                bool has_ckpt, uint32_t node, uint64_t pools)
+{
+    if (spec_bad(spec) || !(ckpt_age_us >= 0))
+        return -EINVAL;
+    int64_t id = add_job(t, spec);
+    if (id < 0)
+        return id;
+    struct job *j = &t->jobs[id];
+    j->snap = j->snap_first = true;
+    j->snap_ckpt = has_ckpt;
+    j->snap_age_us = ckpt_age_us;
+    j->ckpt_us = -ckpt_age_us;
+    j->pin_node = node;
+    j->pools_allow = pools;
+    if (t->on_submit)
         t->on_submit(t->cb_ctx, (uint32_t)id);
     return id;
 }
@@ -284,7 +305,12 @@ static void enter_run(struct trainer *t, struct job *j)
     seg_switch(t, j);
     j->phase = PHASE_RUN;
     j->since = t->eng->now;
-    j->next_save = j->interval_s > 0 ? after(t->eng->now, j->interval_s * 1e6) : SIM_TIME_MAX;
+    double until = j->interval_s * 1e6;
+    if (j->snap_first) { /* a warm start's first run: its save is due interval - age after */
+        j->snap_first = false;
+        until = until > j->snap_age_us ? until - j->snap_age_us : 0;
+    }
+    j->next_save = j->interval_s > 0 ? after(t->eng->now, until) : SIM_TIME_MAX;
     set_members(t, j, true, j->done_us < j->high_us ? USE_RECOMPUTE : USE_USEFUL);
     plan_run(t, j);
 }
@@ -340,7 +366,7 @@ static void finish(struct trainer *t, struct job *j)
     release(t, j);
     j->state = JOB_DONE;
     t->done++;
-    t->gpu_us_done += (double)j->spec.work * j->spec.gpus;
+    t->gpu_us_done += (double)j->spec.work * j->spec.gpus; /* warm: only what was left at t = 0 */
     if (t->on_finish)
         t->on_finish(t->cb_ctx, (uint32_t)(j - t->jobs));
 }
@@ -488,7 +514,8 @@ int trainer_start(struct trainer *t, uint32_t id, const uint32_t *gpus)
     t->running++;
     if (j->preemptions + j->restarts > 0) {
         /* Back from a preemption or fault: load the checkpoint (or just warm up). */
-        double s = j->ckpt_us > 0 ? j->restore_s : t->cfg.knobs.warmup_s;
+        bool ckpt = j->ckpt_us > 0 || (j->snap && (j->snap_ckpt || j->ckpt_us > -j->snap_age_us));
+        double s = ckpt ? j->restore_s : t->cfg.knobs.warmup_s;
         enter_phase(t, j, PHASE_RESTORE, USE_RESTORE, s);
     } else {
         enter_run(t, j);

@@ -80,6 +80,11 @@ struct job {
      * submission (sim.c); trainer_start refuses cards outside pools_allow. */
     uint64_t pools_allow, pools_prefer;
     sim_time seg_since; /* start of the current phase's segment (the segment log) */
+    /* A warm start's job (trainer_submit_snapshot): it ran before t = 0 and must first start on
+     * node pin_node (UINT32_MAX: anywhere); snap_ckpt: it has a checkpoint to restore. */
+    bool snap, snap_ckpt, snap_first; /* snap_first: not yet started */
+    uint32_t pin_node;
+    double snap_age_us; /* its progress since that checkpoint at t = 0, µs */
 };
 
 /*
@@ -137,6 +142,21 @@ void trainer_release(struct trainer *t);
  * more than JOB_MAX_GPUS GPUs or more than SIM_TIME_LIMIT of work).
  */
 int64_t trainer_submit(struct trainer *t, const struct job_spec *spec);
+
+/*
+ * Submit a job that was already running before t = 0 (a warm start,
+ * traces/snapshot.h) as trainer_submit does, with spec->work its remaining
+ * run time. Its last checkpoint lies ckpt_age_us of progress behind it
+ * (ckpt_us = -ckpt_age_us: a loss before its next save costs that much
+ * again); has_ckpt: a restart restores that checkpoint (else it only warms
+ * up and redoes everything since its start); its first periodic save comes
+ * after interval - ckpt_age_us of running. It must first start on node
+ * `node` (UINT32_MAX: anywhere; sim_find_gang and the policies' gang finders
+ * honour it) within the pools of `pools` (POOL_ALL: any). Only its remaining
+ * work counts as work done (gpu_us_done). Returns as trainer_submit.
+ */
+int64_t trainer_submit_snapshot(struct trainer *t, const struct job_spec *spec, double ckpt_age_us,
+                                bool has_ckpt, uint32_t node, uint64_t pools);
 
 /* Schedule the first submission. Call once callbacks are set. */
 int trainer_begin(struct trainer *t);

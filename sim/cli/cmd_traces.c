@@ -89,6 +89,10 @@ struct cli_opts {
     enum fmt fmt;
     bool skip, json, loop;
     sim_time end, loop_period, interval;
+    sim_time cut;               /* --cut: > 0 writes a warm-start snapshot at that time */
+    bool cut_given;             /* --cut was given (0 is a valid cut) */
+    const char *rest;           /* --rest: the jobs submitted at or after the cut, shifted to 0 */
+    sim_time ckpt_every;        /* --checkpoint-interval (0: none) */
     uint64_t seed, max_records; /* max_records 0: not given */
     const char *time_col, *count_col, *in_col, *out_col;
     enum tfield_unit unit;
@@ -119,6 +123,15 @@ static const char traces_usage[] =
     "      --max-records N     the output size accepted: needed by convert without --end\n"
     "                          when the input generates its records (servegen, counts)\n"
     "                          or loops; convert fails, writing nothing, past N records\n"
+    "      --cut SECONDS       jobs: write OUT as a warm-start snapshot (training.snapshot)\n"
+    "                          of the jobs running at that log time (submitted before it,\n"
+    "                          ending after it; a job is taken to start at its submit time;\n"
+    "                          fractional, MIG and service pods are left out, and counted)\n"
+    "      --rest REST.csv     with --cut: also write the jobs submitted at or after the\n"
+    "                          cut as a job CSV whose submit times start at 0\n"
+    "      --checkpoint-interval SECONDS  with --cut: the interval the jobs checkpointed\n"
+    "                          at, for ckpt_age_s = (cut - start) mod it (default 1800,\n"
+    "                          the scenario default; 0: no checkpoints, age = started_s)\n"
     "      --seed N            random stream of servegen and counts placement (default 1)\n"
     "      --time-column C     csv, counts: the time column (csv default time_s; counts\n"
     "                          default: the first column)\n"
@@ -673,6 +686,172 @@ done:;
     return status;
 }
 
+/* A file written under PATH.tmp.<pid> and renamed when complete (or stdout for "-"). */
+struct out_file {
+    const char *path;
+    char *tmp;
+    FILE *f;
+};
+
+static int out_open(struct out_file *o, const char *path)
+{
+    o->path = path;
+    o->tmp = NULL;
+    o->f = stdout;
+    if (strcmp(path, "-") == 0)
+        return 0;
+    size_t n = strlen(path) + 32;
+    if (!(o->tmp = malloc(n))) {
+        fputs("tidesim traces: out of memory\n", stderr);
+        return 1;
+    }
+    snprintf(o->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    if (!(o->f = fopen(o->tmp, "wx"))) {
+        fprintf(stderr, "tidesim traces: %s: cannot create: %s\n", path, strerror(errno));
+        free(o->tmp);
+        o->tmp = NULL;
+        return 1;
+    }
+    return 0;
+}
+
+/* Close o; keep it (rename into place) when ok, else remove it. Returns 0 or 1 (message out). */
+static int out_close(struct out_file *o, bool ok)
+{
+    if (!o->f)
+        return 0;
+    int werr = ferror(o->f) ? EIO : 0;
+    if (o->f == stdout ? fflush(o->f) != 0 : fclose(o->f) != 0)
+        werr = errno ? errno : EIO;
+    o->f = NULL;
+    int status = 0;
+    if (ok && werr) {
+        fprintf(stderr, "tidesim traces: cannot write %s: %s\n", o->path, strerror(werr));
+        status = 1;
+    } else if (ok && o->tmp && rename(o->tmp, o->path) != 0) {
+        fprintf(stderr, "tidesim traces: cannot write %s: %s\n", o->path, strerror(errno));
+        status = 1;
+    }
+    if (o->tmp && (!ok || status))
+        unlink(o->tmp);
+    free(o->tmp);
+    o->tmp = NULL;
+    return status;
+}
+
+/*
+ * convert --cut T: the jobs of a log running at T as a warm-start snapshot
+ * (traces/snapshot.h; docs/scenario.md "Warm start") into OUT, and with
+ * --rest the jobs submitted at or after T as a job CSV from 0. A job is taken
+ * to start at its submit time and run its duration (the log does not say how
+ * long it queued); its checkpoint age is (T - start) mod the interval.
+ * Fractional and MIG jobs, which a snapshot cannot hold, and long-running
+ * service pods (openb LS, which a scenario skips by default) are counted and
+ * left out of the snapshot; --rest keeps every later record.
+ */
+static int convert_cut(const struct cli_opts *c)
+{
+    if (!is_jobs(c->fmt)) {
+        fprintf(stderr, "tidesim traces: --cut takes a job log (openb pai helios csv)\n");
+        return 2;
+    }
+    if ((strcmp(c->out, "-") != 0 && cli_same_file(c->out, c->in)) ||
+        (c->rest && strcmp(c->rest, "-") != 0 && cli_same_file(c->rest, c->in))) {
+        fprintf(stderr, "tidesim traces: an output is the input %s; name another file\n", c->in);
+        return 2;
+    }
+    if (c->rest && strcmp(c->rest, c->out) == 0) {
+        fprintf(stderr, "tidesim traces: --rest and -o name the same file %s\n", c->out);
+        return 2;
+    }
+    struct trace_err e;
+    struct out_file snap = {0}, rest = {0};
+    int status = 1, rc = 0;
+    uint64_t running = 0, later = 0, partial = 0, services = 0, n = 0;
+    bool too_many = false;
+    struct job_source *s = open_jobs(c, &e);
+    if (!s) {
+        fprintf(stderr, "tidesim traces: %s\n", e.msg);
+        return 1;
+    }
+    if (out_open(&snap, c->out) || (c->rest && out_open(&rest, c->rest)))
+        goto out;
+    fputs("id,queue,priority,gpus,pool,node,started_s,remaining_s,ckpt_age_s\n", snap.f);
+    if (rest.f)
+        fputs("id,submit_s,duration_s,gpus,gpu_fraction,mig_profile,priority,queue,params_b,"
+              "outcome\n",
+              rest.f);
+    struct job_spec j;
+    while ((rc = job_source_next(s, &j, &e)) == 0) {
+        if (c->max_records && n == c->max_records) {
+            too_many = true;
+            break;
+        }
+        n++;
+        if (j.submit < c->cut && j.submit + j.work > c->cut) {
+            if (j.mig_profile[0] || j.gpu_fraction < 1.0) {
+                partial++;
+                continue;
+            }
+            if (j.outcome == JOB_LOG_SERVICE) {
+                services++; /* a long-running pod, not a job (a scenario skips them too) */
+                continue;
+            }
+            sim_time started = c->cut - j.submit;
+            sim_time age = c->ckpt_every > 0 ? started % c->ckpt_every : started;
+            fprintf(snap.f, "%llu,", (unsigned long long)j.id);
+            csv_fwrite(snap.f, j.queue, strlen(j.queue));
+            fprintf(snap.f, ",%d,%u,,,", j.priority, j.gpus);
+            put_time(snap.f, started);
+            fputc(',', snap.f);
+            put_time(snap.f, j.submit + j.work - c->cut);
+            fputc(',', snap.f);
+            put_time(snap.f, age);
+            fputc('\n', snap.f);
+            running++;
+        } else if (j.submit >= c->cut && rest.f) {
+            fprintf(rest.f, "%llu,", (unsigned long long)j.id);
+            put_time(rest.f, j.submit - c->cut);
+            fputc(',', rest.f);
+            put_time(rest.f, j.work);
+            fprintf(rest.f, ",%u,%.6g,%s,%d,", j.gpus, j.gpu_fraction, j.mig_profile, j.priority);
+            csv_fwrite(rest.f, j.queue, strlen(j.queue));
+            if (j.params_b > 0)
+                fprintf(rest.f, ",%.6g,%s\n", j.params_b, jobs_outcome_name(j.outcome));
+            else
+                fprintf(rest.f, ",,%s\n", jobs_outcome_name(j.outcome));
+            later++;
+        }
+    }
+    if (rc < 0)
+        fprintf(stderr, "tidesim traces: %s\n", e.msg);
+    else if (too_many)
+        fprintf(stderr,
+                "tidesim traces: %s holds more than --max-records %llu records; nothing "
+                "written (raise it, or give --end)\n",
+                c->in, (unsigned long long)c->max_records);
+    else
+        status = 0;
+out:;
+    bool ok = status == 0;
+    int s1 = out_close(&snap, ok), s2 = out_close(&rest, ok && s1 == 0);
+    if (ok && s1 == 0 && s2 && snap.tmp == NULL && strcmp(c->out, "-") != 0)
+        unlink(c->out); /* the snapshot is in place but the rest failed: neither stays */
+    status |= s1 | s2;
+    job_source_destroy(s);
+    if (status == 0) {
+        fprintf(stderr, "tidesim traces: wrote %llu running jobs to %s",
+                (unsigned long long)running, strcmp(c->out, "-") ? c->out : "standard output");
+        if (c->rest)
+            fprintf(stderr, " and %llu later jobs to %s", (unsigned long long)later, c->rest);
+        fprintf(stderr,
+                " (left out, running at the cut: %llu fractional or MIG jobs, %llu service "
+                "pods)\n",
+                (unsigned long long)partial, (unsigned long long)services);
+    }
+    return status;
+}
+
 static int parse_seconds(const char *opt, const char *v, bool zero_ok, sim_time *out)
 {
     double sec;
@@ -700,7 +879,7 @@ int cli_traces(int argc, char **argv)
                 cmd);
         return usage();
     }
-    struct cli_opts c = {.seed = 1, .unit = TFIELD_SEC};
+    struct cli_opts c = {.seed = 1, .unit = TFIELD_SEC, .ckpt_every = 1800 * SIM_SEC};
     enum {
         OPT_BADROW = 256,
         OPT_END,
@@ -713,7 +892,10 @@ int cli_traces(int argc, char **argv)
         OPT_CCOL,
         OPT_INTERVAL,
         OPT_INCOL,
-        OPT_OUTCOL
+        OPT_OUTCOL,
+        OPT_CUT,
+        OPT_REST,
+        OPT_CKPT
     };
     static const struct option longopts[] = {
         {"format", required_argument, NULL, 'f'},
@@ -730,6 +912,9 @@ int cli_traces(int argc, char **argv)
         {"interval", required_argument, NULL, OPT_INTERVAL},
         {"in-column", required_argument, NULL, OPT_INCOL},
         {"out-column", required_argument, NULL, OPT_OUTCOL},
+        {"cut", required_argument, NULL, OPT_CUT},
+        {"rest", required_argument, NULL, OPT_REST},
+        {"checkpoint-interval", required_argument, NULL, OPT_CKPT},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     const char *csvfmt = NULL; /* "csv": arrivals or jobs, by the header */
@@ -788,6 +973,18 @@ int cli_traces(int argc, char **argv)
             break;
         case OPT_LOOP:
             c.loop = true;
+            break;
+        case OPT_CUT:
+            if (parse_seconds("cut", optarg, true, &c.cut))
+                return 2;
+            c.cut_given = true;
+            break;
+        case OPT_REST:
+            c.rest = optarg;
+            break;
+        case OPT_CKPT:
+            if (parse_seconds("checkpoint-interval", optarg, true, &c.ckpt_every))
+                return 2;
             break;
         case OPT_SEED:
         case OPT_MAX:
@@ -859,8 +1056,13 @@ int cli_traces(int argc, char **argv)
             name = fmt_names[i].name;
             break;
         }
+    if ((c.rest || c.cut_given) && !(is_convert && c.cut_given)) {
+        fprintf(stderr, "tidesim traces: --cut and --rest are options of convert, --rest "
+                        "only with --cut\n");
+        return 2;
+    }
     if (is_convert)
-        return convert(&c);
+        return c.cut_given ? convert_cut(&c) : convert(&c);
     if (!c.json)
         printf("file: %s\nformat: %s\n", c.in, name);
     return is_jobs(c.fmt) ? inspect_jobs(&c, name) : inspect_arrivals(&c, name);

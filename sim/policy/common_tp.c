@@ -218,6 +218,9 @@ int pol_find_job_gang(const struct sim *s, uint32_t j, const bool *ok, uint32_t 
 {
     if (!ok)
         return sim_find_gang(s, j, out);
+    int pin = sim_pinned_gang(s, j, ok, out);
+    if (pin <= 0)
+        return pin;
     const struct job *jb = &s->tr.jobs[j];
     if (jb->pools_prefer != POOL_ALL &&
         find_gang_masked_in(&s->cl, ok, jb->spec.gpus, out, jb->pools_prefer & jb->pools_allow) ==

@@ -313,7 +313,8 @@ static bool place_job(struct sim *s, struct kp *k, uint32_t j)
         for (uint32_t g = 0; g < s->cl.ngpus; g++)
             k->mark[g] = free_for(s, k, g, KAI_HOLD_TRAIN, j) && sim_job_allows(s, j, g);
         n = job->spec.gpus;
-        if (!gang_in(s, k, k->mark, n, j, k->gang))
+        int pin = sim_pinned_gang(s, j, k->mark, k->gang); /* a warm start's node */
+        if (pin < 0 || (pin > 0 && !gang_in(s, k, k->mark, n, j, k->gang)))
             return false;
     }
     bool on_hold = false;

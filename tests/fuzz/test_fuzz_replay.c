@@ -84,6 +84,7 @@ REPLAY(jobs_pai)
 REPLAY(jobs_helios)
 REPLAY(jobs_csv)
 REPLAY(results)
+REPLAY(snapshot)
 
 /* Every folder of reproducers names a target, and every target has a test above. */
 Test(fuzz_replay, folders_name_targets)
@@ -100,7 +101,7 @@ Test(fuzz_replay, folders_name_targets)
         cr_expect_not_null(fuzz_target_find(e->d_name), "%s names no fuzz target", path);
     }
     closedir(d);
-    cr_expect_eq(fuzz_ntargets, 10, "a target was added: give it a REPLAY line here");
+    cr_expect_eq(fuzz_ntargets, 11, "a target was added: give it a REPLAY line here");
 }
 
 /* One input through a target: its verdict, and its message in msg. */
@@ -150,6 +151,14 @@ Test(fuzz_replay, targets_accept_good_and_refuse_bad_input)
         verdict("jobs_csv", TRACE("id,submit_s,duration_s,gpus\n1,0,10,0\n"), msg, sizeof(msg)),
         FUZZ_REJECTED, "a zero-GPU job is an error in the generic format");
     cr_expect(msg[0], "refusal has a message");
+
+    const char snap[] = "id,gpus,pool,node,started_s,remaining_s\n1,4,a,1,5,10\n2,4,b,0,0,1\n";
+    cr_expect_eq(verdict("snapshot", snap, sizeof(snap) - 1, msg, sizeof(msg)), FUZZ_ACCEPTED, "%s",
+                 msg);
+    const char snap_bad[] = "id,gpus,node,started_s,remaining_s\n1,3,2,5,10\n2,2,2,5,10\n";
+    cr_expect_eq(verdict("snapshot", snap_bad, sizeof(snap_bad) - 1, msg, sizeof(msg)),
+                 FUZZ_REJECTED, "node 2 over-full");
+    cr_expect(strstr(msg, ":3: column 'node'"), "message names line and column: %s", msg);
 
     const char junk[] = "not an HDF5 file";
     cr_expect_eq(verdict("results", junk, sizeof(junk) - 1, msg, sizeof(msg)), FUZZ_REJECTED);
