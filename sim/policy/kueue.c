@@ -138,6 +138,11 @@ struct kq {
     struct pol_holds holds;
     uint32_t *plan_jobs;
     uint64_t sched_preempted;
+    /* GPU flavors (manifests with cluster.pools, more than one modelled): nfl masks of the
+     * cards in each flavor's pools, and a scratch mask (flavor_ok). nfl <= 1: no masks. */
+    uint32_t nfl;
+    bool **fl_cards;
+    bool *fl_ok;
 };
 
 /* ---- configuration ---- */
@@ -283,7 +288,8 @@ static int parse_manifests(struct scenario *sc, const struct conf_node *p, struc
     uint32_t n;
     if ((rc = pol_manifest_paths(d, mf, &paths, &n, err))) /* common.h */
         return rc;
-    rc = kueue_model_load(c->model, paths, n, d, mf, labels, sc->nodes, err);
+    rc = kueue_model_load_pools(c->model, paths, n, d, mf, labels, sc->nodes, sc->pools,
+                                sc->npools, err);
     free(paths);
     if (rc) {
         free(c->model);
@@ -291,16 +297,31 @@ static int parse_manifests(struct scenario *sc, const struct conf_node *p, struc
         return rc;
     }
     struct kueue_model *m = c->model;
-    double quota = 0, total = scenario_gpus(sc);
-    for (uint32_t i = 0; i < m->ncqs; i++)
-        quota += m->cqs[i].cq.nominal;
-    for (uint32_t i = 0; i < m->ncohorts; i++)
-        quota += m->cohorts[i].c.nominal;
-    if (quota > total + 1e-9)
-        return conf_errf(err, d, mf, "manifests",
-                         "nominal quotas of the GPU flavor sum to %g GPUs but the cluster has %g "
-                         "(Kueue would admit workloads that can never be placed)",
-                         quota, total);
+    double total = scenario_gpus(sc);
+    for (uint32_t f = 0; f < m->ngpu; f++) {
+        double quota = 0, cards = total;
+        for (uint32_t i = 0; i < m->ncqs; i++)
+            quota += m->cqs[i].q.nominal[f];
+        for (uint32_t i = 0; i < m->ncohorts; i++)
+            quota += m->cohorts[i].q.nominal[f];
+        const struct kueue_flavor_def *fl = &m->flavors[m->gpu_flavors[f]];
+        if (m->ngpu > 1 || fl->pools != POOL_ALL) {
+            cards = 0;
+            for (uint32_t i = 0; i < sc->npools; i++)
+                if (fl->pools >> i & 1)
+                    cards += (double)sc->pools[i].nodes * sc->pools[i].gpus_per_node;
+        }
+        if (m->ngpu == 1 && quota > cards + 1e-9)
+            return conf_errf(err, d, mf, "manifests",
+                             "nominal quotas of the GPU flavor sum to %g GPUs but the cluster has "
+                             "%g (Kueue would admit workloads that can never be placed)",
+                             quota, cards);
+        if (quota > cards + 1e-9)
+            return conf_errf(err, d, mf, "manifests",
+                             "nominal quotas of GPU flavor '%s' sum to %g GPUs but its pools "
+                             "have %g (Kueue would admit workloads that can never be placed)",
+                             fl->name, quota, cards);
+    }
     /* Services: services[].queue, else inference_queue (needed when there are services). */
     const struct conf_node *iq = conf_get(p, "inference_queue");
     uint32_t icq = UINT32_MAX;
@@ -522,6 +543,20 @@ static struct inf_wl *inf_find(struct kq *k, uint32_t id)
     return NULL;
 }
 
+/* The flavors a workload whose own constraints allow the pools of `allow` may use (bit f: GPU
+ * flavor f has a pool in allow); every flavor with one. */
+static uint64_t flavors_allowed(const struct kq *k, uint64_t allow)
+{
+    if (k->nfl <= 1)
+        return UINT64_MAX;
+    const struct kueue_model *m = k->cfg.model;
+    uint64_t mask = 0;
+    for (uint32_t f = 0; f < k->nfl; f++)
+        if (m->flavors[m->gpu_flavors[f]].pools & allow)
+            mask |= (uint64_t)1 << f;
+    return mask;
+}
+
 static int inf_submit(struct sim *s, struct kq *k, uint32_t svc)
 {
     if (k->ninf == k->cap_inf) {
@@ -539,6 +574,8 @@ static int inf_submit(struct sim *s, struct kq *k, uint32_t svc)
         kueue_submit(k->q, id, cq, k->cfg.prio[CQ_INF], (double)pol_gang_size(s, svc), s->eng.now);
     if (rc)
         return rc;
+    if (k->nfl > 1) /* a flavor whose pools its require: refuses is skipped */
+        kueue_set_wl_flavors(k->q, id, flavors_allowed(k, s->svc_allow ? s->svc_allow[svc] : POOL_ALL));
     k->next_inf++;
     k->inf[k->ninf++] = (struct inf_wl){
         .id = id, .svc = svc, .gpu = NO_GPU, .st = WL_PENDING, .pend_since = s->eng.now};
@@ -641,6 +678,27 @@ static const bool *train_mask(struct kq *k)
 }
 
 /*
+ * With several GPU flavors: base (NULL: every card) narrowed to the cards of flavor f's pools,
+ * so a workload admitted on f is placed only there (the pool-constraint placement of
+ * common.h does the rest). With one flavor: base unchanged.
+ */
+static const bool *flavor_ok(struct kq *k, uint32_t f, const bool *base)
+{
+    if (k->nfl <= 1 || f >= k->nfl)
+        return base;
+    for (uint32_t g = 0; g < k->s->cl.ngpus; g++)
+        k->fl_ok[g] = k->fl_cards[f][g] && (!base || base[g]);
+    return k->fl_ok;
+}
+
+/* The flavor workload id is admitted on (0 when not admitted or one flavor). */
+static uint32_t wl_flavor(const struct kq *k, uint32_t id)
+{
+    const struct kueue_wl *w = kueue_find(k->q, id);
+    return w && w->admitted ? w->flavor : 0;
+}
+
+/*
  * pol_job_cost_fn for gathering a tensor-parallel replica's cards: a job
  * Kueue is evicting (or that is stopping) is leaving anyway (0); a running
  * placed job costs its GPUs (the scheduler preempts its pods); others stay.
@@ -670,7 +728,7 @@ static void gather_tp(struct sim *s, struct kq *k, struct inf_wl *w)
     uint32_t n = pol_gang_size(s, w->svc), cards[LLM_MAX_TP], njobs;
     if (pol_held_count(&k->holds, w->id) > 0)
         return; /* already gathering */
-    const bool *ok = pol_holds_mask(&k->holds, UINT32_MAX);
+    const bool *ok = flavor_ok(k, wl_flavor(k, w->id), pol_holds_mask(&k->holds, UINT32_MAX));
     if (pol_plan_best_for(s, w->svc, ok, sched_cost, k, k->plan_jobs, cards, &njobs) == UINT32_MAX)
         return;
     for (uint32_t i = 0; i < n; i++)
@@ -696,8 +754,10 @@ static bool place_inf(struct sim *s, struct kq *k, struct inf_wl *w, sim_time de
         n = pol_pick_gang_masked(s, w->svc, mine, cards);
     }
     if (n == 0)
-        n = pol_pick_gang_masked(s, w->svc, k->holds.n ? pol_holds_mask(&k->holds, w->id) : NULL,
-                                 cards);
+        n = pol_pick_gang_masked(
+            s, w->svc,
+            flavor_ok(k, wl_flavor(k, w->id), k->holds.n ? pol_holds_mask(&k->holds, w->id) : NULL),
+            cards);
     if (n == 0 || sim_start_replica_on(s, w->svc, cards, n, delay) != 0) {
         if (pol_gang_size(s, w->svc) > 1)
             gather_tp(s, k, w);
@@ -719,7 +779,7 @@ static sim_time inf_delay(const struct sim *s)
  * placed (or OOM-killed at start: on_finish forgot it). */
 static bool place_job(struct sim *s, struct kq *k, uint32_t j)
 {
-    if (pol_find_job_gang(s, j, train_mask(k), k->gang) != 0)
+    if (pol_find_job_gang(s, j, flavor_ok(k, wl_flavor(k, j), train_mask(k)), k->gang) != 0)
         return false;
     k->job_st[j] = WL_PLACED;
     if (trainer_start(&s->tr, j, k->gang) >= 0)
@@ -734,9 +794,11 @@ static bool gang_placeable(void *ctx, uint32_t id, double gpus)
     struct kq *k = ctx;
     if (id >= INF_BASE)
         return true;
+    /* On the flavor being tried (kueue_eval_flavor). */
+    const bool *ok = flavor_ok(k, kueue_eval_flavor(k->q), train_mask(k));
     if (k->s->constrained) /* only where its placement constraints allow (sim/sim.h) */
-        return pol_find_job_gang(k->s, id, train_mask(k), k->gang) == 0;
-    return pol_find_gang_masked(&k->s->cl, train_mask(k), (uint32_t)(gpus + 0.5), k->gang) == 0;
+        return pol_find_job_gang(k->s, id, ok, k->gang) == 0;
+    return pol_find_gang_masked(&k->s->cl, ok, (uint32_t)(gpus + 0.5), k->gang) == 0;
 }
 
 /* Admit what kueue decides, preempting its victims, until nothing is admissible. Each admitted
@@ -1008,6 +1070,34 @@ static int init_model(struct sim *s, struct kq *k)
     if (m->fair_sharing)
         kueue_set_fair_sharing(k->q, m->strategies, m->nstrategies);
     k->ncq = m->ncqs;
+    if (m->ngpu > 1) {
+        int rc = kueue_set_flavors(k->q, m->ngpu);
+        if (rc)
+            return rc;
+        for (uint32_t f = 0; f < m->ngpu; f++) {
+            for (uint32_t i = 0; i < m->ncqs && rc == 0; i++)
+                rc = kueue_set_cq_quota(k->q, i, f, m->cqs[i].q.nominal[f], m->cqs[i].q.bl[f],
+                                        m->cqs[i].q.ll[f]);
+            for (uint32_t i = 0; i < m->ncohorts && rc == 0; i++)
+                rc = kueue_set_cohort_quota(k->q, i, f, m->cohorts[i].q.nominal[f],
+                                            m->cohorts[i].q.bl[f], m->cohorts[i].q.ll[f]);
+            if (rc)
+                return rc;
+        }
+        k->nfl = m->ngpu;
+        k->fl_cards = calloc(m->ngpu, sizeof *k->fl_cards);
+        k->fl_ok = calloc(s->cl.ngpus ? s->cl.ngpus : 1, sizeof *k->fl_ok);
+        if (!k->fl_cards || !k->fl_ok)
+            return -ENOMEM;
+        for (uint32_t f = 0; f < m->ngpu; f++) {
+            uint64_t pools = m->flavors[m->gpu_flavors[f]].pools;
+            k->fl_cards[f] = calloc(s->cl.ngpus ? s->cl.ngpus : 1, sizeof **k->fl_cards);
+            if (!k->fl_cards[f])
+                return -ENOMEM;
+            for (uint32_t g = 0; g < s->cl.ngpus; g++)
+                k->fl_cards[f][g] = cluster_card_in(&s->cl, g, pools);
+        }
+    }
     k->max_train = s->cl.ngpus; /* per CQ in kueue_on_submit */
     return 0;
 }
@@ -1133,12 +1223,22 @@ static void kueue_on_submit(struct sim *s, void *state, uint32_t j)
     /* A job larger than its CQ could ever hold would wait forever: rejected at submission. */
     bool too_big = cq == UINT32_MAX || job->spec.gpus > k->max_train ||
                    (k->cfg.model && job->spec.gpus > kueue_cq_potential(k->q, cq) + 1e-9);
+    uint64_t fmask = flavors_allowed(k, job->pools_allow);
+    if (!too_big && k->nfl > 1) { /* no flavor of its CQ on a pool it may use: never admitted */
+        const struct kueue_cq_def *cd = &k->cfg.model->cqs[cq];
+        bool any = false;
+        for (uint32_t i = 0; i < cd->cq.nflavors; i++)
+            any = any || (fmask >> cd->cq.flavors[i] & 1);
+        too_big = !any;
+    }
     if (!st || too_big ||
         kueue_submit(k->q, j, cq, k->cfg.prio[CQ_TRAIN], (double)job->spec.gpus,
                      job->spec.submit) != 0) {
         trainer_reject(&s->tr, j);
         return;
     }
+    if (k->nfl > 1)
+        kueue_set_wl_flavors(k->q, j, fmask);
     k->job_cq[j] = cq;
     k->job_pend_since[j] = s->eng.now;
     *st = WL_PENDING;
@@ -1189,6 +1289,10 @@ static void kueue_destroy_state(void *state)
         return;
     kueue_destroy(k->q);
     pol_scaler_release(&k->ps);
+    for (uint32_t f = 0; k->fl_cards && f < k->nfl; f++)
+        free(k->fl_cards[f]);
+    free(k->fl_cards);
+    free(k->fl_ok);
     free(k->job_st);
     free(k->job_since);
     free(k->job_pend_since);
