@@ -1360,3 +1360,10 @@ double kueue_policy_usage(const struct sim *s, bool inference)
     const struct kq *k = s->pol_state;
     return kueue_usage(k->q, inference ? CQ_INF : CQ_TRAIN);
 }
+
+const struct kueue *kueue_policy_kueue(const struct sim *s)
+{
+    if (s->pol != &policy_kueue || !s->pol_state)
+        return NULL;
+    return ((const struct kq *)s->pol_state)->q;
+}

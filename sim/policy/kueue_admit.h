@@ -311,4 +311,8 @@ struct sim;
  */
 double kueue_policy_usage(const struct sim *s, bool inference);
 
+/* The admission model of run s's `kueue` policy (NULL when s runs another policy); valid until
+ * the run is released. For tests: which flavor each workload is admitted on. */
+const struct kueue *kueue_policy_kueue(const struct sim *s);
+
 #endif
