@@ -143,6 +143,7 @@ struct kq {
     uint32_t nfl;
     bool **fl_cards;
     bool *fl_ok;
+    struct pol_flavor_stat *fl_stat; /* ncq × nfl, for the queues callback */
 };
 
 /* ---- configuration ---- */
@@ -1085,6 +1086,9 @@ static int init_model(struct sim *s, struct kq *k)
                 return rc;
         }
         k->nfl = m->ngpu;
+        k->fl_stat = calloc((size_t)m->ngpu * (m->ncqs ? m->ncqs : 1), sizeof *k->fl_stat);
+        if (!k->fl_stat)
+            return -ENOMEM;
         k->fl_cards = calloc(m->ngpu, sizeof *k->fl_cards);
         k->fl_ok = calloc(s->cl.ngpus ? s->cl.ngpus : 1, sizeof *k->fl_ok);
         if (!k->fl_cards || !k->fl_ok)
@@ -1293,6 +1297,7 @@ static void kueue_destroy_state(void *state)
         free(k->fl_cards[f]);
     free(k->fl_cards);
     free(k->fl_ok);
+    free(k->fl_stat);
     free(k->job_st);
     free(k->job_since);
     free(k->job_pend_since);
@@ -1325,8 +1330,22 @@ static uint32_t kueue_queues(const struct sim *s, void *state, struct pol_queue_
             pending += k->job_st[j] == WL_PENDING && k->job_cq[j] == i;
         for (uint32_t w = 0; w < k->ninf; w++)
             pending += k->inf[w].st == WL_PENDING && k->cfg.svc_cq[k->inf[w].svc] == i;
+        double nominal = m->cqs[i].cq.nominal;
+        struct pol_flavor_stat *fs = k->nfl > 1 ? &k->fl_stat[(size_t)i * k->nfl] : NULL;
+        for (uint32_t f = 0; fs && f < k->nfl; f++) {
+            struct kueue_cq_stat one;
+            kueue_cq_stat_flavor(k->q, i, f, &one);
+            fs[f] = (struct pol_flavor_stat){.name = m->flavors[m->gpu_flavors[f]].name,
+                                             .nominal = m->cqs[i].q.nominal[f],
+                                             .admitted = one.usage,
+                                             .borrowed = one.borrowed,
+                                             .lent = one.lent};
+            nominal += f ? m->cqs[i].q.nominal[f] : 0;
+        }
         out[i] = (struct pol_queue_stat){.name = m->cqs[i].name,
-                                         .nominal = m->cqs[i].cq.nominal,
+                                         .flavors = fs,
+                                         .nflavors = fs ? k->nfl : 0,
+                                         .nominal = nominal,
                                          .admitted = st.usage,
                                          .borrowed = st.borrowed,
                                          .lent = st.lent,
