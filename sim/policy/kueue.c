@@ -41,6 +41,10 @@
  *                        creation; past backoffLimitCount it is deactivated
  *                        (a job is rejected). No jitter, no blockAdmission.
  *
+ * GPU flavors (manifests on cluster.pools with several GPU ResourceFlavors): kueue_admit
+ * assigns each workload a flavor; it is placed only on the cards of that flavor's pools
+ * (flavor_ok narrows the masks given to common.h's pool-constraint placement).
+ *
  * Invariants: an admitted workload's quota is in kueue; the cards in use never
  * exceed the admitted workloads' quota plus the cards of EVICTING victims (still
  * saving).

@@ -3,7 +3,7 @@
  *
  * Reproduces the decisions of kubernetes-sigs/kueue (site/content/en/docs/
  * concepts: cluster_queue.md, preemption.md, workload_priority_class.md; research
- * notes §7.1) for one resource (GPUs, one flavor):
+ * notes §7.1) for one resource (GPUs), on one flavor or several (below):
  *
  * - ClusterQueue (CQ): nominalQuota, optional cohort, borrowingLimit (how far
  *   above nominal the CQ may go by borrowing; unlimited if < 0) and

@@ -249,7 +249,8 @@ static int add_cohort(struct parser *p, const char *name, bool explicit_obj)
 
 /*
  * resourceGroups of a ClusterQueue or Cohort (obj names it in messages):
- * the nvidia.com/gpu quota of the GPU flavor into *nominal, *bl, *ll (limits
+ * the nvidia.com/gpu quota of each modelled GPU flavor into q (and flavor 0's into
+ * *nominal, *bl, *ll; a CQ's flavors appended to cq->flavors in the listed order) (limits
  * KUEUE_UNLIMITED when absent); every other resource or flavor is noted.
  * Flavors must exist. Called after every object is read.
  */

@@ -93,8 +93,8 @@ struct kueue_model {
  * The nodes flavor f stands for. Today the cluster is one pool of
  * `cluster_nodes` nodes labelled `labels` (a YAML map, may be NULL): a flavor
  * with no nodeLabels, or whose nodeLabels are all among `labels`, maps onto
- * every node (returns cluster_nodes); else onto none (0). With node pools the
- * pools' labels will be matched here, in this one place.
+ * every node (returns cluster_nodes); else onto none (0). With several pools
+ * kueue_flavor_pools matches the pools' labels instead.
  */
 uint32_t kueue_flavor_nodes(const struct kueue_flavor_def *f, const struct conf_node *labels,
                             uint32_t cluster_nodes);
