@@ -16,7 +16,8 @@ static const char *const q_names[] = {"time_s",    "admitted_gpus", "borrowed_gp
 static const char *const q_units[] = {"s", "GPUs", "GPUs", "GPUs", "GPUs", "workloads"};
 #define Q_COLS (sizeof(q_names) / sizeof(q_names[0]))
 /* Per flavor (several GPU flavors): /queues/<name>/flavors/<flavor>/timeseries. */
-#define F_COLS 5u /* the first five of q_names: no pending (workloads wait for a CQ, not a flavor) */
+#define F_COLS \
+    5u /* the first five of q_names: no pending (workloads wait for a CQ, not a flavor) */
 
 struct queue_out {
     hid_t grp; /* /queues */
@@ -26,8 +27,8 @@ struct queue_out {
     double *sum_adm, *sum_bor, *sum_lent; /* sums over intervals */
     uint64_t intervals;
     struct pol_queue_stat *buf;
-    uint32_t nf;                /* flavors per queue (0: one flavor, no /flavors groups) */
-    struct h5_series *fts;      /* n × nf */
+    uint32_t nf;                    /* flavors per queue (0: one flavor, no /flavors groups) */
+    struct h5_series *fts;          /* n × nf */
     double *f_adm, *f_bor, *f_lent; /* n × nf sums over intervals */
 };
 

@@ -293,8 +293,8 @@ static int parse_manifests(struct scenario *sc, const struct conf_node *p, struc
     uint32_t n;
     if ((rc = pol_manifest_paths(d, mf, &paths, &n, err))) /* common.h */
         return rc;
-    rc = kueue_model_load_pools(c->model, paths, n, d, mf, labels, sc->nodes, sc->pools,
-                                sc->npools, err);
+    rc = kueue_model_load_pools(c->model, paths, n, d, mf, labels, sc->nodes, sc->pools, sc->npools,
+                                err);
     free(paths);
     if (rc) {
         free(c->model);
@@ -580,7 +580,8 @@ static int inf_submit(struct sim *s, struct kq *k, uint32_t svc)
     if (rc)
         return rc;
     if (k->nfl > 1) /* a flavor whose pools its require: refuses is skipped */
-        kueue_set_wl_flavors(k->q, id, flavors_allowed(k, s->svc_allow ? s->svc_allow[svc] : POOL_ALL));
+        kueue_set_wl_flavors(k->q, id,
+                             flavors_allowed(k, s->svc_allow ? s->svc_allow[svc] : POOL_ALL));
     k->next_inf++;
     k->inf[k->ninf++] = (struct inf_wl){
         .id = id, .svc = svc, .gpu = NO_GPU, .st = WL_PENDING, .pend_since = s->eng.now};

@@ -16,11 +16,11 @@ struct kueue {
     /* Flavors (kueue_set_flavors): n_fl views of the CQs and cohorts, each with that flavor's
      * quota; cqs/coh point at view fl (use_flavor). n_fl 1 and no views: cqs/coh are owned. */
     uint32_t n_fl, fl;
-    struct kueue_cq *fcqs, *cqs0;         /* n_fl × n_cq views; the added array */
-    struct kueue_cohort *fcoh, *coh0;     /* n_fl × n_coh views; the added array */
-    uint32_t *fvict;                      /* scratch: the best flavor's victims */
-    double *coh_sq, *coh_use; /* scratch per cohort: SubtreeQuota, Usage (fill_tree) */
-    bool fair;                /* fair sharing on (kueue_set_fair_sharing) */
+    struct kueue_cq *fcqs, *cqs0;     /* n_fl × n_cq views; the added array */
+    struct kueue_cohort *fcoh, *coh0; /* n_fl × n_coh views; the added array */
+    uint32_t *fvict;                  /* scratch: the best flavor's victims */
+    double *coh_sq, *coh_use;         /* scratch per cohort: SubtreeQuota, Usage (fill_tree) */
+    bool fair;                        /* fair sharing on (kueue_set_fair_sharing) */
     enum kueue_fs_strategy strategies[2];
     uint32_t n_strategies;
     struct kueue_wl *wls;

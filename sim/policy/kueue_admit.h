@@ -140,8 +140,10 @@ struct kueue_cq {
      * nflavors 0 means flavor 0 alone (one flavor, the default). */
     uint8_t nflavors;
     uint8_t flavors[KUEUE_MAX_FLAVORS];
-    bool borrow_try_next;  /* flavorFungibility.whenCanBorrow: TryNextFlavor (default MayStopSearch) */
-    bool preempt_may_stop; /* flavorFungibility.whenCanPreempt: MayStopSearch (default TryNextFlavor) */
+    bool borrow_try_next;  /* flavorFungibility.whenCanBorrow: TryNextFlavor (default MayStopSearch)
+                            */
+    bool preempt_may_stop; /* flavorFungibility.whenCanPreempt: MayStopSearch (default
+                              TryNextFlavor) */
 };
 
 struct kueue_wl {
@@ -155,8 +157,8 @@ struct kueue_wl {
     sim_time requeue_at;  /* inadmissible before this (backoff); 0 = none */
     uint32_t requeues;    /* requeueState.count */
     bool admitted;
-    uint32_t flavor;      /* the flavor its quota is on, valid while admitted */
-    uint64_t flavors_ok;  /* bit f: it may use flavor f (kueue_set_wl_flavors; all by default) */
+    uint32_t flavor;     /* the flavor its quota is on, valid while admitted */
+    uint64_t flavors_ok; /* bit f: it may use flavor f (kueue_set_wl_flavors; all by default) */
 };
 
 enum kueue_mode {

@@ -497,20 +497,21 @@ static int read_flavor(struct parser *p, const char *name, const struct conf_nod
         return rc;
     if (grow((void **)&m->flavors, &p->cap_fl, m->nflavors + 1, sizeof *m->flavors))
         return -ENOMEM;
-    m->flavors[m->nflavors++] = (struct kueue_flavor_def){.name = name,
-                                                          .node_labels = conf_get(spec, "nodeLabels"),
-                                                          .gpu = -1,
-                                                          .doc = p->doc,
-                                                          .at = at};
+    m->flavors[m->nflavors++] =
+        (struct kueue_flavor_def){.name = name,
+                                  .node_labels = conf_get(spec, "nodeLabels"),
+                                  .gpu = -1,
+                                  .doc = p->doc,
+                                  .at = at};
     return 0;
 }
 
 static int read_cq(struct parser *p, const char *name, const struct conf_node *spec,
                    const struct conf_node *at)
 {
-    static const char *const keys[] = {
-        "resourceGroups", "cohort",      "cohortName",        "queueingStrategy",
-        "preemption",     "fairSharing", "flavorFungibility", NULL};
+    static const char *const keys[] = {"resourceGroups",    "cohort",     "cohortName",
+                                       "queueingStrategy",  "preemption", "fairSharing",
+                                       "flavorFungibility", NULL};
     static const char *const ffkeys[] = {"whenCanBorrow", "whenCanPreempt", NULL};
     /* Kueue apis/kueue/v1beta1 FlavorFungibility (ff69552e): Borrow and Preempt are the old
      * names of MayStopSearch. */

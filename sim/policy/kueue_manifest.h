@@ -83,7 +83,7 @@ struct kueue_model {
     const char *gpu_flavor; /* the (first) flavor whose GPU quota is modelled (NULL: none) */
     uint32_t ngpu;          /* modelled GPU flavors (1 unless cluster.pools maps several) */
     uint32_t gpu_flavors[KUEUE_MAX_FLAVORS]; /* index in flavors of GPU flavor i */
-    bool fair_sharing;      /* a Configuration enables fairSharing */
+    bool fair_sharing;                       /* a Configuration enables fairSharing */
     enum kueue_fs_strategy strategies[2];
     uint32_t nstrategies;
     char *warning; /* one message listing what is not modelled, or NULL; owned */

@@ -23,7 +23,7 @@ struct scenario;
 
 /* A queue's figures on one GPU flavor (kueue with several GPU ResourceFlavors). */
 struct pol_flavor_stat {
-    const char *name; /* the ResourceFlavor */
+    const char *name;                         /* the ResourceFlavor */
     double nominal, admitted, borrowed, lent; /* GPUs, as in pol_queue_stat, on this flavor */
 };
 

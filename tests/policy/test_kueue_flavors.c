@@ -242,25 +242,24 @@ Test(kueue_flavors, flavors_map_onto_pools_by_node_labels)
 
     /* One pool: the single-pool rule is unchanged — flavors match policy.node_labels (none
      * given here), so no GPU flavor maps and the manifests are refused as before. */
-    cr_assert_neq(kueue_model_load_strings_pools(&m, names, texts, 1, NULL, two_pools, 1, &err),
-                  0);
+    cr_assert_neq(kueue_model_load_strings_pools(&m, names, texts, 1, NULL, two_pools, 1, &err), 0);
     cr_assert(strstr(err.msg, "no ClusterQueue or Cohort gives nvidia.com/gpu quota"), "%s",
               err.msg);
 }
 
 /* ---- the policy: placement on the assigned flavor's pools ---- */
 
-#define FLEET_YAML(DURATION, REQUIRE)                                                              \
-    "name: t\nseed: 3\nduration: " DURATION "\nsample_interval: 60s\n"                             \
-    "cluster:\n  pools:\n"                                                   \
-    "    - {name: a100, gpu: a100-sxm4-80gb, nodes: 2, gpus_per_node: 8,\n"                        \
-    "       labels: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}}\n"                            \
-    "    - {name: h100, gpu: h100-sxm5-80gb, nodes: 1, gpus_per_node: 8,\n"                        \
-    "       labels: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}}\n"                            \
-    "training:\n  backlog: 40\n" REQUIRE                                                           \
-    "  jobs: {synthetic: {per_hour: 6, duration: {lognormal: {median: 1h, sigma: 0.7}},\n"         \
-    "         gpus: {1: 0.3, 2: 0.3, 4: 0.2, 8: 0.2}}}\n"                                          \
-    "policy:\n  name: kueue\n  manifests: [tests/data/kueue/flavors.yaml]\n"                       \
+#define FLEET_YAML(DURATION, REQUIRE)                                                      \
+    "name: t\nseed: 3\nduration: " DURATION "\nsample_interval: 60s\n"                     \
+    "cluster:\n  pools:\n"                                                                 \
+    "    - {name: a100, gpu: a100-sxm4-80gb, nodes: 2, gpus_per_node: 8,\n"                \
+    "       labels: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}}\n"                    \
+    "    - {name: h100, gpu: h100-sxm5-80gb, nodes: 1, gpus_per_node: 8,\n"                \
+    "       labels: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}}\n"                    \
+    "training:\n  backlog: 40\n" REQUIRE                                                   \
+    "  jobs: {synthetic: {per_hour: 6, duration: {lognormal: {median: 1h, sigma: 0.7}},\n" \
+    "         gpus: {1: 0.3, 2: 0.3, 4: 0.2, 8: 0.2}}}\n"                                  \
+    "policy:\n  name: kueue\n  manifests: [tests/data/kueue/flavors.yaml]\n"               \
     "  training_queues: {team/jobs: 1}\n"
 
 /* Jobs running on flavor f (0 H100 = pool 1, 1 A100 = pool 0); asserts each job's cards all
@@ -289,8 +288,8 @@ static void check_placement(const struct sim *s, uint32_t *on)
  * 40 backlog jobs of 1–8 cards for one CQ of H100 8 + A100 16: at several
  * instants every running job lies on its flavor's pool, and both flavors are
  * in use (H100 first: after 10 minutes, with 40 jobs waiting, it is full, 8
- * cards, and A100 holds the rest; later at most its 8). With `require: {gpu: a100-sxm4-80gb}` no job is ever
- * admitted on H100 (the flavor its constraint refuses is skipped).
+ * cards, and A100 holds the rest; later at most its 8). With `require: {gpu: a100-sxm4-80gb}` no
+ * job is ever admitted on H100 (the flavor its constraint refuses is skipped).
  */
 Test(kueue_flavors, admitted_job_runs_only_on_its_flavors_pools)
 {
