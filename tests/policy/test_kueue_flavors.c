@@ -318,3 +318,35 @@ Test(kueue_flavors, admitted_job_runs_only_on_its_flavors_pools)
     cr_assert_gt(on[1], 0u);
     simtest_free(&sc, &s);
 }
+
+/*
+ * Per-queue results with two flavors (results /queues/<name>/flavors): the queue's figures
+ * per flavor, in ResourceFlavor order (h100, a100), nominal 8 and 16 as in the manifest, the
+ * totals the sums over the flavors, and each flavor's admitted quota at least the cards its
+ * running jobs hold (admitted jobs may still wait for a node).
+ */
+Test(kueue_flavors, queue_results_per_flavor_add_up_to_the_totals)
+{
+    struct scenario sc;
+    struct sim s;
+    simtest_run(&sc, &s, FLEET_YAML("1h", ""), 1);
+    struct pol_queue_stat st[4];
+    uint32_t n = s.pol->queues(&s, s.pol_state, st, 4);
+    cr_assert_eq(n, 1);
+    cr_assert_eq(st[0].nflavors, 2);
+    cr_assert_str_eq(st[0].flavors[0].name, "h100");
+    cr_assert_str_eq(st[0].flavors[1].name, "a100");
+    cr_assert_float_eq(st[0].flavors[0].nominal, 8, 0);
+    cr_assert_float_eq(st[0].flavors[1].nominal, 16, 0);
+    cr_assert_float_eq(st[0].nominal, 24, 0);
+    cr_assert_float_eq(st[0].flavors[0].admitted + st[0].flavors[1].admitted, st[0].admitted,
+                       1e-9);
+    cr_assert_float_eq(st[0].borrowed, 0, 0, "no cohort: nothing borrowed");
+    uint32_t on[2];
+    check_placement(&s, on);
+    cr_assert_geq(st[0].flavors[0].admitted, on[0]);
+    cr_assert_geq(st[0].flavors[1].admitted, on[1]);
+    cr_assert_leq(st[0].flavors[0].admitted, 8 + 1e-9);
+    cr_assert_leq(st[0].flavors[1].admitted, 16 + 1e-9);
+    simtest_free(&sc, &s);
+}
