@@ -1232,14 +1232,11 @@ static void kueue_on_submit(struct sim *s, void *state, uint32_t j)
     /* A job larger than its CQ could ever hold would wait forever: rejected at submission. */
     bool too_big = cq == UINT32_MAX || job->spec.gpus > k->max_train ||
                    (k->cfg.model && job->spec.gpus > kueue_cq_potential(k->q, cq) + 1e-9);
+    /* With flavors: larger than its CQ could hold on every flavor it may use (none at all:
+     * no flavor of its CQ on a pool its require: allows) — never admitted. */
     uint64_t fmask = flavors_allowed(k, job->pools_allow);
-    if (!too_big && k->nfl > 1) { /* no flavor of its CQ on a pool it may use: never admitted */
-        const struct kueue_cq_def *cd = &k->cfg.model->cqs[cq];
-        bool any = false;
-        for (uint32_t i = 0; i < cd->cq.nflavors; i++)
-            any = any || (fmask >> cd->cq.flavors[i] & 1);
-        too_big = !any;
-    }
+    if (!too_big && k->nfl > 1)
+        too_big = job->spec.gpus > kueue_cq_potential_mask(k->q, cq, fmask) + 1e-9;
     if (!st || too_big ||
         kueue_submit(k->q, j, cq, k->cfg.prio[CQ_TRAIN], (double)job->spec.gpus,
                      job->spec.submit) != 0) {

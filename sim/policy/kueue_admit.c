@@ -1050,17 +1050,24 @@ void kueue_cq_stat_flavor(struct kueue *k, uint32_t cq, uint32_t f, struct kueue
 
 double kueue_cq_potential(struct kueue *k, uint32_t cq)
 {
+    return kueue_cq_potential_mask(k, cq, UINT64_MAX);
+}
+
+double kueue_cq_potential_mask(struct kueue *k, uint32_t cq, uint64_t mask)
+{
     if (cq >= k->n_cq || ensure_scratch(k))
         return 0;
     double best = 0;
     uint32_t nf = cq_nflavors(&k->cqs[cq]);
     for (uint32_t i = 0; i < nf; i++) {
+        if (!(mask >> cq_flavor(&k->cqs[cq], i) & 1))
+            continue;
         use_flavor(k, cq_flavor(&k->cqs[cq], i));
         const struct kueue_cq *c = &k->cqs[cq];
         fill_usage(k, k->usage);
         fill_tree(k, k->usage);
         double p = potential_node(k, c->nominal, c->borrowing_limit, c->lending_limit, c->cohort);
-        if (i == 0 || p > best)
+        if (p > best)
             best = p;
     }
     return best;

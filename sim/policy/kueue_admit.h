@@ -224,6 +224,8 @@ void kueue_cq_stat(struct kueue *k, uint32_t cq, struct kueue_cq_stat *out);
  * cohort tree could lend it within the borrowing limits; with flavors, the largest over the
  * flavors it lists, as a workload takes one flavor); 0 for a bad index. */
 double kueue_cq_potential(struct kueue *k, uint32_t cq);
+/* The same over the flavors of cq in mask (bit f = flavor f); 0 when none. */
+double kueue_cq_potential_mask(struct kueue *k, uint32_t cq, uint64_t mask);
 
 /*
  * Declare n GPU flavors (1 <= n <= KUEUE_MAX_FLAVORS), after every CQ and

@@ -86,6 +86,25 @@ Test(kueue_flavors, first_flavor_with_room_then_the_next_and_quota_per_flavor)
 }
 
 /*
+ * The most a workload of that CQ could ever get (potentialAvailable), over the flavors it
+ * may use: H100 8, A100 16, either 16, none 0 — a 12-card job that may use H100 only is
+ * rejected at submission, not left waiting.
+ */
+Test(kueue_flavors, potential_counts_only_the_flavors_a_workload_may_use)
+{
+    struct kueue *k = kueue_create();
+    uint32_t q = add_cq2(k, KUEUE_NO_COHORT, KUEUE_WITHIN_NEVER, false, false);
+    cr_assert_eq(kueue_set_flavors(k, 2), 0);
+    cr_assert_eq(kueue_set_cq_quota(k, q, H100, 8, KUEUE_UNLIMITED, KUEUE_UNLIMITED), 0);
+    cr_assert_eq(kueue_set_cq_quota(k, q, A100, 16, KUEUE_UNLIMITED, KUEUE_UNLIMITED), 0);
+    cr_assert_float_eq(kueue_cq_potential_mask(k, q, 1u << H100), 8, 1e-12);
+    cr_assert_float_eq(kueue_cq_potential_mask(k, q, 1u << A100), 16, 1e-12);
+    cr_assert_float_eq(kueue_cq_potential(k, q), 16, 1e-12);
+    cr_assert_float_eq(kueue_cq_potential_mask(k, q, 0), 0, 0);
+    kueue_destroy(k);
+}
+
+/*
  * A cohort of `team` (H100 4, A100 8; lists H100 first) and `lender` (H100 4,
  * A100 0). An 8-card workload of team: on H100 it fits only by borrowing
  * lender's 4 (4 + 4 = 8 in the cohort); on A100 it fits in team's nominal 8.
