@@ -358,8 +358,7 @@ Test(kueue_flavors, queue_results_per_flavor_add_up_to_the_totals)
     cr_assert_float_eq(st[0].flavors[0].nominal, 8, 0);
     cr_assert_float_eq(st[0].flavors[1].nominal, 16, 0);
     cr_assert_float_eq(st[0].nominal, 24, 0);
-    cr_assert_float_eq(st[0].flavors[0].admitted + st[0].flavors[1].admitted, st[0].admitted,
-                       1e-9);
+    cr_assert_float_eq(st[0].flavors[0].admitted + st[0].flavors[1].admitted, st[0].admitted, 1e-9);
     cr_assert_float_eq(st[0].borrowed, 0, 0, "no cohort: nothing borrowed");
     uint32_t on[2];
     check_placement(&s, on);
