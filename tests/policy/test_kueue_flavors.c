@@ -218,7 +218,14 @@ static const char flavors_yaml[] =
     "  resourceGroups:\n"
     "    - coveredResources: [nvidia.com/gpu]\n"
     "      flavors:\n"
-    "        - {name: a100, resources: [{name: nvidia.com/gpu, nominalQuota: 0}]}\n";
+    "        - {name: a100, resources: [{name: nvidia.com/gpu, nominalQuota: 0}]}\n"
+    "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: cpu}\n"
+    "spec:\n"
+    "  cohort: all\n"
+    "  resourceGroups:\n"
+    "    - coveredResources: [cpu]\n"
+    "      flavors:\n"
+    "        - {name: a100, resources: [{name: cpu, nominalQuota: 64}]}\n";
 
 /*
  * cluster.pools: pool 0 A100, pool 1 H100 (labels as the NVIDIA GPU feature
@@ -257,6 +264,12 @@ Test(kueue_flavors, flavors_map_onto_pools_by_node_labels)
     cr_assert(t->cq.borrow_try_next && t->cq.preempt_may_stop);
     const struct kueue_cq_def *o = &m.cqs[kueue_model_cq(&m, "other")];
     cr_assert(!o->cq.borrow_try_next && !o->cq.preempt_may_stop, "Kueue's defaults");
+    /* cpu lists no GPU flavor: no GPU quota, and it may not borrow any (borrowingLimit 0). */
+    const struct kueue_cq_def *cpu = &m.cqs[kueue_model_cq(&m, "cpu")];
+    cr_assert_eq(cpu->cq.nflavors, 0);
+    cr_assert_float_eq(cpu->q.nominal[0] + cpu->q.nominal[1], 0, 0);
+    cr_assert_float_eq(cpu->q.bl[0], 0, 0);
+    cr_assert_float_eq(cpu->q.bl[1], 0, 0);
     kueue_model_release(&m);
 
     /* One pool: the single-pool rule is unchanged — flavors match policy.node_labels (none
