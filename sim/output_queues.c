@@ -15,6 +15,9 @@ static const char *const q_names[] = {"time_s",    "admitted_gpus", "borrowed_gp
                                       "lent_gpus", "nominal_gpus",  "pending"};
 static const char *const q_units[] = {"s", "GPUs", "GPUs", "GPUs", "GPUs", "workloads"};
 #define Q_COLS (sizeof(q_names) / sizeof(q_names[0]))
+/* Per flavor (several GPU flavors): /queues/<name>/flavors/<flavor>/timeseries. */
+#define F_COLS \
+    5u /* the first five of q_names: no pending (workloads wait for a CQ, not a flavor) */
 
 struct queue_out {
     hid_t grp; /* /queues */
@@ -24,6 +27,9 @@ struct queue_out {
     double *sum_adm, *sum_bor, *sum_lent; /* sums over intervals */
     uint64_t intervals;
     struct pol_queue_stat *buf;
+    uint32_t nf;                    /* flavors per queue (0: one flavor, no /flavors groups) */
+    struct h5_series *fts;          /* n × nf */
+    double *f_adm, *f_bor, *f_lent; /* n × nf sums over intervals */
 };
 
 static int fail(void)
@@ -42,6 +48,12 @@ void queue_out_free(struct queue_out *q)
     }
     if (q->grp > 0)
         H5Gclose(q->grp);
+    for (uint32_t i = 0; q->fts && i < q->n * q->nf; i++)
+        h5_series_close(&q->fts[i]);
+    free(q->fts);
+    free(q->f_adm);
+    free(q->f_bor);
+    free(q->f_lent);
     free(q->qg);
     free(q->ts);
     free(q->sum_adm);
@@ -49,6 +61,30 @@ void queue_out_free(struct queue_out *q)
     free(q->sum_lent);
     free(q->buf);
     free(q);
+}
+
+/* /queues/<name>/flavors/<flavor>/timeseries of queue i. */
+static int open_flavors(struct queue_out *q, uint32_t i, const struct pol_queue_stat *st)
+{
+    hid_t fg = h5_group_create(q->qg[i], "flavors");
+    if (fg < 0)
+        return fail();
+    int rc = 0;
+    for (uint32_t f = 0; f < q->nf && !rc; f++) {
+        hid_t g = h5_group_create(fg, st->flavors[f].name);
+        hid_t t = g < 0 ? -1 : h5_group_create(g, "timeseries");
+        if (g < 0 || t < 0)
+            rc = fail();
+        else
+            rc = h5_series_open(&q->fts[(size_t)i * q->nf + f], t, q_names, q_units, F_COLS, 1024);
+        if (t >= 0 && H5Gclose(t) < 0 && !rc)
+            rc = fail();
+        if (g >= 0 && H5Gclose(g) < 0 && !rc)
+            rc = fail();
+    }
+    if (H5Gclose(fg) < 0 && !rc)
+        rc = fail();
+    return rc;
 }
 
 static int open_queues(struct queue_out **out, hid_t file, const struct pol_queue_stat *st,
@@ -66,6 +102,18 @@ static int open_queues(struct queue_out **out, hid_t file, const struct pol_queu
     if (!q->qg || !q->ts || !q->sum_adm || !q->sum_bor || !q->sum_lent || !q->buf) {
         queue_out_free(q);
         return -ENOMEM;
+    }
+    if (st[0].nflavors > 0) {
+        size_t nn = (size_t)n * st[0].nflavors;
+        q->fts = calloc(nn, sizeof *q->fts);
+        q->f_adm = calloc(nn, sizeof(double));
+        q->f_bor = calloc(nn, sizeof(double));
+        q->f_lent = calloc(nn, sizeof(double));
+        if (!q->fts || !q->f_adm || !q->f_bor || !q->f_lent) {
+            queue_out_free(q);
+            return -ENOMEM;
+        }
+        q->nf = st[0].nflavors;
     }
     int rc = 0;
     q->grp = h5_group_create(file, "queues");
@@ -86,6 +134,8 @@ static int open_queues(struct queue_out **out, hid_t file, const struct pol_queu
         rc = h5_series_open(&q->ts[i], g, q_names, q_units, Q_COLS, 1024);
         if (H5Gclose(g) < 0 && !rc)
             rc = fail();
+        if (!rc && q->nf)
+            rc = open_flavors(q, i, &st[i]);
     }
     if (rc) {
         queue_out_free(q);
@@ -119,6 +169,17 @@ int queue_out_interval(struct queue_out **qp, hid_t file, const struct sim *s, s
         q->sum_lent[i] += st[i].lent;
         int r = h5_series_append(&q->ts[i], row);
         rc = rc ? rc : r;
+        for (uint32_t f = 0; f < q->nf && f < st[i].nflavors; f++) {
+            const struct pol_flavor_stat *fs = &st[i].flavors[f];
+            size_t x = (size_t)i * q->nf + f;
+            double frow[F_COLS] = {sim_time_to_sec(t1), fs->admitted, fs->borrowed, fs->lent,
+                                   fs->nominal};
+            q->f_adm[x] += fs->admitted;
+            q->f_bor[x] += fs->borrowed;
+            q->f_lent[x] += fs->lent;
+            r = h5_series_append(&q->fts[x], frow);
+            rc = rc ? rc : r;
+        }
     }
     q->intervals++;
     return rc;
@@ -132,6 +193,25 @@ static int put(hid_t g, const char *key, double v, const char *unit, const char 
     rc = rc ? rc : out_attr_fixed_str(g, k, unit);
     snprintf(k, sizeof k, "%s.label", key);
     rc = rc ? rc : out_attr_fixed_str(g, k, label);
+    return rc;
+}
+
+/* Attributes of /queues/<name>/flavors/<flavor>: its nominal and mean quotas. */
+static int flavor_attrs(struct queue_out *q, uint32_t i, uint32_t f,
+                        const struct pol_flavor_stat *fs, double iv)
+{
+    char path[320];
+    snprintf(path, sizeof path, "flavors/%s", fs->name);
+    hid_t g = H5Gopen2(q->qg[i], path, H5P_DEFAULT);
+    if (g < 0)
+        return fail();
+    size_t x = (size_t)i * q->nf + f;
+    int rc = put(g, "nominal_gpus", fs->nominal, "GPUs", "nominal quota");
+    rc = rc ? rc : put(g, "admitted_mean_gpus", q->f_adm[x] / iv, "GPUs", "admitted (mean)");
+    rc = rc ? rc : put(g, "borrowed_mean_gpus", q->f_bor[x] / iv, "GPUs", "borrowed (mean)");
+    rc = rc ? rc : put(g, "lent_mean_gpus", q->f_lent[x] / iv, "GPUs", "lent (mean)");
+    if (H5Gclose(g) < 0 && !rc)
+        rc = fail();
     return rc;
 }
 
@@ -173,6 +253,8 @@ int queue_out_finish(struct queue_out *q, const struct sim *s)
                : put(g, "delay_p99_s", out_quantile_sorted(d, nd, 0.99), "s", "queueing delay p99");
         rc = rc ? rc : put(g, "delay_max_s", nd ? d[nd - 1] : NAN, "s", "queueing delay max");
         free(d);
+        for (uint32_t f = 0; !rc && f < q->nf && f < st->nflavors; f++)
+            rc = flavor_attrs(q, i, f, &st->flavors[f], iv);
     }
     queue_out_free(q);
     return rc;

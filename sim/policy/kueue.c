@@ -41,6 +41,10 @@
  *                        creation; past backoffLimitCount it is deactivated
  *                        (a job is rejected). No jitter, no blockAdmission.
  *
+ * GPU flavors (manifests on cluster.pools with several GPU ResourceFlavors): kueue_admit
+ * assigns each workload a flavor; it is placed only on the cards of that flavor's pools
+ * (flavor_ok narrows the masks given to common.h's pool-constraint placement).
+ *
  * Invariants: an admitted workload's quota is in kueue; the cards in use never
  * exceed the admitted workloads' quota plus the cards of EVICTING victims (still
  * saving).
@@ -138,6 +142,12 @@ struct kq {
     struct pol_holds holds;
     uint32_t *plan_jobs;
     uint64_t sched_preempted;
+    /* GPU flavors (manifests with cluster.pools, more than one modelled): nfl masks of the
+     * cards in each flavor's pools, and a scratch mask (flavor_ok). nfl <= 1: no masks. */
+    uint32_t nfl;
+    bool **fl_cards;
+    bool *fl_ok;
+    struct pol_flavor_stat *fl_stat; /* ncq × nfl, for the queues callback */
 };
 
 /* ---- configuration ---- */
@@ -283,7 +293,8 @@ static int parse_manifests(struct scenario *sc, const struct conf_node *p, struc
     uint32_t n;
     if ((rc = pol_manifest_paths(d, mf, &paths, &n, err))) /* common.h */
         return rc;
-    rc = kueue_model_load(c->model, paths, n, d, mf, labels, sc->nodes, err);
+    rc = kueue_model_load_pools(c->model, paths, n, d, mf, labels, sc->nodes, sc->pools, sc->npools,
+                                err);
     free(paths);
     if (rc) {
         free(c->model);
@@ -291,16 +302,31 @@ static int parse_manifests(struct scenario *sc, const struct conf_node *p, struc
         return rc;
     }
     struct kueue_model *m = c->model;
-    double quota = 0, total = scenario_gpus(sc);
-    for (uint32_t i = 0; i < m->ncqs; i++)
-        quota += m->cqs[i].cq.nominal;
-    for (uint32_t i = 0; i < m->ncohorts; i++)
-        quota += m->cohorts[i].c.nominal;
-    if (quota > total + 1e-9)
-        return conf_errf(err, d, mf, "manifests",
-                         "nominal quotas of the GPU flavor sum to %g GPUs but the cluster has %g "
-                         "(Kueue would admit workloads that can never be placed)",
-                         quota, total);
+    double total = scenario_gpus(sc);
+    for (uint32_t f = 0; f < m->ngpu; f++) {
+        double quota = 0, cards = total;
+        for (uint32_t i = 0; i < m->ncqs; i++)
+            quota += m->cqs[i].q.nominal[f];
+        for (uint32_t i = 0; i < m->ncohorts; i++)
+            quota += m->cohorts[i].q.nominal[f];
+        const struct kueue_flavor_def *fl = &m->flavors[m->gpu_flavors[f]];
+        if (m->ngpu > 1 || fl->pools != POOL_ALL) {
+            cards = 0;
+            for (uint32_t i = 0; i < sc->npools; i++)
+                if (fl->pools >> i & 1)
+                    cards += (double)sc->pools[i].nodes * sc->pools[i].gpus_per_node;
+        }
+        if (m->ngpu == 1 && quota > cards + 1e-9)
+            return conf_errf(err, d, mf, "manifests",
+                             "nominal quotas of the GPU flavor sum to %g GPUs but the cluster has "
+                             "%g (Kueue would admit workloads that can never be placed)",
+                             quota, cards);
+        if (quota > cards + 1e-9)
+            return conf_errf(err, d, mf, "manifests",
+                             "nominal quotas of GPU flavor '%s' sum to %g GPUs but its pools "
+                             "have %g (Kueue would admit workloads that can never be placed)",
+                             fl->name, quota, cards);
+    }
     /* Services: services[].queue, else inference_queue (needed when there are services). */
     const struct conf_node *iq = conf_get(p, "inference_queue");
     uint32_t icq = UINT32_MAX;
@@ -522,6 +548,20 @@ static struct inf_wl *inf_find(struct kq *k, uint32_t id)
     return NULL;
 }
 
+/* The flavors a workload whose own constraints allow the pools of `allow` may use (bit f: GPU
+ * flavor f has a pool in allow); every flavor with one. */
+static uint64_t flavors_allowed(const struct kq *k, uint64_t allow)
+{
+    if (k->nfl <= 1)
+        return UINT64_MAX;
+    const struct kueue_model *m = k->cfg.model;
+    uint64_t mask = 0;
+    for (uint32_t f = 0; f < k->nfl; f++)
+        if (m->flavors[m->gpu_flavors[f]].pools & allow)
+            mask |= (uint64_t)1 << f;
+    return mask;
+}
+
 static int inf_submit(struct sim *s, struct kq *k, uint32_t svc)
 {
     if (k->ninf == k->cap_inf) {
@@ -539,6 +579,9 @@ static int inf_submit(struct sim *s, struct kq *k, uint32_t svc)
         kueue_submit(k->q, id, cq, k->cfg.prio[CQ_INF], (double)pol_gang_size(s, svc), s->eng.now);
     if (rc)
         return rc;
+    if (k->nfl > 1) /* a flavor whose pools its require: refuses is skipped */
+        kueue_set_wl_flavors(k->q, id,
+                             flavors_allowed(k, s->svc_allow ? s->svc_allow[svc] : POOL_ALL));
     k->next_inf++;
     k->inf[k->ninf++] = (struct inf_wl){
         .id = id, .svc = svc, .gpu = NO_GPU, .st = WL_PENDING, .pend_since = s->eng.now};
@@ -641,6 +684,27 @@ static const bool *train_mask(struct kq *k)
 }
 
 /*
+ * With several GPU flavors: base (NULL: every card) narrowed to the cards of flavor f's pools,
+ * so a workload admitted on f is placed only there (the pool-constraint placement of
+ * common.h does the rest). With one flavor: base unchanged.
+ */
+static const bool *flavor_ok(struct kq *k, uint32_t f, const bool *base)
+{
+    if (k->nfl <= 1 || f >= k->nfl)
+        return base;
+    for (uint32_t g = 0; g < k->s->cl.ngpus; g++)
+        k->fl_ok[g] = k->fl_cards[f][g] && (!base || base[g]);
+    return k->fl_ok;
+}
+
+/* The flavor workload id is admitted on (0 when not admitted or one flavor). */
+static uint32_t wl_flavor(const struct kq *k, uint32_t id)
+{
+    const struct kueue_wl *w = kueue_find(k->q, id);
+    return w && w->admitted ? w->flavor : 0;
+}
+
+/*
  * pol_job_cost_fn for gathering a tensor-parallel replica's cards: a job
  * Kueue is evicting (or that is stopping) is leaving anyway (0); a running
  * placed job costs its GPUs (the scheduler preempts its pods); others stay.
@@ -670,7 +734,7 @@ static void gather_tp(struct sim *s, struct kq *k, struct inf_wl *w)
     uint32_t n = pol_gang_size(s, w->svc), cards[LLM_MAX_TP], njobs;
     if (pol_held_count(&k->holds, w->id) > 0)
         return; /* already gathering */
-    const bool *ok = pol_holds_mask(&k->holds, UINT32_MAX);
+    const bool *ok = flavor_ok(k, wl_flavor(k, w->id), pol_holds_mask(&k->holds, UINT32_MAX));
     if (pol_plan_best_for(s, w->svc, ok, sched_cost, k, k->plan_jobs, cards, &njobs) == UINT32_MAX)
         return;
     for (uint32_t i = 0; i < n; i++)
@@ -696,8 +760,10 @@ static bool place_inf(struct sim *s, struct kq *k, struct inf_wl *w, sim_time de
         n = pol_pick_gang_masked(s, w->svc, mine, cards);
     }
     if (n == 0)
-        n = pol_pick_gang_masked(s, w->svc, k->holds.n ? pol_holds_mask(&k->holds, w->id) : NULL,
-                                 cards);
+        n = pol_pick_gang_masked(
+            s, w->svc,
+            flavor_ok(k, wl_flavor(k, w->id), k->holds.n ? pol_holds_mask(&k->holds, w->id) : NULL),
+            cards);
     if (n == 0 || sim_start_replica_on(s, w->svc, cards, n, delay) != 0) {
         if (pol_gang_size(s, w->svc) > 1)
             gather_tp(s, k, w);
@@ -719,7 +785,7 @@ static sim_time inf_delay(const struct sim *s)
  * placed (or OOM-killed at start: on_finish forgot it). */
 static bool place_job(struct sim *s, struct kq *k, uint32_t j)
 {
-    if (pol_find_job_gang(s, j, train_mask(k), k->gang) != 0)
+    if (pol_find_job_gang(s, j, flavor_ok(k, wl_flavor(k, j), train_mask(k)), k->gang) != 0)
         return false;
     k->job_st[j] = WL_PLACED;
     if (trainer_start(&s->tr, j, k->gang) >= 0)
@@ -734,9 +800,11 @@ static bool gang_placeable(void *ctx, uint32_t id, double gpus)
     struct kq *k = ctx;
     if (id >= INF_BASE)
         return true;
+    /* On the flavor being tried (kueue_eval_flavor). */
+    const bool *ok = flavor_ok(k, kueue_eval_flavor(k->q), train_mask(k));
     if (k->s->constrained) /* only where its placement constraints allow (sim/sim.h) */
-        return pol_find_job_gang(k->s, id, train_mask(k), k->gang) == 0;
-    return pol_find_gang_masked(&k->s->cl, train_mask(k), (uint32_t)(gpus + 0.5), k->gang) == 0;
+        return pol_find_job_gang(k->s, id, ok, k->gang) == 0;
+    return pol_find_gang_masked(&k->s->cl, ok, (uint32_t)(gpus + 0.5), k->gang) == 0;
 }
 
 /* Admit what kueue decides, preempting its victims, until nothing is admissible. Each admitted
@@ -1008,6 +1076,37 @@ static int init_model(struct sim *s, struct kq *k)
     if (m->fair_sharing)
         kueue_set_fair_sharing(k->q, m->strategies, m->nstrategies);
     k->ncq = m->ncqs;
+    if (m->ngpu > 1) {
+        int rc = kueue_set_flavors(k->q, m->ngpu);
+        if (rc)
+            return rc;
+        for (uint32_t f = 0; f < m->ngpu; f++) {
+            for (uint32_t i = 0; i < m->ncqs && rc == 0; i++)
+                rc = kueue_set_cq_quota(k->q, i, f, m->cqs[i].q.nominal[f], m->cqs[i].q.bl[f],
+                                        m->cqs[i].q.ll[f]);
+            for (uint32_t i = 0; i < m->ncohorts && rc == 0; i++)
+                rc = kueue_set_cohort_quota(k->q, i, f, m->cohorts[i].q.nominal[f],
+                                            m->cohorts[i].q.bl[f], m->cohorts[i].q.ll[f]);
+            if (rc)
+                return rc;
+        }
+        k->nfl = m->ngpu;
+        k->fl_stat = calloc((size_t)m->ngpu * (m->ncqs ? m->ncqs : 1), sizeof *k->fl_stat);
+        if (!k->fl_stat)
+            return -ENOMEM;
+        k->fl_cards = calloc(m->ngpu, sizeof *k->fl_cards);
+        k->fl_ok = calloc(s->cl.ngpus ? s->cl.ngpus : 1, sizeof *k->fl_ok);
+        if (!k->fl_cards || !k->fl_ok)
+            return -ENOMEM;
+        for (uint32_t f = 0; f < m->ngpu; f++) {
+            uint64_t pools = m->flavors[m->gpu_flavors[f]].pools;
+            k->fl_cards[f] = calloc(s->cl.ngpus ? s->cl.ngpus : 1, sizeof **k->fl_cards);
+            if (!k->fl_cards[f])
+                return -ENOMEM;
+            for (uint32_t g = 0; g < s->cl.ngpus; g++)
+                k->fl_cards[f][g] = cluster_card_in(&s->cl, g, pools);
+        }
+    }
     k->max_train = s->cl.ngpus; /* per CQ in kueue_on_submit */
     return 0;
 }
@@ -1133,12 +1232,19 @@ static void kueue_on_submit(struct sim *s, void *state, uint32_t j)
     /* A job larger than its CQ could ever hold would wait forever: rejected at submission. */
     bool too_big = cq == UINT32_MAX || job->spec.gpus > k->max_train ||
                    (k->cfg.model && job->spec.gpus > kueue_cq_potential(k->q, cq) + 1e-9);
+    /* With flavors: larger than its CQ could hold on every flavor it may use (none at all:
+     * no flavor of its CQ on a pool its require: allows) — never admitted. */
+    uint64_t fmask = flavors_allowed(k, job->pools_allow);
+    if (!too_big && k->nfl > 1)
+        too_big = job->spec.gpus > kueue_cq_potential_mask(k->q, cq, fmask) + 1e-9;
     if (!st || too_big ||
         kueue_submit(k->q, j, cq, k->cfg.prio[CQ_TRAIN], (double)job->spec.gpus,
                      job->spec.submit) != 0) {
         trainer_reject(&s->tr, j);
         return;
     }
+    if (k->nfl > 1)
+        kueue_set_wl_flavors(k->q, j, fmask);
     k->job_cq[j] = cq;
     k->job_pend_since[j] = s->eng.now;
     *st = WL_PENDING;
@@ -1189,6 +1295,11 @@ static void kueue_destroy_state(void *state)
         return;
     kueue_destroy(k->q);
     pol_scaler_release(&k->ps);
+    for (uint32_t f = 0; k->fl_cards && f < k->nfl; f++)
+        free(k->fl_cards[f]);
+    free(k->fl_cards);
+    free(k->fl_ok);
+    free(k->fl_stat);
     free(k->job_st);
     free(k->job_since);
     free(k->job_pend_since);
@@ -1221,8 +1332,22 @@ static uint32_t kueue_queues(const struct sim *s, void *state, struct pol_queue_
             pending += k->job_st[j] == WL_PENDING && k->job_cq[j] == i;
         for (uint32_t w = 0; w < k->ninf; w++)
             pending += k->inf[w].st == WL_PENDING && k->cfg.svc_cq[k->inf[w].svc] == i;
+        double nominal = m->cqs[i].cq.nominal;
+        struct pol_flavor_stat *fs = k->nfl > 1 ? &k->fl_stat[(size_t)i * k->nfl] : NULL;
+        for (uint32_t f = 0; fs && f < k->nfl; f++) {
+            struct kueue_cq_stat one;
+            kueue_cq_stat_flavor(k->q, i, f, &one);
+            fs[f] = (struct pol_flavor_stat){.name = m->flavors[m->gpu_flavors[f]].name,
+                                             .nominal = m->cqs[i].q.nominal[f],
+                                             .admitted = one.usage,
+                                             .borrowed = one.borrowed,
+                                             .lent = one.lent};
+            nominal += f ? m->cqs[i].q.nominal[f] : 0;
+        }
         out[i] = (struct pol_queue_stat){.name = m->cqs[i].name,
-                                         .nominal = m->cqs[i].cq.nominal,
+                                         .flavors = fs,
+                                         .nflavors = fs ? k->nfl : 0,
+                                         .nominal = nominal,
                                          .admitted = st.usage,
                                          .borrowed = st.borrowed,
                                          .lent = st.lent,
@@ -1255,4 +1380,11 @@ double kueue_policy_usage(const struct sim *s, bool inference)
         return -1;
     const struct kq *k = s->pol_state;
     return kueue_usage(k->q, inference ? CQ_INF : CQ_TRAIN);
+}
+
+const struct kueue *kueue_policy_kueue(const struct sim *s)
+{
+    if (s->pol != &policy_kueue || !s->pol_state)
+        return NULL;
+    return ((const struct kq *)s->pol_state)->q;
 }

@@ -9,12 +9,18 @@
 #define EPS 1e-9
 
 struct kueue {
-    struct kueue_cq *cqs;
+    struct kueue_cq *cqs; /* the CQs as flavor fl sees them (the added ones with one flavor) */
     uint32_t n_cq, cap_cq;
-    struct kueue_cohort *coh; /* parents before children */
+    struct kueue_cohort *coh; /* parents before children; flavor fl's view like cqs */
     uint32_t n_coh, cap_coh;
-    double *coh_sq, *coh_use; /* scratch per cohort: SubtreeQuota, Usage (fill_tree) */
-    bool fair;                /* fair sharing on (kueue_set_fair_sharing) */
+    /* Flavors (kueue_set_flavors): n_fl views of the CQs and cohorts, each with that flavor's
+     * quota; cqs/coh point at view fl (use_flavor). n_fl 1 and no views: cqs/coh are owned. */
+    uint32_t n_fl, fl;
+    struct kueue_cq *fcqs, *cqs0;     /* n_fl × n_cq views; the added array */
+    struct kueue_cohort *fcoh, *coh0; /* n_fl × n_coh views; the added array */
+    uint32_t *fvict;                  /* scratch: the best flavor's victims */
+    double *coh_sq, *coh_use;         /* scratch per cohort: SubtreeQuota, Usage (fill_tree) */
+    bool fair;                        /* fair sharing on (kueue_set_fair_sharing) */
     enum kueue_fs_strategy strategies[2];
     uint32_t n_strategies;
     struct kueue_wl *wls;
@@ -40,15 +46,42 @@ struct key {
 
 struct kueue *kueue_create(void)
 {
-    return calloc(1, sizeof(struct kueue));
+    struct kueue *k = calloc(1, sizeof(struct kueue));
+    if (k)
+        k->n_fl = 1;
+    return k;
+}
+
+/* Look at the quota of flavor f (a no-op with one flavor). */
+static void use_flavor(struct kueue *k, uint32_t f)
+{
+    k->fl = f;
+    if (k->fcqs) {
+        k->cqs = k->fcqs + (size_t)f * k->n_cq;
+        k->coh = k->fcoh + (size_t)f * k->n_coh;
+    }
+}
+
+/* The i-th flavor CQ c lists (flavor 0 when it lists none). */
+static uint32_t cq_flavor(const struct kueue_cq *c, uint32_t i)
+{
+    return c->nflavors ? c->flavors[i] : 0;
+}
+
+static uint32_t cq_nflavors(const struct kueue_cq *c)
+{
+    return c->nflavors ? c->nflavors : 1;
 }
 
 void kueue_destroy(struct kueue *k)
 {
     if (!k)
         return;
-    free(k->cqs);
-    free(k->coh);
+    free(k->fcqs ? k->cqs0 : k->cqs);
+    free(k->fcoh ? k->coh0 : k->coh);
+    free(k->fcqs);
+    free(k->fcoh);
+    free(k->fvict);
     free(k->coh_sq);
     free(k->coh_use);
     free(k->wls);
@@ -112,6 +145,10 @@ static int ensure_scratch(struct kueue *k)
     if (!v)
         return -ENOMEM;
     k->victims = v;
+    v = realloc(k->fvict, need * sizeof *v);
+    if (!v)
+        return -ENOMEM;
+    k->fvict = v;
     k->cap_scratch = need;
     return 0;
 }
@@ -144,6 +181,8 @@ static int ensure_cohorts(struct kueue *k, uint32_t n)
 
 int kueue_add_cohort(struct kueue *k, const struct kueue_cohort *c)
 {
+    if (k->fcqs)
+        return -EINVAL;
     if (bad_limits(c->nominal, c->borrowing_limit, c->lending_limit, c->weight) ||
         c->parent < KUEUE_NO_COHORT || (c->parent >= 0 && (uint32_t)c->parent >= k->n_coh))
         return -EINVAL;
@@ -155,8 +194,8 @@ int kueue_add_cohort(struct kueue *k, const struct kueue_cohort *c)
 
 int kueue_add_cq(struct kueue *k, const struct kueue_cq *cq)
 {
-    if (bad_limits(cq->nominal, cq->borrowing_limit, cq->lending_limit, cq->weight) ||
-        cq->cohort < KUEUE_NO_COHORT)
+    if (k->fcqs || bad_limits(cq->nominal, cq->borrowing_limit, cq->lending_limit, cq->weight) ||
+        cq->cohort < KUEUE_NO_COHORT || cq->nflavors > KUEUE_MAX_FLAVORS)
         return -EINVAL;
     if (k->n_cq >= INT32_MAX || grow((void **)&k->cqs, &k->cap_cq, k->n_cq + 1, sizeof *k->cqs))
         return -ENOMEM;
@@ -164,6 +203,67 @@ int kueue_add_cq(struct kueue *k, const struct kueue_cq *cq)
         return -ENOMEM;
     k->cqs[k->n_cq] = *cq;
     return (int)k->n_cq++;
+}
+
+int kueue_set_flavors(struct kueue *k, uint32_t n)
+{
+    if (n < 1 || n > KUEUE_MAX_FLAVORS || k->fcqs)
+        return -EINVAL;
+    for (uint32_t c = 0; c < k->n_cq; c++)
+        for (uint32_t i = 0; i < k->cqs[c].nflavors; i++)
+            if (k->cqs[c].flavors[i] >= n)
+                return -EINVAL;
+    if (n == 1)
+        return 0;
+    struct kueue_cq *fc = malloc((size_t)n * (k->n_cq ? k->n_cq : 1) * sizeof *fc);
+    struct kueue_cohort *fh = malloc((size_t)n * (k->n_coh ? k->n_coh : 1) * sizeof *fh);
+    if (!fc || !fh) {
+        free(fc);
+        free(fh);
+        return -ENOMEM;
+    }
+    for (uint32_t f = 0; f < n; f++) {
+        if (k->n_cq) /* memcpy from NULL is undefined even for 0 bytes */
+            memcpy(fc + (size_t)f * k->n_cq, k->cqs, k->n_cq * sizeof *fc);
+        if (k->n_coh)
+            memcpy(fh + (size_t)f * k->n_coh, k->coh, k->n_coh * sizeof *fh);
+    }
+    k->cqs0 = k->cqs;
+    k->coh0 = k->coh;
+    k->fcqs = fc;
+    k->fcoh = fh;
+    k->n_fl = n;
+    use_flavor(k, 0);
+    return 0;
+}
+
+int kueue_set_cq_quota(struct kueue *k, uint32_t cq, uint32_t f, double nominal, double bl,
+                       double ll)
+{
+    if (cq >= k->n_cq || f >= k->n_fl || bad_limits(nominal, bl, ll, 1))
+        return -EINVAL;
+    struct kueue_cq *c = k->fcqs ? &k->fcqs[(size_t)f * k->n_cq + cq] : &k->cqs[cq];
+    c->nominal = nominal;
+    c->borrowing_limit = bl;
+    c->lending_limit = ll;
+    return 0;
+}
+
+int kueue_set_cohort_quota(struct kueue *k, uint32_t ci, uint32_t f, double nominal, double bl,
+                           double ll)
+{
+    if (ci >= k->n_coh || f >= k->n_fl || bad_limits(nominal, bl, ll, 1))
+        return -EINVAL;
+    struct kueue_cohort *c = k->fcoh ? &k->fcoh[(size_t)f * k->n_coh + ci] : &k->coh[ci];
+    c->nominal = nominal;
+    c->borrowing_limit = bl;
+    c->lending_limit = ll;
+    return 0;
+}
+
+uint32_t kueue_eval_flavor(const struct kueue *k)
+{
+    return k->fl;
 }
 
 void kueue_set_fair_sharing(struct kueue *k, const enum kueue_fs_strategy *strategies, uint32_t n)
@@ -205,6 +305,16 @@ int kueue_submit(struct kueue *k, uint32_t id, uint32_t cq, int32_t priority, do
     w->gpus = gpus;
     w->created = created;
     w->queued = created;
+    w->flavors_ok = UINT64_MAX;
+    return 0;
+}
+
+int kueue_set_wl_flavors(struct kueue *k, uint32_t id, uint64_t mask)
+{
+    int i = find_idx(k, id);
+    if (i < 0)
+        return -ENOENT;
+    k->wls[i].flavors_ok = mask;
     return 0;
 }
 
@@ -272,17 +382,34 @@ double kueue_usage(const struct kueue *k, uint32_t cq)
     return u;
 }
 
-bool kueue_borrowing(const struct kueue *k, uint32_t cq)
+double kueue_usage_flavor(const struct kueue *k, uint32_t cq, uint32_t f)
 {
-    return cq < k->n_cq && kueue_usage(k, cq) > k->cqs[cq].nominal + EPS;
+    double u = 0;
+    for (uint32_t i = 0; i < k->n_wl; i++)
+        if (k->wls[i].admitted && k->wls[i].cq == cq && k->wls[i].flavor == f)
+            u += k->wls[i].gpus;
+    return u;
 }
 
+bool kueue_borrowing(const struct kueue *k, uint32_t cq)
+{
+    if (cq >= k->n_cq)
+        return false;
+    if (!k->fcqs)
+        return kueue_usage(k, cq) > k->cqs[cq].nominal + EPS;
+    for (uint32_t f = 0; f < k->n_fl; f++)
+        if (kueue_usage_flavor(k, cq, f) > k->fcqs[(size_t)f * k->n_cq + cq].nominal + EPS)
+            return true;
+    return false;
+}
+
+/* Usage per CQ on the flavor being looked at (k->fl). */
 static void fill_usage(const struct kueue *k, double *usage)
 {
     for (uint32_t c = 0; c < k->n_cq; c++)
         usage[c] = 0;
     for (uint32_t i = 0; i < k->n_wl; i++)
-        if (k->wls[i].admitted)
+        if (k->wls[i].admitted && k->wls[i].flavor == k->fl)
             usage[k->wls[i].cq] += k->wls[i].gpus;
 }
 
@@ -414,6 +541,19 @@ static double drs(struct kueue *k, const double *usage, uint32_t cq, double extr
     return borrowed * 1000.0 / lendable / c->weight;
 }
 
+/* Admit workload i on flavor f if it fits there (borrowing allowed): 0 or -ENOSPC. */
+static int admit_on(struct kueue *k, int i, uint32_t f, sim_time now)
+{
+    use_flavor(k, f);
+    fill_usage(k, k->usage);
+    if (!fits(k, k->usage, k->wls[i].cq, k->wls[i].gpus, true))
+        return -ENOSPC;
+    k->wls[i].admitted = true;
+    k->wls[i].admitted_at = now;
+    k->wls[i].flavor = f;
+    return 0;
+}
+
 int kueue_admit(struct kueue *k, uint32_t id, sim_time now)
 {
     int i = find_idx(k, id);
@@ -423,12 +563,14 @@ int kueue_admit(struct kueue *k, uint32_t id, sim_time now)
         return -EALREADY;
     if (ensure_scratch(k))
         return -ENOMEM;
-    fill_usage(k, k->usage);
-    if (!fits(k, k->usage, k->wls[i].cq, k->wls[i].gpus, true))
-        return -ENOSPC;
-    k->wls[i].admitted = true;
-    k->wls[i].admitted_at = now;
-    return 0;
+    const struct kueue_cq *c = &k->cqs[k->wls[i].cq];
+    uint32_t nf = cq_nflavors(c);
+    for (uint32_t j = 0; j < nf; j++) {
+        uint32_t f = cq_flavor(c, j);
+        if ((k->wls[i].flavors_ok >> f & 1) && admit_on(k, i, f, now) == 0)
+            return 0;
+    }
+    return -ENOSPC;
 }
 
 /* Queue order: priority desc, created asc, id asc. */
@@ -492,7 +634,7 @@ static bool is_candidate(const struct kueue *k, const struct kueue_wl *w, const 
                          const struct kueue_wl *v)
 {
     const struct kueue_cq *c = &k->cqs[w->cq];
-    if (!v->admitted)
+    if (!v->admitted || v->flavor != k->fl)
         return false;
     if (v->cq == w->cq) {
         if (c->within == KUEUE_WITHIN_LOWER_PRIORITY)
@@ -680,6 +822,86 @@ static uint32_t find_victims(struct kueue *k, const struct kueue_wl *w)
     return minimal_targets(k, w, cands + (n - n_same), n_same, true, k->victims);
 }
 
+/*
+ * The mode of pending workload w on the flavor being looked at (k->fl): fills d (victims in
+ * k->victims) and returns its rank: 0 no fit (or the placement filter refuses it), 1 fits
+ * once victims are preempted, 2 fits (d->borrows says whether by borrowing).
+ */
+static int flavor_mode(struct kueue *k, const struct kueue_wl *w, struct kueue_decision *d)
+{
+    uint32_t cq = w->cq;
+    fill_usage(k, k->usage);
+    double after = k->usage[cq] + w->gpus;
+    memset(d, 0, sizeof *d);
+    d->id = w->id;
+    d->flavor = k->fl;
+    bool quota_fits = fits(k, k->usage, cq, w->gpus, true);
+    if (quota_fits && k->filter && !k->filter(k->filter_ctx, w->id, w->gpus))
+        return 0; /* fits the quota but cannot be placed now (topology-aware admission) */
+    if (fits(k, k->usage, cq, w->gpus, false)) {
+        d->mode = KUEUE_FITS_NOMINAL;
+        return 2;
+    }
+    if (quota_fits) {
+        d->mode = KUEUE_FITS_BORROW;
+        d->borrows = true;
+        return 2;
+    }
+    uint32_t m = find_victims(k, w);
+    if (m == 0)
+        return 0;
+    d->mode = KUEUE_PREEMPT;
+    d->n_victims = m;
+    double freed_own = 0;
+    for (uint32_t v = 0; v < m; v++)
+        if (k->wls[k->victims[v]].cq == cq)
+            freed_own += k->wls[k->victims[v]].gpus;
+    d->borrows = after - freed_own > k->cqs[cq].nominal + EPS;
+    return 1;
+}
+
+/*
+ * Kueue's flavor assignment for w (flavorassigner.go findFlavorForPodSetResource): try its
+ * CQ's flavors in order (those its mask allows); stop at a flavor where it fits, unless
+ * flavorFungibility says to try the next one first (whenCanPreempt TryNextFlavor when it must
+ * preempt, whenCanBorrow TryNextFlavor when it must borrow); else keep the best seen
+ * (isPreferred, BorrowingOverPreemption: fit over preempt, then no borrowing; the earlier
+ * flavor on ties). Fills d (victims in k->victims) and returns whether any flavor can take it.
+ */
+static bool assign_flavor(struct kueue *k, const struct kueue_wl *w, struct kueue_decision *d)
+{
+    const struct kueue_cq *c = &k->cqs[w->cq];
+    uint32_t nf = cq_nflavors(c);
+    int best = 0;
+    struct kueue_decision cur = {0};
+    for (uint32_t i = 0; i < nf; i++) {
+        uint32_t f = cq_flavor(c, i);
+        if (!(w->flavors_ok >> f & 1))
+            continue;
+        use_flavor(k, f);
+        int r = flavor_mode(k, w, &cur);
+        if (r == 0)
+            continue;
+        bool next = (r == 1 && !c->preempt_may_stop) || (cur.borrows && c->borrow_try_next);
+        bool better_mode = best == 0 || r > best || (r == best && !cur.borrows && d->borrows);
+        if (better_mode || !next) {
+            *d = cur;
+            best = r;
+            if (cur.n_victims)
+                memcpy(k->fvict, k->victims, cur.n_victims * sizeof *k->fvict);
+        }
+        if (!next)
+            break;
+    }
+    if (best == 0)
+        return false;
+    if (d->n_victims)
+        memcpy(k->victims, k->fvict, d->n_victims * sizeof *k->victims);
+    d->victims = NULL;
+    use_flavor(k, d->flavor);
+    return true;
+}
+
 /* Decision for the first admissible workload of CQ cq, in queue order
  * (pend: caller's buffer for the pending keys, as k->keys holds candidates). */
 static bool cq_candidate(struct kueue *k, uint32_t cq, struct key *pend, struct kueue_decision *d)
@@ -693,38 +915,8 @@ static bool cq_candidate(struct kueue *k, uint32_t cq, struct key *pend, struct 
     }
     qsort(pend, n, sizeof *pend, cmp_queue);
     for (uint32_t j = 0; j < n; j++) {
-        const struct kueue_wl *w = &k->wls[pend[j].idx];
-        fill_usage(k, k->usage);
-        double after = k->usage[cq] + w->gpus;
-        memset(d, 0, sizeof *d);
-        d->id = w->id;
-        bool quota_fits = fits(k, k->usage, cq, w->gpus, true);
-        if (quota_fits && k->filter && !k->filter(k->filter_ctx, w->id, w->gpus)) {
-            /* Fits the quota but cannot be placed now (topology-aware admission). */
-            if (k->cqs[cq].strategy == KUEUE_STRICT_FIFO)
-                return false;
-            continue;
-        }
-        if (fits(k, k->usage, cq, w->gpus, false)) {
-            d->mode = KUEUE_FITS_NOMINAL;
+        if (assign_flavor(k, &k->wls[pend[j].idx], d))
             return true;
-        }
-        if (fits(k, k->usage, cq, w->gpus, true)) {
-            d->mode = KUEUE_FITS_BORROW;
-            d->borrows = true;
-            return true;
-        }
-        uint32_t m = find_victims(k, w);
-        if (m > 0) {
-            d->mode = KUEUE_PREEMPT;
-            d->n_victims = m;
-            double freed_own = 0;
-            for (uint32_t v = 0; v < m; v++)
-                if (k->wls[k->victims[v]].cq == cq)
-                    freed_own += k->wls[k->victims[v]].gpus;
-            d->borrows = after - freed_own > k->cqs[cq].nominal + EPS;
-            return true;
-        }
         if (k->cqs[cq].strategy == KUEUE_STRICT_FIFO)
             return false; /* the head blocks the queue */
     }
@@ -739,8 +931,12 @@ static bool better(struct kueue *k, const struct kueue_decision *a, const struct
         return !a->borrows;
     const struct kueue_wl *wa = kueue_find(k, a->id), *wb = kueue_find(k, b->id);
     if (k->fair) {
+        use_flavor(k, a->flavor);
         fill_usage(k, k->usage);
-        int c = cmp_share(drs(k, k->usage, wa->cq, wa->gpus), drs(k, k->usage, wb->cq, wb->gpus));
+        double sa = drs(k, k->usage, wa->cq, wa->gpus);
+        use_flavor(k, b->flavor);
+        fill_usage(k, k->usage);
+        int c = cmp_share(sa, drs(k, k->usage, wb->cq, wb->gpus));
         if (c != 0)
             return c < 0;
     }
@@ -763,7 +959,7 @@ int kueue_next(struct kueue *k, struct kueue_decision *d)
         return -ENOMEM;
     }
     bool found = false;
-    struct kueue_decision best = {0}, cur;
+    struct kueue_decision best = {0}, cur = {0};
     for (uint32_t c = 0; c < k->n_cq; c++) {
         if (!cq_candidate(k, c, pend, &cur))
             continue;
@@ -791,14 +987,36 @@ int kueue_apply(struct kueue *k, const struct kueue_decision *d, sim_time now)
         if (rc)
             return rc;
     }
-    return kueue_admit(k, d->id, now);
+    int i = find_idx(k, d->id);
+    if (i < 0)
+        return -ENOENT;
+    if (k->wls[i].admitted)
+        return -EALREADY;
+    if (d->flavor >= k->n_fl || ensure_scratch(k))
+        return -EINVAL;
+    return admit_on(k, i, d->flavor, now);
 }
 
 void kueue_cq_stat(struct kueue *k, uint32_t cq, struct kueue_cq_stat *out)
 {
     memset(out, 0, sizeof *out);
-    if (cq >= k->n_cq || ensure_scratch(k))
+    for (uint32_t f = 0; f < k->n_fl; f++) {
+        struct kueue_cq_stat one;
+        kueue_cq_stat_flavor(k, cq, f, &one);
+        out->usage += one.usage;
+        out->borrowed += one.borrowed;
+        out->lent += one.lent;
+        if (one.share > out->share)
+            out->share = one.share;
+    }
+}
+
+void kueue_cq_stat_flavor(struct kueue *k, uint32_t cq, uint32_t f, struct kueue_cq_stat *out)
+{
+    memset(out, 0, sizeof *out);
+    if (cq >= k->n_cq || f >= k->n_fl || ensure_scratch(k))
         return;
+    use_flavor(k, f);
     double *usage = k->usage;
     fill_usage(k, usage);
     const struct kueue_cq *c = &k->cqs[cq];
@@ -832,10 +1050,25 @@ void kueue_cq_stat(struct kueue *k, uint32_t cq, struct kueue_cq_stat *out)
 
 double kueue_cq_potential(struct kueue *k, uint32_t cq)
 {
+    return kueue_cq_potential_mask(k, cq, UINT64_MAX);
+}
+
+double kueue_cq_potential_mask(struct kueue *k, uint32_t cq, uint64_t mask)
+{
     if (cq >= k->n_cq || ensure_scratch(k))
         return 0;
-    const struct kueue_cq *c = &k->cqs[cq];
-    fill_usage(k, k->usage);
-    fill_tree(k, k->usage);
-    return potential_node(k, c->nominal, c->borrowing_limit, c->lending_limit, c->cohort);
+    double best = 0;
+    uint32_t nf = cq_nflavors(&k->cqs[cq]);
+    for (uint32_t i = 0; i < nf; i++) {
+        if (!(mask >> cq_flavor(&k->cqs[cq], i) & 1))
+            continue;
+        use_flavor(k, cq_flavor(&k->cqs[cq], i));
+        const struct kueue_cq *c = &k->cqs[cq];
+        fill_usage(k, k->usage);
+        fill_tree(k, k->usage);
+        double p = potential_node(k, c->nominal, c->borrowing_limit, c->lending_limit, c->cohort);
+        if (p > best)
+            best = p;
+    }
+    return best;
 }

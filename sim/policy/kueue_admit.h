@@ -3,7 +3,7 @@
  *
  * Reproduces the decisions of kubernetes-sigs/kueue (site/content/en/docs/
  * concepts: cluster_queue.md, preemption.md, workload_priority_class.md; research
- * notes §7.1) for one resource (GPUs, one flavor):
+ * notes §7.1) for one resource (GPUs), on one flavor or several (below):
  *
  * - ClusterQueue (CQ): nominalQuota, optional cohort, borrowingLimit (how far
  *   above nominal the CQ may go by borrowing; unlimited if < 0) and
@@ -57,8 +57,27 @@
  *   then the lower share with the workload admitted, then priority and age;
  *   preemption by the strategies LessThanOrEqualToFinalShare then
  *   LessThanInitialShare (see fair_victims in kueue_admit.c).
- * Not modelled: flavors (one GPU resource), admission checks beyond quota,
- * Kueue's tournament between cohorts (shares are compared CQ to CQ).
+ * - GPU flavors (kueue_set_flavors; Kueue pkg/scheduler/flavorassigner/
+ *   flavorassigner.go, kubernetes-sigs/kueue at ff69552e, Aug 2026): each
+ *   CQ and Cohort has nominal / borrowing / lending quota per flavor and
+ *   every rule above (fit, cohort tree, borrowing, preemption, shares) holds
+ *   per flavor: an admitted workload uses quota of its one assigned flavor and
+ *   only workloads admitted on that flavor are preemption candidates. A CQ
+ *   lists its flavors in order (kueue_cq.flavors); a pending workload tries
+ *   them in that order, skipping flavors its mask refuses (kueue_set_wl_flavors)
+ *   and, for each, finds the mode: fit (borrowing or not), preempt (victims
+ *   found on that flavor) or no fit. flavorFungibility stops the search at a
+ *   mode unless it must preempt and whenCanPreempt is TryNextFlavor (Kueue's
+ *   default) or it must borrow and whenCanBorrow is TryNextFlavor (default
+ *   MayStopSearch, old name Borrow); when no flavor stops it, the best mode
+ *   seen wins (fit over preempt, then less borrowing; first listed on ties),
+ *   Kueue's isPreferred with the default BorrowingOverPreemption.
+ * Not modelled: admission checks beyond quota, Kueue's tournament between
+ * cohorts (shares are compared CQ to CQ), flavorFungibility.preference,
+ * Kueue's resume from the last tried flavor (LastAssignment) and the
+ * reclaim/preempt distinction between preempting modes. With flavors, a
+ * share is taken on the flavor being assigned (Kueue's DRS takes the
+ * maximum over flavor-resources).
  *
  * Units: GPUs as double (whole numbers in Kueue; doubles keep the arithmetic
  * shared with kai), times in µs. Comparisons allow 1e-9 GPU of rounding.
@@ -91,6 +110,8 @@ enum kueue_within {
 };
 enum kueue_reclaim { KUEUE_RECLAIM_NEVER, KUEUE_RECLAIM_LOWER_PRIORITY, KUEUE_RECLAIM_ANY };
 enum kueue_borrow { KUEUE_BORROW_NEVER, KUEUE_BORROW_LOWER_PRIORITY };
+/* Most GPU flavors a kueue holds (flavor masks are 64-bit). */
+#define KUEUE_MAX_FLAVORS 16u
 /* Kueue Configuration fairSharing.preemptionStrategies. */
 enum kueue_fs_strategy { KUEUE_FS_LESS_OR_EQUAL_FINAL, KUEUE_FS_LESS_THAN_INITIAL };
 
@@ -115,6 +136,14 @@ struct kueue_cq {
     bool borrow_threshold;    /* borrowWithinCohort.maxPriorityThreshold is set */
     int32_t borrow_max_priority;
     double weight; /* fairSharing.weight, >= 0 (1 by default) */
+    /* Its GPU flavors in resourceGroups order (indices given to kueue_set_flavors);
+     * nflavors 0 means flavor 0 alone (one flavor, the default). */
+    uint8_t nflavors;
+    uint8_t flavors[KUEUE_MAX_FLAVORS];
+    bool borrow_try_next;  /* flavorFungibility.whenCanBorrow: TryNextFlavor (default MayStopSearch)
+                            */
+    bool preempt_may_stop; /* flavorFungibility.whenCanPreempt: MayStopSearch (default
+                              TryNextFlavor) */
 };
 
 struct kueue_wl {
@@ -128,6 +157,8 @@ struct kueue_wl {
     sim_time requeue_at;  /* inadmissible before this (backoff); 0 = none */
     uint32_t requeues;    /* requeueState.count */
     bool admitted;
+    uint32_t flavor;     /* the flavor its quota is on, valid while admitted */
+    uint64_t flavors_ok; /* bit f: it may use flavor f (kueue_set_wl_flavors; all by default) */
 };
 
 enum kueue_mode {
@@ -139,7 +170,8 @@ enum kueue_mode {
 struct kueue_decision {
     uint32_t id; /* workload to admit */
     enum kueue_mode mode;
-    bool borrows;            /* admitted usage of its CQ exceeds nominal */
+    bool borrows;            /* admitted usage of its CQ exceeds nominal (on that flavor) */
+    uint32_t flavor;         /* the flavor assigned (0 with one flavor) */
     uint32_t n_victims;      /* 0 unless mode == KUEUE_PREEMPT */
     const uint32_t *victims; /* workload ids, in the order they were chosen */
 };
@@ -186,10 +218,38 @@ struct kueue_cq_stat {
     double usage, borrowed, lent, share;
 };
 void kueue_cq_stat(struct kueue *k, uint32_t cq, struct kueue_cq_stat *out);
+/* (With flavors: usage, borrowed and lent summed over the flavors, share the largest.) */
 
 /* The most CQ cq could ever hold (Kueue's potentialAvailable: its nominal plus what its
- * cohort tree could lend it within the borrowing limits); 0 for a bad index. */
+ * cohort tree could lend it within the borrowing limits; with flavors, the largest over the
+ * flavors it lists, as a workload takes one flavor); 0 for a bad index. */
 double kueue_cq_potential(struct kueue *k, uint32_t cq);
+/* The same over the flavors of cq in mask (bit f = flavor f); 0 when none. */
+double kueue_cq_potential_mask(struct kueue *k, uint32_t cq, uint64_t mask);
+
+/*
+ * Declare n GPU flavors (1 <= n <= KUEUE_MAX_FLAVORS), after every CQ and
+ * cohort is added (none may be added after). Each flavor starts with the
+ * quota the CQs and cohorts were added with; set each with the two calls
+ * below. Returns 0, -EINVAL (bad n, called twice) or -ENOMEM (unchanged).
+ * Without this call there is one flavor, 0.
+ */
+int kueue_set_flavors(struct kueue *k, uint32_t n);
+/* Quota of CQ cq / cohort c on flavor f (limits as in struct kueue_cq). Returns 0 or -EINVAL
+ * (bad index, negative quota, a limit below 0 other than KUEUE_UNLIMITED). */
+int kueue_set_cq_quota(struct kueue *k, uint32_t cq, uint32_t f, double nominal, double bl,
+                       double ll);
+int kueue_set_cohort_quota(struct kueue *k, uint32_t c, uint32_t f, double nominal, double bl,
+                           double ll);
+/* The flavor being tried while a kueue_filter_fn runs (0 with one flavor). */
+uint32_t kueue_eval_flavor(const struct kueue *k);
+/* The flavors workload id may use (bit f = flavor f; a placement constraint). Returns 0 or
+ * -ENOENT. */
+int kueue_set_wl_flavors(struct kueue *k, uint32_t id, uint64_t mask);
+/* Cohort figures of CQ cq on flavor f alone (kueue_cq_stat sums the flavors). */
+void kueue_cq_stat_flavor(struct kueue *k, uint32_t cq, uint32_t f, struct kueue_cq_stat *out);
+/* GPUs reserved by admitted workloads of cq on flavor f. */
+double kueue_usage_flavor(const struct kueue *k, uint32_t cq, uint32_t f);
 
 /* Queue a pending workload (copied; admitted fields ignored). Returns 0,
  * -EEXIST (id taken), -EINVAL (bad cq or gpus <= 0), -ENOMEM; unchanged on error. */
@@ -204,7 +264,8 @@ int kueue_remove(struct kueue *k, uint32_t id);
  * creation time. Returns 0, -ENOENT, or -EINVAL if not admitted. */
 int kueue_evict(struct kueue *k, uint32_t id);
 
-/* Admit a pending workload at `now` if it fits as the quota stands. Returns
+/* Admit a pending workload at `now` if it fits as the quota stands (on the first of its
+ * CQ's flavors, in order, where it fits with borrowing allowed). Returns
  * 0, -ENOENT, -EALREADY (admitted), -ENOSPC (does not fit); unchanged on error. */
 int kueue_admit(struct kueue *k, uint32_t id, sim_time now);
 
@@ -240,7 +301,7 @@ sim_time kueue_next_requeue(const struct kueue *k, sim_time now);
 /* GPUs reserved by admitted workloads of cq (0 for a bad index). */
 double kueue_usage(const struct kueue *k, uint32_t cq);
 
-/* Whether cq's usage exceeds its nominal quota. */
+/* Whether cq's usage exceeds its nominal quota (on some flavor). */
 bool kueue_borrowing(const struct kueue *k, uint32_t cq);
 
 /* The workload with this id, or NULL. Pointer valid until the next change. */
@@ -253,5 +314,9 @@ struct sim;
  * when s does not run that policy. For tests and reports.
  */
 double kueue_policy_usage(const struct sim *s, bool inference);
+
+/* The admission model of run s's `kueue` policy (NULL when s runs another policy); valid until
+ * the run is released. For tests: which flavor each workload is admitted on. */
+const struct kueue *kueue_policy_kueue(const struct sim *s);
 
 #endif

@@ -23,6 +23,8 @@ struct parser {
     struct conf_err *err;
     const struct conf_node *labels;
     uint32_t cluster_nodes;
+    const struct pool_cfg *pools; /* cluster.pools when more than one, else NULL */
+    uint32_t npools;
     /* Raw objects, resolved after reading. */
     struct ref *cq_cohort;  /* per CQ: its cohort's name (name NULL: none) */
     struct ref *coh_parent; /* per cohort: its parent's name */
@@ -142,6 +144,29 @@ uint32_t kueue_flavor_nodes(const struct kueue_flavor_def *f, const struct conf_
     return cluster_nodes;
 }
 
+uint64_t kueue_flavor_pools(const struct kueue_flavor_def *f, const struct conf_node *labels,
+                            const struct pool_cfg *pools, uint32_t npools)
+{
+    const struct conf_node *nl = f->node_labels;
+    uint64_t mask = 0;
+    for (uint32_t i = 0; i < npools && i < POOL_MAX; i++) {
+        bool all = true;
+        for (size_t j = 0; nl && nl->kind == CONF_MAP && j < nl->n && all; j++) {
+            const char *want = nl->items[j]->kind == CONF_SCALAR ? nl->items[j]->value : NULL;
+            bool have = false;
+            for (uint32_t l = 0; l < pools[i].nlabels && !have; l++)
+                have = want && !strcmp(pools[i].labels[l].key, nl->keys[j]) &&
+                       !strcmp(pools[i].labels[l].value, want);
+            const struct conf_node *v = conf_get(labels, nl->keys[j]);
+            have = have || (want && v && v->kind == CONF_SCALAR && !strcmp(v->value, want));
+            all = have;
+        }
+        if (all)
+            mask |= (uint64_t)1 << i;
+    }
+    return mask;
+}
+
 int32_t kueue_model_lq(const struct kueue_model *m, const char *name)
 {
     const char *slash = strchr(name, '/');
@@ -224,13 +249,20 @@ static int add_cohort(struct parser *p, const char *name, bool explicit_obj)
 
 /*
  * resourceGroups of a ClusterQueue or Cohort (obj names it in messages):
- * the nvidia.com/gpu quota of the GPU flavor into *nominal, *bl, *ll (limits
+ * the nvidia.com/gpu quota of each modelled GPU flavor into q (and flavor 0's into
+ * *nominal, *bl, *ll; a CQ's flavors appended to cq->flavors in the listed order) (limits
  * KUEUE_UNLIMITED when absent); every other resource or flavor is noted.
  * Flavors must exist. Called after every object is read.
  */
 static int read_groups(struct parser *p, const char *obj, const struct conf_node *groups,
-                       bool is_cq, double *nominal, double *bl, double *ll)
+                       struct kueue_cq *cq, struct kueue_fquota *q, double *nominal, double *bl,
+                       double *ll)
 {
+    bool is_cq = cq != NULL;
+    for (uint32_t f = 0; f < KUEUE_MAX_FLAVORS; f++) {
+        q->nominal[f] = 0;
+        q->bl[f] = q->ll[f] = KUEUE_UNLIMITED;
+    }
     static const char *const gkeys[] = {"coveredResources", "flavors", NULL};
     static const char *const fkeys[] = {"name", "resources", NULL};
     static const char *const rkeys[] = {"name", "nominalQuota", "borrowingLimit", "lendingLimit",
@@ -293,7 +325,8 @@ static int read_groups(struct parser *p, const char *obj, const struct conf_node
                         return rc;
                     continue;
                 }
-                if (!p->m->gpu_flavor || strcmp(p->m->gpu_flavor, fname) != 0) {
+                int32_t gi = p->m->flavors[fi].gpu;
+                if (gi < 0) {
                     if ((rc = note(p, "%s GPU quota of flavor %s (no node of this cluster)", obj,
                                    fname)))
                         return rc;
@@ -302,9 +335,16 @@ static int read_groups(struct parser *p, const char *obj, const struct conf_node
                 if (is_cq && l >= 0 && l > nom)
                     return conf_errf(p->err, p->doc, conf_get(res, "lendingLimit"), "lendingLimit",
                                      "expected at most nominalQuota (%g)", nom);
-                *nominal = nom;
-                *bl = b;
-                *ll = l;
+                q->nominal[gi] = nom;
+                q->bl[gi] = b;
+                q->ll[gi] = l;
+                if (gi == 0) {
+                    *nominal = nom;
+                    *bl = b;
+                    *ll = l;
+                }
+                if (cq && cq->nflavors < KUEUE_MAX_FLAVORS)
+                    cq->flavors[cq->nflavors++] = (uint8_t)gi;
             }
         }
     }
@@ -354,6 +394,8 @@ static int pick_gpu_flavor(struct parser *p)
                              m->flavors[found].name, m->flavors[i].name);
         found = (int32_t)i;
     }
+    if (p->npools > 1)
+        return 0; /* pick_gpu_flavors did it */
     if (found < 0 && ngpu == 1) {
         found = lone;
         m->flavors[lone].on_cluster = true;
@@ -364,6 +406,61 @@ static int pick_gpu_flavor(struct parser *p)
             return rc;
     }
     m->gpu_flavor = found >= 0 ? m->flavors[found].name : NULL;
+    if (found >= 0) {
+        m->flavors[found].gpu = 0;
+        m->flavors[found].pools = POOL_ALL;
+        m->gpu_flavors[0] = (uint32_t)found;
+        m->ngpu = 1;
+    }
+    return 0;
+}
+
+/* Whether flavor i carries nvidia.com/gpu quota in some ClusterQueue or Cohort. */
+static bool carries_gpu(const struct parser *p, uint32_t i)
+{
+    const struct kueue_model *m = p->m;
+    for (uint32_t k = 0; k < m->ncqs + m->ncohorts; k++) {
+        const struct conf_node *groups = k < m->ncqs ? p->cq_groups[k] : p->coh_groups[k - m->ncqs];
+        for (size_t g = 0; groups && groups->kind == CONF_SEQ && g < groups->n; g++) {
+            const struct conf_node *fls = conf_get(groups->items[g], "flavors");
+            for (size_t f = 0; fls && fls->kind == CONF_SEQ && f < fls->n; f++) {
+                const struct conf_node *nm = conf_get(fls->items[f], "name");
+                const struct conf_node *rs = conf_get(fls->items[f], "resources");
+                if (!nm || nm->kind != CONF_SCALAR || strcmp(nm->value, m->flavors[i].name))
+                    continue;
+                for (size_t r = 0; rs && rs->kind == CONF_SEQ && r < rs->n; r++) {
+                    const struct conf_node *rn = conf_get(rs->items[r], "name");
+                    if (rn && rn->kind == CONF_SCALAR && !strcmp(rn->value, GPU_RESOURCE))
+                        return true;
+                }
+            }
+        }
+    }
+    return false;
+}
+
+/* With cluster.pools: every GPU flavor mapping onto some pool is modelled, in ResourceFlavor
+ * order; one mapping onto none is noted (its quota then too, by read_groups). */
+static int pick_gpu_flavors(struct parser *p)
+{
+    struct kueue_model *m = p->m;
+    for (uint32_t i = 0; i < m->nflavors; i++) {
+        struct kueue_flavor_def *f = &m->flavors[i];
+        if (!carries_gpu(p, i))
+            continue;
+        f->pools = kueue_flavor_pools(f, p->labels, p->pools, p->npools);
+        f->on_cluster = f->pools != 0;
+        if (!f->on_cluster)
+            continue;
+        if (m->ngpu == KUEUE_MAX_FLAVORS)
+            return conf_errf(p->err, f->doc, f->at, "name",
+                             "more than %u ResourceFlavors carry nvidia.com/gpu quota on this "
+                             "cluster (tidesim models at most %u)",
+                             KUEUE_MAX_FLAVORS, KUEUE_MAX_FLAVORS);
+        f->gpu = (int32_t)m->ngpu;
+        m->gpu_flavors[m->ngpu++] = i;
+    }
+    m->gpu_flavor = m->ngpu ? m->flavors[m->gpu_flavors[0]].name : NULL;
     return 0;
 }
 
@@ -400,17 +497,26 @@ static int read_flavor(struct parser *p, const char *name, const struct conf_nod
         return rc;
     if (grow((void **)&m->flavors, &p->cap_fl, m->nflavors + 1, sizeof *m->flavors))
         return -ENOMEM;
-    m->flavors[m->nflavors++] = (struct kueue_flavor_def){
-        .name = name, .node_labels = conf_get(spec, "nodeLabels"), .doc = p->doc, .at = at};
+    m->flavors[m->nflavors++] =
+        (struct kueue_flavor_def){.name = name,
+                                  .node_labels = conf_get(spec, "nodeLabels"),
+                                  .gpu = -1,
+                                  .doc = p->doc,
+                                  .at = at};
     return 0;
 }
 
 static int read_cq(struct parser *p, const char *name, const struct conf_node *spec,
                    const struct conf_node *at)
 {
-    static const char *const keys[] = {
-        "resourceGroups", "cohort",      "cohortName", "queueingStrategy",
-        "preemption",     "fairSharing", NULL};
+    static const char *const keys[] = {"resourceGroups",    "cohort",     "cohortName",
+                                       "queueingStrategy",  "preemption", "fairSharing",
+                                       "flavorFungibility", NULL};
+    static const char *const ffkeys[] = {"whenCanBorrow", "whenCanPreempt", NULL};
+    /* Kueue apis/kueue/v1beta1 FlavorFungibility (ff69552e): Borrow and Preempt are the old
+     * names of MayStopSearch. */
+    static const char *const when_borrow[] = {"MayStopSearch", "TryNextFlavor", "Borrow", NULL};
+    static const char *const when_preempt[] = {"MayStopSearch", "TryNextFlavor", "Preempt", NULL};
     static const char *const pkeys[] = {"withinClusterQueue", "reclaimWithinCohort",
                                         "borrowWithinCohort", NULL};
     static const char *const bkeys[] = {"policy", "maxPriorityThreshold", NULL};
@@ -446,7 +552,8 @@ static int read_cq(struct parser *p, const char *name, const struct conf_node *s
     const struct conf_node *pre = conf_get(spec, "preemption");
     const struct conf_node *bw = conf_get(pre, "borrowWithinCohort");
     const char *cohort = NULL, *cohort_name = NULL;
-    int strategy = 0, within = 0, reclaim = 0, borrow = 0;
+    const struct conf_node *ff = conf_get(spec, "flavorFungibility");
+    int strategy = 0, within = 0, reclaim = 0, borrow = 0, wcb = 0, wcp = 1;
     int64_t thr = INT64_MIN;
     if ((rc = need_map(p, spec, "spec")) || (rc = note_others(p, obj, "spec", spec, keys)) ||
         (rc = conf_string(p->doc, spec, "cohort", false, &cohort, p->err)) ||
@@ -461,8 +568,14 @@ static int read_cq(struct parser *p, const char *name, const struct conf_node *s
         (rc = conf_enum(p->doc, bw, "policy", false, borrows, &borrow, p->err)) ||
         (rc = conf_int(p->doc, bw, "maxPriorityThreshold", false, INT32_MIN, INT32_MAX, &thr,
                        p->err)) ||
-        (rc = read_weight(p, obj, spec, &c->cq.weight)))
+        (rc = read_weight(p, obj, spec, &c->cq.weight)) ||
+        (rc = need_map(p, ff, "flavorFungibility")) ||
+        (rc = note_others(p, obj, "spec.flavorFungibility", ff, ffkeys)) ||
+        (rc = conf_enum(p->doc, ff, "whenCanBorrow", false, when_borrow, &wcb, p->err)) ||
+        (rc = conf_enum(p->doc, ff, "whenCanPreempt", false, when_preempt, &wcp, p->err)))
         return rc;
+    c->cq.borrow_try_next = wcb == 1;
+    c->cq.preempt_may_stop = wcp != 1;
     if (cohort && cohort_name)
         return conf_errf(p->err, p->doc, conf_get(spec, "cohortName"), "cohortName",
                          "give cohort (v1beta1) or cohortName (v1beta2), not both");
@@ -772,28 +885,36 @@ static int resolve(struct parser *p)
             return dangling(p, &p->lq_cq[i], "clusterQueue", "ClusterQueue");
         m->lqs[i].cq = (uint32_t)c;
     }
-    if ((rc = resolve_cohorts(p)) || (rc = pick_gpu_flavor(p)))
+    if ((rc = resolve_cohorts(p)) ||
+        (rc = p->npools > 1 ? pick_gpu_flavors(p) : pick_gpu_flavor(p)))
         return rc;
     char obj[160];
     for (uint32_t i = 0; i < m->ncqs; i++) {
         struct kueue_cq *c = &m->cqs[i].cq;
         p->doc = p->cq_doc[i];
         snprintf(obj, sizeof obj, "ClusterQueue/%s", m->cqs[i].name);
-        if ((rc = read_groups(p, obj, p->cq_groups[i], true, &c->nominal, &c->borrowing_limit,
-                              &c->lending_limit)))
+        if ((rc = read_groups(p, obj, p->cq_groups[i], c, &m->cqs[i].q, &c->nominal,
+                              &c->borrowing_limit, &c->lending_limit)))
             return rc;
-        if (c->cohort == KUEUE_NO_COHORT && c->borrowing_limit >= 0)
+        bool bl_set = false;
+        for (uint32_t f = 0; f < m->ngpu; f++)
+            bl_set = bl_set || m->cqs[i].q.bl[f] >= 0;
+        if (c->cohort == KUEUE_NO_COHORT && bl_set)
             return conf_errf(p->err, p->doc, p->cq_groups[i], "borrowingLimit",
                              "ClusterQueue '%.60s' has a borrowingLimit but no cohort (Kueue "
                              "refuses it)",
                              m->cqs[i].name);
+        /* Several GPU flavors: a CQ listing none has no GPU quota and, as in Kueue, cannot
+         * borrow any either (with one flavor it is flavor 0 at nominal 0, as before). */
+        for (uint32_t f = 0; p->npools > 1 && c->nflavors == 0 && f < KUEUE_MAX_FLAVORS; f++)
+            m->cqs[i].q.bl[f] = 0;
     }
     for (uint32_t i = 0; i < m->ncohorts; i++) {
         struct kueue_cohort *c = &m->cohorts[i].c;
         p->doc = p->coh_doc[i];
         snprintf(obj, sizeof obj, "Cohort/%s", m->cohorts[i].name);
-        if ((rc = read_groups(p, obj, p->coh_groups[i], false, &c->nominal, &c->borrowing_limit,
-                              &c->lending_limit)))
+        if ((rc = read_groups(p, obj, p->coh_groups[i], NULL, &m->cohorts[i].q, &c->nominal,
+                              &c->borrowing_limit, &c->lending_limit)))
             return rc;
     }
     if (!m->gpu_flavor && m->ncqs > 0)
@@ -882,7 +1003,20 @@ int kueue_model_load(struct kueue_model *m, const char *const *paths, uint32_t n
                      const struct conf_doc *scn, const struct conf_node *at,
                      const struct conf_node *labels, uint32_t cluster_nodes, struct conf_err *err)
 {
-    struct parser p = {.m = m, .err = err, .labels = labels, .cluster_nodes = cluster_nodes};
+    return kueue_model_load_pools(m, paths, n, scn, at, labels, cluster_nodes, NULL, 0, err);
+}
+
+int kueue_model_load_pools(struct kueue_model *m, const char *const *paths, uint32_t n,
+                           const struct conf_doc *scn, const struct conf_node *at,
+                           const struct conf_node *labels, uint32_t cluster_nodes,
+                           const struct pool_cfg *pools, uint32_t npools, struct conf_err *err)
+{
+    struct parser p = {.m = m,
+                       .err = err,
+                       .labels = labels,
+                       .cluster_nodes = cluster_nodes,
+                       .pools = npools > 1 ? pools : NULL,
+                       .npools = npools > 1 ? npools : 0};
     int rc = begin(m, n);
     if (rc)
         return rc;
@@ -901,6 +1035,33 @@ int kueue_model_load_strings(struct kueue_model *m, const char *const *names,
                              uint32_t cluster_nodes, struct conf_err *err)
 {
     struct parser p = {.m = m, .err = err, .labels = labels, .cluster_nodes = cluster_nodes};
+    int rc = begin(m, n);
+    if (rc)
+        return rc;
+    for (uint32_t i = 0; i < n && rc == 0; i++) {
+        rc = conf_load_string_multi(&m->docs[i], names[i], texts[i], err);
+        if (rc == 0)
+            m->ndocs = i + 1;
+    }
+    if (rc == 0)
+        rc = load_docs(&p, err);
+    return finish(&p, rc);
+}
+
+int kueue_model_load_strings_pools(struct kueue_model *m, const char *const *names,
+                                   const char *const *texts, uint32_t n,
+                                   const struct conf_node *labels, const struct pool_cfg *pools,
+                                   uint32_t npools, struct conf_err *err)
+{
+    uint32_t nodes = 0;
+    for (uint32_t i = 0; i < npools; i++)
+        nodes += pools[i].nodes;
+    struct parser p = {.m = m,
+                       .err = err,
+                       .labels = labels,
+                       .cluster_nodes = nodes,
+                       .pools = npools > 1 ? pools : NULL,
+                       .npools = npools > 1 ? npools : 0};
     int rc = begin(m, n);
     if (rc)
         return rc;

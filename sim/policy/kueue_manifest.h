@@ -8,7 +8,10 @@
  * WorkloadPriorityClass, and Kueue's Configuration (config.kueue.x-k8s.io:
  * its fairSharing block). Any number of each. Only the `nvidia.com/gpu`
  * resource is modelled, on the flavor(s) that map onto this cluster's nodes
- * (kueue_flavor_nodes); quotas of other resources, and fields tidesim does
+ * (kueue_flavor_nodes with one node pool: one GPU flavor; kueue_flavor_pools
+ * with cluster.pools: every GPU flavor whose nodeLabels some pool carries,
+ * each modelled flavor a Kueue flavor of kueue_admit.h numbered in
+ * ResourceFlavor order); quotas of other resources, and fields tidesim does
  * not model, are collected into one warning naming each of them
  * ("ClusterQueue/team-a: spec.admissionChecks, ..."). Malformed objects
  * (wrong types, unknown kind, an unknown field of a modelled block, a
@@ -29,23 +32,33 @@
 
 #include "sim/conf.h"
 #include "sim/policy/kueue_admit.h"
+#include "sim/pool_cfg.h"
 
 struct kueue_flavor_def {
     const char *name;
     const struct conf_node *node_labels; /* spec.nodeLabels map, or NULL */
     bool on_cluster;                     /* kueue_flavor_nodes found nodes for it */
+    int32_t gpu;                         /* its kueue_admit flavor index, or -1 (not modelled) */
+    uint64_t pools;                      /* the pools it maps onto (POOL_ALL with one pool) */
     const struct conf_doc *doc;          /* where it was read (messages) */
     const struct conf_node *at;
+};
+
+/* GPU quota per modelled flavor (index: kueue_flavor_def.gpu); limits KUEUE_UNLIMITED unset. */
+struct kueue_fquota {
+    double nominal[KUEUE_MAX_FLAVORS], bl[KUEUE_MAX_FLAVORS], ll[KUEUE_MAX_FLAVORS];
 };
 
 struct kueue_cohort_def {
     const char *name;
     struct kueue_cohort c; /* parent: index in kueue_model.cohorts, parents first */
+    struct kueue_fquota q; /* c.nominal etc. are flavor 0's */
 };
 
 struct kueue_cq_def {
     const char *name;
-    struct kueue_cq cq; /* cohort: index in kueue_model.cohorts */
+    struct kueue_cq cq;    /* cohort: index in kueue_model.cohorts; flavors: its GPU flavors */
+    struct kueue_fquota q; /* cq.nominal etc. are flavor 0's */
 };
 
 struct kueue_lq_def {
@@ -67,8 +80,10 @@ struct kueue_model {
     struct kueue_lq_def *lqs;
     struct kueue_wpc_def *wpcs;
     uint32_t nflavors, ncohorts, ncqs, nlqs, nwpcs;
-    const char *gpu_flavor; /* the one flavor whose GPU quota is modelled (NULL: none) */
-    bool fair_sharing;      /* a Configuration enables fairSharing */
+    const char *gpu_flavor; /* the (first) flavor whose GPU quota is modelled (NULL: none) */
+    uint32_t ngpu;          /* modelled GPU flavors (1 unless cluster.pools maps several) */
+    uint32_t gpu_flavors[KUEUE_MAX_FLAVORS]; /* index in flavors of GPU flavor i */
+    bool fair_sharing;                       /* a Configuration enables fairSharing */
     enum kueue_fs_strategy strategies[2];
     uint32_t nstrategies;
     char *warning; /* one message listing what is not modelled, or NULL; owned */
@@ -78,11 +93,33 @@ struct kueue_model {
  * The nodes flavor f stands for. Today the cluster is one pool of
  * `cluster_nodes` nodes labelled `labels` (a YAML map, may be NULL): a flavor
  * with no nodeLabels, or whose nodeLabels are all among `labels`, maps onto
- * every node (returns cluster_nodes); else onto none (0). With node pools the
- * pools' labels will be matched here, in this one place.
+ * every node (returns cluster_nodes); else onto none (0). With several pools
+ * kueue_flavor_pools matches the pools' labels instead.
  */
 uint32_t kueue_flavor_nodes(const struct kueue_flavor_def *f, const struct conf_node *labels,
                             uint32_t cluster_nodes);
+
+/*
+ * The pools flavor f maps onto (bit i = pools[i]): those whose labels, with the cluster-wide
+ * `labels` (policy.node_labels, may be NULL), include every spec.nodeLabels entry; every pool
+ * when it has no nodeLabels.
+ */
+uint64_t kueue_flavor_pools(const struct kueue_flavor_def *f, const struct conf_node *labels,
+                            const struct pool_cfg *pools, uint32_t npools);
+
+/*
+ * With npools > 1 (cluster.pools), kueue_model_load_pools and _strings_pools map flavors onto
+ * pools (kueue_flavor_pools) and model every GPU flavor that maps onto some pool; otherwise they
+ * are kueue_model_load / _strings. pools must outlive m.
+ */
+int kueue_model_load_pools(struct kueue_model *m, const char *const *paths, uint32_t n,
+                           const struct conf_doc *scn, const struct conf_node *at,
+                           const struct conf_node *labels, uint32_t cluster_nodes,
+                           const struct pool_cfg *pools, uint32_t npools, struct conf_err *err);
+int kueue_model_load_strings_pools(struct kueue_model *m, const char *const *names,
+                                   const char *const *texts, uint32_t n,
+                                   const struct conf_node *labels, const struct pool_cfg *pools,
+                                   uint32_t npools, struct conf_err *err);
 
 /*
  * Load the manifest files paths[0..n) (each resolved against the folder of

@@ -21,6 +21,12 @@
 struct sim;
 struct scenario;
 
+/* A queue's figures on one GPU flavor (kueue with several GPU ResourceFlavors). */
+struct pol_flavor_stat {
+    const char *name;                         /* the ResourceFlavor */
+    double nominal, admitted, borrowed, lent; /* GPUs, as in pol_queue_stat, on this flavor */
+};
+
 /* One queue's figures as a policy reports them (results /queues; docs/results.md). */
 struct pol_queue_stat {
     const char *name;
@@ -32,6 +38,10 @@ struct pol_queue_stat {
     uint64_t admissions, evictions;
     const double *delays; /* queueing delay of each admission so far, s (owned by the policy) */
     size_t ndelays;
+    /* Per GPU flavor (owned by the policy; nflavors 0 with one flavor: the totals above are
+     * all). The same flavors, in the same order, for every queue and interval. */
+    const struct pol_flavor_stat *flavors;
+    uint32_t nflavors;
 };
 
 struct policy_ops {

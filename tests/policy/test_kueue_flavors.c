@@ -1,0 +1,383 @@
+/* test_kueue_flavors.c — several GPU ResourceFlavors on a mixed fleet: flavor assignment in
+ * the ClusterQueue's order with flavorFungibility (Kueue pkg/scheduler/flavorassigner), quota
+ * per flavor, flavors mapped onto pools by nodeLabels, and placement on the assigned flavor's
+ * pools. Every expected number is derived by hand in the comment above its test. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <string.h>
+
+#include "sim/policy/kueue_admit.h"
+#include "sim/policy/kueue_manifest.h"
+#include "tests/simtest.h"
+
+enum { H100, A100 }; /* flavor indices in these tests */
+
+/* A CQ of `cohort` listing H100 then A100 with these nominal quotas (unlimited limits). */
+static uint32_t add_cq2(struct kueue *k, int32_t cohort, enum kueue_within within,
+                        bool borrow_try_next, bool preempt_may_stop)
+{
+    struct kueue_cq c;
+    kueue_cq_default(&c);
+    c.cohort = cohort;
+    c.within = within;
+    c.nflavors = 2;
+    c.flavors[0] = H100;
+    c.flavors[1] = A100;
+    c.borrow_try_next = borrow_try_next;
+    c.preempt_may_stop = preempt_may_stop;
+    int i = kueue_add_cq(k, &c);
+    cr_assert_geq(i, 0);
+    return (uint32_t)i;
+}
+
+/* Apply the next decision; assert the workload, its flavor and number of victims. */
+static void next_is(struct kueue *k, uint32_t id, uint32_t flavor, uint32_t nvict, sim_time now)
+{
+    struct kueue_decision d;
+    cr_assert_eq(kueue_next(k, &d), 1, "no admission, want %u", id);
+    cr_assert_eq(d.id, id, "admits %u, want %u", d.id, id);
+    cr_assert_eq(d.flavor, flavor, "workload %u on flavor %u, want %u", id, d.flavor, flavor);
+    cr_assert_eq(d.n_victims, nvict, "%u victims, want %u", d.n_victims, nvict);
+    cr_assert_eq(kueue_apply(k, &d, now), 0);
+    cr_assert_eq(kueue_find(k, id)->flavor, flavor);
+}
+
+static void nothing_next(struct kueue *k)
+{
+    struct kueue_decision d;
+    cr_assert_eq(kueue_next(k, &d), 0, "admits %u, want nothing", d.id);
+}
+
+/*
+ * One CQ (no cohort) listing H100 (nominal 8) then A100 (16). Workloads in
+ * creation order: 1..5 of 4 cards, 6 of 8, 7 of 4. By hand: 1 and 2 fill
+ * H100 (4 + 4 = 8); 3, 4, 5 go to A100 (H100 full: 8 + 4 > 8, no cohort to
+ * borrow from): 4, 8, 12; 6 fits neither (H100 16 > 8, A100 20 > 16) and is
+ * skipped (BestEffortFIFO); 7 takes A100 to 16. 24 cards = 8 + 16, nothing
+ * more. Freeing 1 leaves H100 at 4: 6 still does not fit (12 > 8); freeing 2
+ * too, 6 goes to H100.
+ */
+Test(kueue_flavors, first_flavor_with_room_then_the_next_and_quota_per_flavor)
+{
+    struct kueue *k = kueue_create();
+    uint32_t q = add_cq2(k, KUEUE_NO_COHORT, KUEUE_WITHIN_NEVER, false, false);
+    cr_assert_eq(kueue_set_flavors(k, 2), 0);
+    cr_assert_eq(kueue_set_cq_quota(k, q, H100, 8, KUEUE_UNLIMITED, KUEUE_UNLIMITED), 0);
+    cr_assert_eq(kueue_set_cq_quota(k, q, A100, 16, KUEUE_UNLIMITED, KUEUE_UNLIMITED), 0);
+    cr_assert_eq(kueue_add_cq(k, &(struct kueue_cq){0}), -EINVAL, "no CQ after the flavors");
+    double gpus[] = {4, 4, 4, 4, 4, 8, 4};
+    for (uint32_t i = 0; i < 7; i++)
+        cr_assert_eq(kueue_submit(k, i + 1, q, 0, gpus[i], (sim_time)(i + 1)), 0);
+    next_is(k, 1, H100, 0, 10);
+    next_is(k, 2, H100, 0, 10);
+    next_is(k, 3, A100, 0, 10);
+    next_is(k, 4, A100, 0, 10);
+    next_is(k, 5, A100, 0, 10);
+    next_is(k, 7, A100, 0, 10);
+    nothing_next(k);
+    cr_assert_float_eq(kueue_usage_flavor(k, q, H100), 8, 1e-12);
+    cr_assert_float_eq(kueue_usage_flavor(k, q, A100), 16, 1e-12);
+    cr_assert_float_eq(kueue_usage(k, q), 24, 1e-12);
+    cr_assert_eq(kueue_remove(k, 1), 0);
+    nothing_next(k);
+    cr_assert_eq(kueue_remove(k, 2), 0);
+    next_is(k, 6, H100, 0, 20);
+    kueue_destroy(k);
+}
+
+/*
+ * The most a workload of that CQ could ever get (potentialAvailable), over the flavors it
+ * may use: H100 8, A100 16, either 16, none 0 — a 12-card job that may use H100 only is
+ * rejected at submission, not left waiting.
+ */
+Test(kueue_flavors, potential_counts_only_the_flavors_a_workload_may_use)
+{
+    struct kueue *k = kueue_create();
+    uint32_t q = add_cq2(k, KUEUE_NO_COHORT, KUEUE_WITHIN_NEVER, false, false);
+    cr_assert_eq(kueue_set_flavors(k, 2), 0);
+    cr_assert_eq(kueue_set_cq_quota(k, q, H100, 8, KUEUE_UNLIMITED, KUEUE_UNLIMITED), 0);
+    cr_assert_eq(kueue_set_cq_quota(k, q, A100, 16, KUEUE_UNLIMITED, KUEUE_UNLIMITED), 0);
+    cr_assert_float_eq(kueue_cq_potential_mask(k, q, 1u << H100), 8, 1e-12);
+    cr_assert_float_eq(kueue_cq_potential_mask(k, q, 1u << A100), 16, 1e-12);
+    cr_assert_float_eq(kueue_cq_potential(k, q), 16, 1e-12);
+    cr_assert_float_eq(kueue_cq_potential_mask(k, q, 0), 0, 0);
+    kueue_destroy(k);
+}
+
+/*
+ * A cohort of `team` (H100 4, A100 8; lists H100 first) and `lender` (H100 4,
+ * A100 0). An 8-card workload of team: on H100 it fits only by borrowing
+ * lender's 4 (4 + 4 = 8 in the cohort); on A100 it fits in team's nominal 8.
+ * whenCanBorrow MayStopSearch (Kueue's default): stops at H100, borrowing.
+ * TryNextFlavor: skips H100 and takes A100 without borrowing. TryNextFlavor
+ * with A100 already holding 4 of team's (4 + 8 = 12 > 8, and lender has no
+ * A100 to lend): no flavor stops the search, the best seen (H100 by
+ * borrowing) wins.
+ */
+static struct kueue *borrow_case(bool try_next, uint32_t *team)
+{
+    struct kueue *k = kueue_create();
+    *team = add_cq2(k, 0, KUEUE_WITHIN_NEVER, try_next, false);
+    uint32_t lender = add_cq2(k, 0, KUEUE_WITHIN_NEVER, false, false);
+    cr_assert_eq(kueue_set_flavors(k, 2), 0);
+    cr_assert_eq(kueue_set_cq_quota(k, *team, H100, 4, KUEUE_UNLIMITED, KUEUE_UNLIMITED), 0);
+    cr_assert_eq(kueue_set_cq_quota(k, *team, A100, 8, KUEUE_UNLIMITED, KUEUE_UNLIMITED), 0);
+    cr_assert_eq(kueue_set_cq_quota(k, lender, H100, 4, KUEUE_UNLIMITED, KUEUE_UNLIMITED), 0);
+    cr_assert_eq(kueue_set_cq_quota(k, lender, A100, 0, KUEUE_UNLIMITED, KUEUE_UNLIMITED), 0);
+    return k;
+}
+
+Test(kueue_flavors, when_can_borrow_try_next_flavor_skips_a_flavor_it_would_borrow_on)
+{
+    uint32_t team;
+    struct kueue *k = borrow_case(false, &team);
+    cr_assert_eq(kueue_submit(k, 1, team, 0, 8, 1), 0);
+    struct kueue_decision d;
+    cr_assert_eq(kueue_next(k, &d), 1);
+    cr_assert(d.borrows && d.mode == KUEUE_FITS_BORROW && d.flavor == H100,
+              "MayStopSearch: borrows on H100 (flavor %u)", d.flavor);
+    kueue_destroy(k);
+
+    k = borrow_case(true, &team);
+    cr_assert_eq(kueue_submit(k, 1, team, 0, 8, 1), 0);
+    cr_assert_eq(kueue_next(k, &d), 1);
+    cr_assert(!d.borrows && d.mode == KUEUE_FITS_NOMINAL && d.flavor == A100,
+              "TryNextFlavor: A100 in nominal (flavor %u)", d.flavor);
+    kueue_destroy(k);
+
+    k = borrow_case(true, &team);
+    cr_assert_eq(kueue_submit(k, 9, team, 0, 4, 0), 0);
+    cr_assert_eq(kueue_set_wl_flavors(k, 9, 1u << A100), 0); /* may use A100 only */
+    next_is(k, 9, A100, 0, 0);
+    cr_assert_eq(kueue_submit(k, 1, team, 0, 8, 1), 0);
+    cr_assert_eq(kueue_next(k, &d), 1);
+    cr_assert(d.borrows && d.flavor == H100, "A100 full: back to H100 by borrowing (flavor %u)",
+              d.flavor);
+    kueue_destroy(k);
+}
+
+/*
+ * One CQ (no cohort, withinClusterQueue LowerPriority) with H100 4 and A100
+ * 4. A priority-0 workload of 4 takes H100. A priority-100 one of 4: on H100
+ * it fits only by preempting it; A100 is free. whenCanPreempt TryNextFlavor
+ * (Kueue's default) goes on to A100 (no victim); MayStopSearch preempts on
+ * H100 (one victim, the priority-0 workload).
+ */
+Test(kueue_flavors, when_can_preempt_default_tries_the_next_flavor_first)
+{
+    for (int stop = 0; stop < 2; stop++) {
+        struct kueue *k = kueue_create();
+        uint32_t q = add_cq2(k, KUEUE_NO_COHORT, KUEUE_WITHIN_LOWER_PRIORITY, false, stop);
+        cr_assert_eq(kueue_set_flavors(k, 2), 0);
+        cr_assert_eq(kueue_set_cq_quota(k, q, H100, 4, KUEUE_UNLIMITED, KUEUE_UNLIMITED), 0);
+        cr_assert_eq(kueue_set_cq_quota(k, q, A100, 4, KUEUE_UNLIMITED, KUEUE_UNLIMITED), 0);
+        cr_assert_eq(kueue_submit(k, 1, q, 0, 4, 0), 0);
+        next_is(k, 1, H100, 0, 0);
+        cr_assert_eq(kueue_submit(k, 2, q, 100, 4, 1), 0);
+        struct kueue_decision d;
+        cr_assert_eq(kueue_next(k, &d), 1);
+        cr_assert_eq(d.flavor, stop ? H100 : A100);
+        cr_assert_eq(d.n_victims, stop ? 1u : 0u);
+        if (stop)
+            cr_assert_eq(d.victims[0], 1u);
+        kueue_destroy(k);
+    }
+}
+
+/* ---- manifests on pools ---- */
+
+static struct pool_label a100_lab[] = {{"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB"}};
+static struct pool_label h100_lab[] = {{"nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"}};
+static const struct pool_cfg two_pools[] = {
+    {.name = "a100", .nodes = 2, .gpus_per_node = 8, .labels = a100_lab, .nlabels = 1},
+    {.name = "h100", .nodes = 1, .gpus_per_node = 8, .labels = h100_lab, .nlabels = 1},
+};
+
+static const char flavors_yaml[] =
+    "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata: {name: h100}\n"
+    "spec: {nodeLabels: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}}\n"
+    "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata: {name: a100}\n"
+    "spec: {nodeLabels: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}}\n"
+    "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata: {name: l40s}\n"
+    "spec: {nodeLabels: {nvidia.com/gpu.product: NVIDIA-L40S}}\n"
+    "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: team}\n"
+    "spec:\n"
+    "  flavorFungibility: {whenCanBorrow: TryNextFlavor, whenCanPreempt: Preempt,\n"
+    "                      preference: BorrowingOverPreemption}\n"
+    "  resourceGroups:\n"
+    "    - coveredResources: [nvidia.com/gpu]\n"
+    "      flavors:\n"
+    "        - {name: h100, resources: [{name: nvidia.com/gpu, nominalQuota: 8}]}\n"
+    "        - {name: a100, resources: [{name: nvidia.com/gpu, nominalQuota: 16, "
+    "borrowingLimit: 0}]}\n"
+    "        - {name: l40s, resources: [{name: nvidia.com/gpu, nominalQuota: 4}]}\n"
+    "  cohort: all\n"
+    "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: other}\n"
+    "spec:\n"
+    "  cohort: all\n"
+    "  resourceGroups:\n"
+    "    - coveredResources: [nvidia.com/gpu]\n"
+    "      flavors:\n"
+    "        - {name: a100, resources: [{name: nvidia.com/gpu, nominalQuota: 0}]}\n"
+    "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: cpu}\n"
+    "spec:\n"
+    "  cohort: all\n"
+    "  resourceGroups:\n"
+    "    - coveredResources: [cpu]\n"
+    "      flavors:\n"
+    "        - {name: a100, resources: [{name: cpu, nominalQuota: 64}]}\n";
+
+/*
+ * cluster.pools: pool 0 A100, pool 1 H100 (labels as the NVIDIA GPU feature
+ * discovery sets them). h100 maps onto pool 1 only, a100 onto pool 0; l40s onto
+ * none: its quota is named in the warning, as with one pool. team lists h100
+ * then a100 (l40s dropped); the fungibility fields read, preference warned.
+ */
+Test(kueue_flavors, flavors_map_onto_pools_by_node_labels)
+{
+    struct kueue_model m;
+    const char *names[] = {"k.yaml"}, *texts[] = {flavors_yaml};
+    struct conf_err err = {{0}};
+    cr_assert_eq(kueue_model_load_strings_pools(&m, names, texts, 1, NULL, two_pools, 2, &err), 0,
+                 "%s", err.msg);
+    cr_assert_eq(m.ngpu, 2);
+    cr_assert_str_eq(m.flavors[m.gpu_flavors[0]].name, "h100");
+    cr_assert_str_eq(m.flavors[m.gpu_flavors[1]].name, "a100");
+    cr_assert_eq(m.flavors[m.gpu_flavors[0]].pools, 2u, "h100 → pool 1");
+    cr_assert_eq(m.flavors[m.gpu_flavors[1]].pools, 1u, "a100 → pool 0");
+    cr_assert_eq(m.flavors[2].gpu, -1, "l40s not modelled");
+    cr_assert_not_null(m.warning);
+    cr_assert(strstr(m.warning, "ClusterQueue/team GPU quota of flavor l40s (no node of this "
+                                "cluster)"),
+              "%s", m.warning);
+    cr_assert(strstr(m.warning, "ClusterQueue/team spec.flavorFungibility.preference"), "%s",
+              m.warning);
+    cr_assert_null(strstr(m.warning, "whenCanBorrow"), "modelled, not warned: %s", m.warning);
+    const struct kueue_cq_def *t = &m.cqs[kueue_model_cq(&m, "team")];
+    cr_assert_eq(t->cq.nflavors, 2);
+    cr_assert_eq(t->cq.flavors[0], 0);
+    cr_assert_eq(t->cq.flavors[1], 1);
+    cr_assert_float_eq(t->q.nominal[0], 8, 0);
+    cr_assert_float_eq(t->q.nominal[1], 16, 0);
+    cr_assert_float_eq(t->q.bl[1], 0, 0);
+    cr_assert(t->q.bl[0] < 0, "H100 borrowingLimit unset: unlimited");
+    cr_assert(t->cq.borrow_try_next && t->cq.preempt_may_stop);
+    const struct kueue_cq_def *o = &m.cqs[kueue_model_cq(&m, "other")];
+    cr_assert(!o->cq.borrow_try_next && !o->cq.preempt_may_stop, "Kueue's defaults");
+    /* cpu lists no GPU flavor: no GPU quota, and it may not borrow any (borrowingLimit 0). */
+    const struct kueue_cq_def *cpu = &m.cqs[kueue_model_cq(&m, "cpu")];
+    cr_assert_eq(cpu->cq.nflavors, 0);
+    cr_assert_float_eq(cpu->q.nominal[0] + cpu->q.nominal[1], 0, 0);
+    cr_assert_float_eq(cpu->q.bl[0], 0, 0);
+    cr_assert_float_eq(cpu->q.bl[1], 0, 0);
+    kueue_model_release(&m);
+
+    /* One pool: the single-pool rule is unchanged — flavors match policy.node_labels (none
+     * given here), so no GPU flavor maps and the manifests are refused as before. */
+    cr_assert_neq(kueue_model_load_strings_pools(&m, names, texts, 1, NULL, two_pools, 1, &err), 0);
+    cr_assert(strstr(err.msg, "no ClusterQueue or Cohort gives nvidia.com/gpu quota"), "%s",
+              err.msg);
+}
+
+/* ---- the policy: placement on the assigned flavor's pools ---- */
+
+#define FLEET_YAML(DURATION, REQUIRE)                                                      \
+    "name: t\nseed: 3\nduration: " DURATION "\nsample_interval: 60s\n"                     \
+    "cluster:\n  pools:\n"                                                                 \
+    "    - {name: a100, gpu: a100-sxm4-80gb, nodes: 2, gpus_per_node: 8,\n"                \
+    "       labels: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}}\n"                    \
+    "    - {name: h100, gpu: h100-sxm5-80gb, nodes: 1, gpus_per_node: 8,\n"                \
+    "       labels: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}}\n"                    \
+    "training:\n  backlog: 40\n" REQUIRE                                                   \
+    "  jobs: {synthetic: {per_hour: 6, duration: {lognormal: {median: 1h, sigma: 0.7}},\n" \
+    "         gpus: {1: 0.3, 2: 0.3, 4: 0.2, 8: 0.2}}}\n"                                  \
+    "policy:\n  name: kueue\n  manifests: [tests/data/kueue/flavors.yaml]\n"               \
+    "  training_queues: {team/jobs: 1}\n"
+
+/* Jobs running on flavor f (0 H100 = pool 1, 1 A100 = pool 0); asserts each job's cards all
+ * lie in its flavor's pool. */
+static void check_placement(const struct sim *s, uint32_t *on)
+{
+    const struct kueue *q = kueue_policy_kueue(s);
+    cr_assert_not_null(q);
+    on[0] = on[1] = 0;
+    for (uint32_t j = 0; j < s->tr.njobs; j++) {
+        const struct job *jb = &s->tr.jobs[j];
+        if (jb->state != JOB_RUNNING)
+            continue;
+        const struct kueue_wl *w = kueue_find(q, j);
+        cr_assert(w && w->admitted, "job %u runs without admission", j);
+        uint32_t want_pool = w->flavor == 0 ? 1 : 0;
+        for (uint32_t i = 0; i < jb->spec.gpus; i++)
+            cr_assert_eq(cluster_pool_of_card(&s->cl, jb->gpus[i]), want_pool,
+                         "job %u admitted on flavor %u runs on card %u of pool %u", j, w->flavor,
+                         jb->gpus[i], cluster_pool_of_card(&s->cl, jb->gpus[i]));
+        on[w->flavor] += jb->spec.gpus;
+    }
+}
+
+/*
+ * 40 backlog jobs of 1–8 cards for one CQ of H100 8 + A100 16: at several
+ * instants every running job lies on its flavor's pool, and both flavors are
+ * in use (H100 first: after 10 minutes, with 40 jobs waiting, it is full, 8
+ * cards, and A100 holds the rest; later at most its 8). With `require: {gpu: a100-sxm4-80gb}` no
+ * job is ever admitted on H100 (the flavor its constraint refuses is skipped).
+ */
+Test(kueue_flavors, admitted_job_runs_only_on_its_flavors_pools)
+{
+    static const char *const runs[] = {FLEET_YAML("10m", ""), FLEET_YAML("1h", ""),
+                                       FLEET_YAML("3h", "")};
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+        struct scenario sc;
+        struct sim s;
+        simtest_run(&sc, &s, runs[r], 1);
+        uint32_t on[2];
+        check_placement(&s, on);
+        if (r == 0) /* the first jobs of the backlog fill H100 before any goes to A100 */
+            cr_assert_eq(on[0], 8u, "H100 flavor holds %u cards, want its 8", on[0]);
+        cr_assert_gt(on[0], 0u, "run %zu: nothing on H100", r);
+        cr_assert_leq(on[0], 8u);
+        cr_assert_gt(on[1], 0u, "run %zu: nothing on A100", r);
+        cr_assert_leq(on[1], 16u);
+        simtest_free(&sc, &s);
+    }
+    struct scenario sc;
+    struct sim s;
+    simtest_run(&sc, &s, FLEET_YAML("1h", "  require: {gpu: a100-sxm4-80gb}\n"), 1);
+    uint32_t on[2];
+    check_placement(&s, on);
+    cr_assert_eq(on[0], 0u, "a job that requires A100 admitted on H100");
+    cr_assert_gt(on[1], 0u);
+    simtest_free(&sc, &s);
+}
+
+/*
+ * Per-queue results with two flavors (results /queues/<name>/flavors): the queue's figures
+ * per flavor, in ResourceFlavor order (h100, a100), nominal 8 and 16 as in the manifest, the
+ * totals the sums over the flavors, and each flavor's admitted quota at least the cards its
+ * running jobs hold (admitted jobs may still wait for a node).
+ */
+Test(kueue_flavors, queue_results_per_flavor_add_up_to_the_totals)
+{
+    struct scenario sc;
+    struct sim s;
+    simtest_run(&sc, &s, FLEET_YAML("1h", ""), 1);
+    struct pol_queue_stat st[4];
+    uint32_t n = s.pol->queues(&s, s.pol_state, st, 4);
+    cr_assert_eq(n, 1);
+    cr_assert_eq(st[0].nflavors, 2);
+    cr_assert_str_eq(st[0].flavors[0].name, "h100");
+    cr_assert_str_eq(st[0].flavors[1].name, "a100");
+    cr_assert_float_eq(st[0].flavors[0].nominal, 8, 0);
+    cr_assert_float_eq(st[0].flavors[1].nominal, 16, 0);
+    cr_assert_float_eq(st[0].nominal, 24, 0);
+    cr_assert_float_eq(st[0].flavors[0].admitted + st[0].flavors[1].admitted, st[0].admitted, 1e-9);
+    cr_assert_float_eq(st[0].borrowed, 0, 0, "no cohort: nothing borrowed");
+    uint32_t on[2];
+    check_placement(&s, on);
+    cr_assert_geq(st[0].flavors[0].admitted, on[0]);
+    cr_assert_geq(st[0].flavors[1].admitted, on[1]);
+    cr_assert_leq(st[0].flavors[0].admitted, 8 + 1e-9);
+    cr_assert_leq(st[0].flavors[1].admitted, 16 + 1e-9);
+    simtest_free(&sc, &s);
+}
