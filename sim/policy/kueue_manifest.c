@@ -904,10 +904,13 @@ static int resolve(struct parser *p)
                              "ClusterQueue '%.60s' has a borrowingLimit but no cohort (Kueue "
                              "refuses it)",
                              m->cqs[i].name);
-        /* Several GPU flavors: a CQ listing none has no GPU quota and, as in Kueue, cannot
-         * borrow any either (with one flavor it is flavor 0 at nominal 0, as before). */
-        for (uint32_t f = 0; p->npools > 1 && c->nflavors == 0 && f < KUEUE_MAX_FLAVORS; f++)
-            m->cqs[i].q.bl[f] = 0;
+        /* A CQ listing no GPU flavor has no GPU quota and, as in Kueue (the resource is not
+         * covered: its GPU workloads are inadmissible), cannot borrow any either. */
+        if (c->nflavors == 0) {
+            c->borrowing_limit = 0;
+            for (uint32_t f = 0; f < KUEUE_MAX_FLAVORS; f++)
+                m->cqs[i].q.bl[f] = 0;
+        }
     }
     for (uint32_t i = 0; i < m->ncohorts; i++) {
         struct kueue_cohort *c = &m->cohorts[i].c;

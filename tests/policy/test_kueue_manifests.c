@@ -506,3 +506,29 @@ Test(kueue_manifests, a_service_naming_no_local_queue_is_refused)
     memcpy(q, "serving/chaz", 12);
     simtest_expect_rejected(buf, "bad.yaml:8:12: 'queue': no LocalQueue named 'serving/chaz'", 0);
 }
+
+/*
+ * A ClusterQueue whose resourceGroups cover no GPU (only cpu here) has no GPU quota, and in
+ * Kueue its GPU workloads are inadmissible: nvidia.com/gpu is not a resource it covers, so it
+ * cannot borrow GPUs from its cohort either. By hand: "gpu" holds 8 and may lend all of them;
+ * what "cpu" could ever hold is 0 GPUs (before, it borrowed up to all 8), "gpu" 8.
+ */
+Test(kueue_manifests, a_cluster_queue_covering_no_gpu_cannot_borrow_gpus)
+{
+    struct kueue_model m;
+    load(&m, "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata: {name: a100}\n"
+             "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: gpu}\n"
+             "spec:\n  cohort: all\n  resourceGroups:\n"
+             "    - coveredResources: [nvidia.com/gpu]\n      flavors:\n"
+             "        - {name: a100, resources: [{name: nvidia.com/gpu, nominalQuota: 8}]}\n"
+             "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: cpu}\n"
+             "spec:\n  cohort: all\n  resourceGroups:\n"
+             "    - coveredResources: [cpu]\n      flavors:\n"
+             "        - {name: a100, resources: [{name: cpu, nominalQuota: 64}]}\n");
+    struct kueue *k = build(&m);
+    cr_expect_float_eq(kueue_cq_potential(k, cq(&m, "gpu")), 8, 1e-9);
+    cr_expect_float_eq(kueue_cq_potential(k, cq(&m, "cpu")), 0, 1e-9, "cpu could hold %g GPUs",
+                       kueue_cq_potential(k, cq(&m, "cpu")));
+    kueue_destroy(k);
+    kueue_model_release(&m);
+}
