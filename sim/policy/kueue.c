@@ -1141,6 +1141,22 @@ static int kueue_init(struct sim *s, void **state)
     int irc = k->cfg.model ? init_model(s, k) : init_builtin(s, k, total);
     if (irc)
         return irc;
+    /* With several GPU flavors, a service whose require: leaves its ClusterQueue no flavor
+     * that could ever hold one replica would wait forever: refused at the start, by name. */
+    for (uint32_t i = 0; k->nfl > 1 && i < s->nsvcs; i++) {
+        uint32_t cq = k->cfg.svc_cq[i];
+        double most = kueue_cq_potential_mask(
+            k->q, cq, flavors_allowed(k, s->svc_allow ? s->svc_allow[i] : POOL_ALL));
+        if (most + 1e-9 < pol_gang_size(s, i)) {
+            snprintf(s->err, sizeof(s->err),
+                     "service '%.60s': its ClusterQueue '%.60s' could hold at most %g GPUs on the "
+                     "flavors whose pools its require: allows, less than one replica (%u): no "
+                     "replica could ever be admitted",
+                     sc->services[i].name, k->cfg.model->cqs[cq].name, most,
+                     pol_gang_size(s, i));
+            return -EINVAL;
+        }
+    }
     k->acct = calloc(k->ncq ? k->ncq : 1, sizeof(*k->acct));
     k->train_wrr = calloc(k->cfg.ntrain ? k->cfg.ntrain : 1, sizeof(*k->train_wrr));
     if (!k->acct || !k->train_wrr)

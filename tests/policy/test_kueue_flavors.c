@@ -381,3 +381,57 @@ Test(kueue_flavors, queue_results_per_flavor_add_up_to_the_totals)
     cr_assert_leq(st[0].flavors[1].admitted, 16 + 1e-9);
     simtest_free(&sc, &s);
 }
+
+/* A one-service fleet under tests/data/kueue/flavors-serve.yaml, its replicas requiring BOARD. */
+static const char *serve_yaml(char *buf, size_t n, const char *board)
+{
+    snprintf(buf, n,
+             "name: t\nduration: 10m\nsample_interval: 60s\n"
+             "cluster:\n  pools:\n"
+             "    - {name: a100, gpu: a100-sxm4-80gb, nodes: 1, gpus_per_node: 8,\n"
+             "       labels: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}}\n"
+             "    - {name: h100, gpu: h100-sxm5-80gb, nodes: 1, gpus_per_node: 8,\n"
+             "       labels: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}}\n"
+             "services:\n"
+             "  - name: chat\n"
+             "    latency: { a_ms: 1, b_ms: 0.1 }\n"
+             "    replicas: 2\n"
+             "    queue: serve/web\n"
+             "    require: { gpu: %s }\n"
+             "    arrivals: { synthetic: { shape: constant, rate_rps: 10 } }\n"
+             "training:\n  jobs: {synthetic: {per_hour: 0}}\n"
+             "policy:\n  name: kueue\n  manifests: [tests/data/kueue/flavors-serve.yaml]\n"
+             "  training_queues: {team/jobs: 1}\n",
+             board);
+    return buf;
+}
+
+/*
+ * The serving ClusterQueue lists only the A100 flavor. A service that requires H100 could
+ * never have a replica admitted through it (Kueue would keep its pods pending for ever): the
+ * run is refused at the start with a message naming the service and the queue. Requiring
+ * A100, the same file runs, its 2 replicas on A100 cards (0-7).
+ */
+Test(kueue_flavors, a_service_no_flavor_of_its_queue_can_hold_is_refused_at_the_start)
+{
+    char yaml[2048];
+    struct scenario sc;
+    struct conf_err err;
+    cr_assert_eq(scenario_load_string(&sc, "t.yaml", serve_yaml(yaml, sizeof yaml, "h100-sxm5-80gb"),
+                                      &err),
+                 0, "%s", err.msg);
+    struct sim s;
+    cr_assert_neq(sim_init(&s, &sc, 1, NULL), 0, "an H100-only service was started");
+    cr_expect(strstr(s.err, "service 'chat'") && strstr(s.err, "ClusterQueue 'serve'") &&
+                  strstr(s.err, "could hold at most 0 GPUs"),
+              "%s", s.err);
+    scenario_release(&sc);
+
+    simtest_build(&sc, &s, serve_yaml(yaml, sizeof yaml, "a100-sxm4-80gb"), 1);
+    cr_assert_eq(service_replicas(&s.svcs[0]), 2);
+    for (uint32_t r = 0; r < s.svcs[0].nreps; r++)
+        if (!s.svcs[0].reps[r].gone)
+            cr_expect_lt(s.svcs[0].reps[r].gpu, 8, "replica %u on card %u", r,
+                         s.svcs[0].reps[r].gpu);
+    simtest_free(&sc, &s);
+}
