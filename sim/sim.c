@@ -783,8 +783,8 @@ int sim_init(struct sim *s, const struct scenario *sc, uint64_t seed, const stru
     s->in_init = false;
     if (rc) {
         if (rc == -ENOMEM || !s->err[0]) /* else the policy said why */
-            snprintf(s->err, sizeof(s->err), "policy '%s' could not start (error %d)",
-                     s->pol->name, rc);
+            snprintf(s->err, sizeof(s->err), "policy '%s' could not start (error %d)", s->pol->name,
+                     rc);
         goto fail_msg;
     }
     if ((rc = seed_snapshot(s)))

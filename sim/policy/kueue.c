@@ -1152,8 +1152,7 @@ static int kueue_init(struct sim *s, void **state)
                      "service '%.60s': its ClusterQueue '%.60s' could hold at most %g GPUs on the "
                      "flavors whose pools its require: allows, less than one replica (%u): no "
                      "replica could ever be admitted",
-                     sc->services[i].name, k->cfg.model->cqs[cq].name, most,
-                     pol_gang_size(s, i));
+                     sc->services[i].name, k->cfg.model->cqs[cq].name, most, pol_gang_size(s, i));
             return -EINVAL;
         }
     }

@@ -417,9 +417,9 @@ Test(kueue_flavors, a_service_no_flavor_of_its_queue_can_hold_is_refused_at_the_
     char yaml[2048];
     struct scenario sc;
     struct conf_err err;
-    cr_assert_eq(scenario_load_string(&sc, "t.yaml", serve_yaml(yaml, sizeof yaml, "h100-sxm5-80gb"),
-                                      &err),
-                 0, "%s", err.msg);
+    cr_assert_eq(
+        scenario_load_string(&sc, "t.yaml", serve_yaml(yaml, sizeof yaml, "h100-sxm5-80gb"), &err),
+        0, "%s", err.msg);
     struct sim s;
     cr_assert_neq(sim_init(&s, &sc, 1, NULL), 0, "an H100-only service was started");
     cr_expect(strstr(s.err, "service 'chat'") && strstr(s.err, "ClusterQueue 'serve'") &&
