@@ -1033,22 +1033,30 @@ int kueue_model_load_pools(struct kueue_model *m, const char *const *paths, uint
     return finish(&p, rc);
 }
 
+/* The manifests of texts[0..n) (named names[]) through parser p (its model, error, labels,
+ * cluster and pools set). */
+static int load_strings(struct parser *p, const char *const *names, const char *const *texts,
+                        uint32_t n)
+{
+    int rc = begin(p->m, n);
+    if (rc)
+        return rc;
+    for (uint32_t i = 0; i < n && rc == 0; i++) {
+        rc = conf_load_string_multi(&p->m->docs[i], names[i], texts[i], p->err);
+        if (rc == 0)
+            p->m->ndocs = i + 1;
+    }
+    if (rc == 0)
+        rc = load_docs(p, p->err);
+    return finish(p, rc);
+}
+
 int kueue_model_load_strings(struct kueue_model *m, const char *const *names,
                              const char *const *texts, uint32_t n, const struct conf_node *labels,
                              uint32_t cluster_nodes, struct conf_err *err)
 {
     struct parser p = {.m = m, .err = err, .labels = labels, .cluster_nodes = cluster_nodes};
-    int rc = begin(m, n);
-    if (rc)
-        return rc;
-    for (uint32_t i = 0; i < n && rc == 0; i++) {
-        rc = conf_load_string_multi(&m->docs[i], names[i], texts[i], err);
-        if (rc == 0)
-            m->ndocs = i + 1;
-    }
-    if (rc == 0)
-        rc = load_docs(&p, err);
-    return finish(&p, rc);
+    return load_strings(&p, names, texts, n);
 }
 
 int kueue_model_load_strings_pools(struct kueue_model *m, const char *const *names,
@@ -1065,17 +1073,7 @@ int kueue_model_load_strings_pools(struct kueue_model *m, const char *const *nam
                        .cluster_nodes = nodes,
                        .pools = npools > 1 ? pools : NULL,
                        .npools = npools > 1 ? npools : 0};
-    int rc = begin(m, n);
-    if (rc)
-        return rc;
-    for (uint32_t i = 0; i < n && rc == 0; i++) {
-        rc = conf_load_string_multi(&m->docs[i], names[i], texts[i], err);
-        if (rc == 0)
-            m->ndocs = i + 1;
-    }
-    if (rc == 0)
-        rc = load_docs(&p, err);
-    return finish(&p, rc);
+    return load_strings(&p, names, texts, n);
 }
 
 void kueue_model_release(struct kueue_model *m)
