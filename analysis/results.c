@@ -321,8 +321,11 @@ struct svc_walk {
     struct rd_ctx *c;
     size_t seen;
     int rc;
-    enum { WALK_SERVICES, WALK_POOLS, WALK_QUEUES } kind;
+    enum { WALK_SERVICES, WALK_POOLS, WALK_QUEUES, WALK_FLAVORS } kind;
+    const char *queue; /* WALK_FLAVORS: the queue whose /flavors is walked */
 };
+
+static void iterate_links(hid_t g, H5L_iterate_t fn, void *data, const int *rc, size_t *seen);
 
 /* The entry named name of a list of services (or queues), added with defs when new. */
 static struct results_service *named_get(struct results_service **list, size_t *n,
@@ -365,10 +368,24 @@ static herr_t service_link(hid_t grp, const char *name, const H5L_info_t *info, 
         w->rc = rd->rc ? rd->rc : -EIO;
         return -1;
     }
+    char qf[512];
+    if (w->kind == WALK_FLAVORS && /* a queue's flavor: an entry "<queue>/<flavor>" */
+        snprintf(qf, sizeof qf, "%s/%s", w->queue, name) >= (int)sizeof qf) {
+        H5Gclose(g);
+        w->rc = h5_rd_fail(rd, -EIO, "/queues/%.60s/flavors: a flavor name too long", w->queue);
+        return -1;
+    }
+    if ((w->kind == WALK_QUEUES || w->kind == WALK_FLAVORS) &&
+        w->c->r->nqueues >= H5READ_MAX_LINKS) { /* however the groups were walked */
+        H5Gclose(g);
+        w->rc = h5_rd_fail(rd, -EIO, "/queues: more than %u queues and flavors", H5READ_MAX_LINKS);
+        return -1;
+    }
     struct results_service *s =
-        w->kind == WALK_QUEUES
+        w->kind == WALK_QUEUES || w->kind == WALK_FLAVORS
             ? named_get(&w->c->r->queues, &w->c->r->nqueues, queue_defs,
-                        sizeof(queue_defs) / sizeof(queue_defs[0]), w->c->r->reps, name)
+                        sizeof(queue_defs) / sizeof(queue_defs[0]), w->c->r->reps,
+                        w->kind == WALK_FLAVORS ? qf : name)
         : w->kind == WALK_POOLS
             ? named_get(&w->c->r->pools, &w->c->r->npools, pool_defs,
                         sizeof(pool_defs) / sizeof(pool_defs[0]), w->c->r->reps, name)
@@ -385,6 +402,19 @@ static herr_t service_link(hid_t grp, const char *name, const H5L_info_t *info, 
     if (w->kind == WALK_POOLS && w->c->rep == 0 && !rd->rc && !s->board &&
         h5_rd_attr_class(g, "gpu") == H5T_STRING)
         h5_rd_attr_str(rd, g, "gpu", &s->board);
+    /* Several GPU flavors: /queues/<name>/flavors/<flavor> follow their queue, their links
+     * counted with the queues' against the reader's limit. */
+    if (w->kind == WALK_QUEUES && !rd->rc && H5Lexists(g, "flavors", H5P_DEFAULT) > 0) {
+        hid_t fg = h5_rd_group(rd, g, "flavors");
+        if (fg >= 0) {
+            struct svc_walk fw = {w->c, w->seen, 0, WALK_FLAVORS, name};
+            iterate_links(fg, service_link, &fw, &fw.rc, &fw.seen);
+            w->seen = fw.seen;
+            H5Gclose(fg);
+            if (fw.rc && !rd->rc)
+                rd->rc = fw.rc;
+        }
+    }
     H5Gclose(g);
     w->rc = rd->rc;
     return w->rc ? -1 : 0;
@@ -406,7 +436,7 @@ static int read_services(struct rd_ctx *c, hid_t root)
     hid_t g = h5_rd_group(c->rd, root, "services");
     if (g < 0)
         return c->rd->rc;
-    struct svc_walk w = {c, 0, 0, WALK_SERVICES};
+    struct svc_walk w = {c, 0, 0, WALK_SERVICES, NULL};
     iterate_links(g, service_link, &w, &w.rc, &w.seen);
     H5Gclose(g);
     return w.rc ? w.rc : c->rd->rc;
@@ -420,7 +450,7 @@ static int read_pools(struct rd_ctx *c, hid_t root)
     hid_t g = h5_rd_group(c->rd, root, "pools");
     if (g < 0)
         return c->rd->rc;
-    struct svc_walk w = {c, 0, 0, WALK_POOLS};
+    struct svc_walk w = {c, 0, 0, WALK_POOLS, NULL};
     iterate_links(g, service_link, &w, &w.rc, &w.seen);
     H5Gclose(g);
     return w.rc ? w.rc : c->rd->rc;
@@ -434,7 +464,7 @@ static int read_queues(struct rd_ctx *c, hid_t root)
     hid_t g = h5_rd_group(c->rd, root, "queues");
     if (g < 0)
         return c->rd->rc;
-    struct svc_walk w = {c, 0, 0, WALK_QUEUES};
+    struct svc_walk w = {c, 0, 0, WALK_QUEUES, NULL};
     iterate_links(g, service_link, &w, &w.rc, &w.seen);
     H5Gclose(g);
     return w.rc ? w.rc : c->rd->rc;

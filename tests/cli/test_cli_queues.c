@@ -60,3 +60,36 @@ Test(cli_queues, kueue_manifests_run_report_and_check_a_queue)
               out);
     ptest_rmdir(dir);
 }
+
+/*
+ * Several GPU flavors (scenarios/mixed-fleet-kueue): `report` gives a row per queue and
+ * flavor ("team-a/h100"), and `check --queue` gates one. By hand from its kueue.yaml: team-a's
+ * nominal quota is 12 H100 and 16 A100, 28 in all.
+ */
+Test(cli_queues, report_and_check_read_a_queues_flavors)
+{
+    char dir[128], cmd[1024], out[16384];
+    ptest_tmpdir(dir, sizeof dir, "queues-flavors");
+    snprintf(cmd, sizeof cmd,
+             "%s run scenarios/mixed-fleet-kueue/scenario.yaml --set duration=20m -o %s/f.h5",
+             ptest_bin(), dir);
+    cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+    snprintf(cmd, sizeof cmd, "%s report %s/f.h5", ptest_bin(), dir);
+    cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+    const char *row = strstr(out, "  team-a ");
+    cr_assert_not_null(row, "%s", out);
+    cr_assert(strncmp(row, "  team-a             28.0", 25) == 0, "team-a: %.60s", row);
+    row = strstr(out, "  team-a/h100 ");
+    cr_assert_not_null(row, "no flavor row: %s", out);
+    cr_assert(strncmp(row, "  team-a/h100        12.0", 25) == 0, "team-a/h100: %.60s", row);
+    row = strstr(out, "  team-a/a100 ");
+    cr_assert_not_null(row, "%s", out);
+    cr_assert(strncmp(row, "  team-a/a100        16.0", 25) == 0, "team-a/a100: %.60s", row);
+    snprintf(cmd, sizeof cmd, "%s check %s/f.h5 --queue team-a/h100 --max nominal_gpus=12",
+             ptest_bin(), dir);
+    cr_assert_eq(capture(cmd, out, sizeof out), 0, "%s", out);
+    snprintf(cmd, sizeof cmd, "%s check %s/f.h5 --queue team-a/h100 --max nominal_gpus=11",
+             ptest_bin(), dir);
+    cr_assert_eq(capture(cmd, out, sizeof out), 1, "%s", out);
+    ptest_rmdir(dir);
+}
