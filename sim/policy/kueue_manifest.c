@@ -351,70 +351,6 @@ static int read_groups(struct parser *p, const char *obj, const struct conf_node
     return 0;
 }
 
-/* The flavor whose GPU quota is modelled: the one mapping onto the cluster that carries
- * nvidia.com/gpu quota; with one pool, a lone GPU flavor maps onto it whatever its labels. */
-static int pick_gpu_flavor(struct parser *p)
-{
-    struct kueue_model *m = p->m;
-    int32_t found = -1, lone = -1, ngpu = 0;
-    for (uint32_t i = 0; i < m->nflavors; i++) {
-        bool gpu = false;
-        for (uint32_t k = 0; k < m->ncqs + m->ncohorts && !gpu; k++) {
-            const struct conf_node *groups =
-                k < m->ncqs ? p->cq_groups[k] : p->coh_groups[k - m->ncqs];
-            for (size_t g = 0; groups && groups->kind == CONF_SEQ && g < groups->n && !gpu; g++) {
-                const struct conf_node *fls = conf_get(groups->items[g], "flavors");
-                for (size_t f = 0; fls && fls->kind == CONF_SEQ && f < fls->n && !gpu; f++) {
-                    const struct conf_node *nm = conf_get(fls->items[f], "name");
-                    const struct conf_node *rs = conf_get(fls->items[f], "resources");
-                    if (!nm || nm->kind != CONF_SCALAR || strcmp(nm->value, m->flavors[i].name))
-                        continue;
-                    for (size_t r = 0; rs && rs->kind == CONF_SEQ && r < rs->n; r++) {
-                        const struct conf_node *rn = conf_get(rs->items[r], "name");
-                        gpu = gpu ||
-                              (rn && rn->kind == CONF_SCALAR && !strcmp(rn->value, GPU_RESOURCE));
-                    }
-                }
-            }
-        }
-        if (!gpu)
-            continue;
-        ngpu++;
-        lone = (int32_t)i;
-        m->flavors[i].on_cluster =
-            kueue_flavor_nodes(&m->flavors[i], p->labels, p->cluster_nodes) > 0;
-        if (!m->flavors[i].on_cluster)
-            continue;
-        if (found >= 0)
-            return conf_errf(p->err, m->flavors[i].doc, m->flavors[i].at, "name",
-                             "ResourceFlavors '%s' and '%s' both carry nvidia.com/gpu quota and "
-                             "both map onto this cluster's nodes; tidesim models one GPU flavor "
-                             "per cluster (give them nodeLabels and the cluster's labels in "
-                             "policy.node_labels, to keep one)",
-                             m->flavors[found].name, m->flavors[i].name);
-        found = (int32_t)i;
-    }
-    if (p->npools > 1)
-        return 0; /* pick_gpu_flavors did it */
-    if (found < 0 && ngpu == 1) {
-        found = lone;
-        m->flavors[lone].on_cluster = true;
-        int rc =
-            note(p, "ResourceFlavor/%s spec.nodeLabels (one node pool: mapped onto every node)",
-                 m->flavors[lone].name);
-        if (rc)
-            return rc;
-    }
-    m->gpu_flavor = found >= 0 ? m->flavors[found].name : NULL;
-    if (found >= 0) {
-        m->flavors[found].gpu = 0;
-        m->flavors[found].pools = POOL_ALL;
-        m->gpu_flavors[0] = (uint32_t)found;
-        m->ngpu = 1;
-    }
-    return 0;
-}
-
 /* Whether flavor i carries nvidia.com/gpu quota in some ClusterQueue or Cohort. */
 static bool carries_gpu(const struct parser *p, uint32_t i)
 {
@@ -437,6 +373,49 @@ static bool carries_gpu(const struct parser *p, uint32_t i)
         }
     }
     return false;
+}
+
+/* The flavor whose GPU quota is modelled: the one mapping onto the cluster that carries
+ * nvidia.com/gpu quota; with one pool, a lone GPU flavor maps onto it whatever its labels. */
+static int pick_gpu_flavor(struct parser *p)
+{
+    struct kueue_model *m = p->m;
+    int32_t found = -1, lone = -1, ngpu = 0;
+    for (uint32_t i = 0; i < m->nflavors; i++) {
+        if (!carries_gpu(p, i))
+            continue;
+        ngpu++;
+        lone = (int32_t)i;
+        m->flavors[i].on_cluster =
+            kueue_flavor_nodes(&m->flavors[i], p->labels, p->cluster_nodes) > 0;
+        if (!m->flavors[i].on_cluster)
+            continue;
+        if (found >= 0)
+            return conf_errf(p->err, m->flavors[i].doc, m->flavors[i].at, "name",
+                             "ResourceFlavors '%s' and '%s' both carry nvidia.com/gpu quota and "
+                             "both map onto this cluster's nodes; tidesim models one GPU flavor "
+                             "per cluster (give them nodeLabels and the cluster's labels in "
+                             "policy.node_labels, to keep one)",
+                             m->flavors[found].name, m->flavors[i].name);
+        found = (int32_t)i;
+    }
+    if (found < 0 && ngpu == 1) {
+        found = lone;
+        m->flavors[lone].on_cluster = true;
+        int rc =
+            note(p, "ResourceFlavor/%s spec.nodeLabels (one node pool: mapped onto every node)",
+                 m->flavors[lone].name);
+        if (rc)
+            return rc;
+    }
+    m->gpu_flavor = found >= 0 ? m->flavors[found].name : NULL;
+    if (found >= 0) {
+        m->flavors[found].gpu = 0;
+        m->flavors[found].pools = POOL_ALL;
+        m->gpu_flavors[0] = (uint32_t)found;
+        m->ngpu = 1;
+    }
+    return 0;
 }
 
 /* With cluster.pools: every GPU flavor mapping onto some pool is modelled, in ResourceFlavor
