@@ -174,25 +174,50 @@ static uint32_t pick_card(struct sim *s, const struct tidal_state *st, uint32_t 
                              .mem_gib = c->mem_gib,
                              .sm_cap = c->sm_cap,
                              .mig_profile = c->mig_profile};
-    /* Placement constraints (sim/sim.h): its preferred pools first, then any it may use. */
-    for (int pass = s->constrained ? 0 : 1; pass < 2; pass++)
+    /*
+     * Placement constraints (sim/sim.h): its preferred pools first, then any it may use.
+     * Whole cards go node-compact, as every policy's inference (docs/policies.md
+     * "Node-compact inference"): the node already holding the most inference cards, then
+     * the node with the fewest free cards, then the lowest card. MIG instances keep card
+     * order (they fill the instances of one card before the next).
+     */
+    bool compact = s->cl.mode != SHARE_MIG;
+    for (int pass = s->constrained ? 0 : 1; pass < 2; pass++) {
+        uint32_t best = UINT32_MAX, best_inf = 0, best_free = 0;
+        uint32_t node = UINT32_MAX, node_inf = 0;
         for (uint32_t g = 0; g < s->cl.ngpus; g++) {
             const struct card *cd = &s->cl.cards[g];
             if (!sim_svc_allows(s, svc, g) || (pass == 0 && !sim_svc_prefers(s, svc, g)))
                 continue;
             /* Exclusive-style use of whole cards, unless MIG instances split them. */
-            if (s->cl.mode != SHARE_MIG && cd->nten)
+            if (compact && cd->nten)
                 continue;
             if (st->cfg.day_layout && st->layout[g] != want)
                 continue;
-            if (cluster_can_place(&s->cl, g, &req) == 0) {
-                bool training = false;
-                for (uint32_t k = 0; k < cd->nten; k++)
-                    training |= s->cl.tenants[cd->ten[k]].kind == TENANT_TRAIN;
-                if (!training)
-                    return g;
+            if (cluster_can_place(&s->cl, g, &req) != 0)
+                continue;
+            bool training = false;
+            for (uint32_t k = 0; k < cd->nten; k++)
+                training |= s->cl.tenants[cd->ten[k]].kind == TENANT_TRAIN;
+            if (training)
+                continue;
+            if (!compact)
+                return g;
+            if (cd->node != node) {
+                node = cd->node;
+                node_inf = pol_node_inference_cards(&s->cl, node);
+            }
+            uint32_t nfree = s->cl.node_free[node];
+            if (best == UINT32_MAX || node_inf > best_inf ||
+                (node_inf == best_inf && nfree < best_free)) {
+                best = g;
+                best_inf = node_inf;
+                best_free = nfree;
             }
         }
+        if (best != UINT32_MAX)
+            return best;
+    }
     return UINT32_MAX;
 }
 
@@ -213,19 +238,30 @@ static uint32_t on_card(const struct sim *s, uint32_t g, uint32_t i)
 
 /*
  * Shrink each service to its target, emptying whole cards first (the cards
- * with the fewest replicas), so freed cards can run training or be re-laid out.
+ * with the fewest replicas), and among those the card on the node holding
+ * the fewest inference cards (node-compact, as sim_stop_replica's victims),
+ * so freed cards come back as whole nodes where they can and can run
+ * training gangs or be re-laid out.
  */
 static void scale_down(struct sim *s, const uint32_t *target)
 {
     for (uint32_t i = 0; i < s->nsvcs; i++) {
         uint32_t have = service_replicas(&s->svcs[i]);
         while (have > target[i]) {
-            uint32_t best = UINT32_MAX, best_n = UINT32_MAX;
+            uint32_t best = UINT32_MAX, best_n = UINT32_MAX, best_inf = UINT32_MAX;
+            uint32_t node = UINT32_MAX, node_inf = 0;
             for (uint32_t g = 0; g < s->cl.ngpus; g++) {
                 uint32_t n = on_card(s, g, i);
-                if (n && n < best_n) {
+                if (n == 0 || n > best_n)
+                    continue;
+                if (s->cl.cards[g].node != node) {
+                    node = s->cl.cards[g].node;
+                    node_inf = pol_node_inference_cards(&s->cl, node);
+                }
+                if (n < best_n || node_inf < best_inf) {
                     best = g;
                     best_n = n;
+                    best_inf = node_inf;
                 }
             }
             if (best == UINT32_MAX)

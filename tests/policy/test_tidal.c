@@ -291,3 +291,86 @@ Test(tidal_policy, default_day_pool_is_sized_from_the_peaks)
         simtest_free(&sc, &s);
     }
 }
+
+/* Cards of node n (4 a node) holding a replica / no tenant at all. */
+static void node_use(const struct sim *s, uint32_t n, uint32_t *infer, uint32_t *empty)
+{
+    *infer = *empty = 0;
+    for (uint32_t g = 4 * n; g < 4 * n + 4; g++) {
+        const struct card *c = &s->cl.cards[g];
+        bool inf = false;
+        for (uint32_t i = 0; i < c->nten; i++)
+            inf |= s->cl.tenants[c->ten[i]].kind == TENANT_INFER;
+        *infer += inf;
+        *empty += c->nten == 0;
+    }
+}
+
+/*
+ * Node-compact shrink (docs/policies.md "Node-compact inference"). 2 nodes × 4
+ * cards, inference 3 cards by night and 4 by day (from the 08:30 hand-over to
+ * 22:00). By hand:
+ *   00:00  the night pool takes cards 0, 1, 2 (the lowest node, then the node
+ *          already holding inference);
+ *   jobs   1-GPU jobs arrive 40 minutes apart from 00:00: job 0 takes card 3
+ *          (best fit: node 0's last card), jobs 1-4 cards 4-7. Work: job 0
+ *          100 h; jobs 1, 2, 4 15 h (they end ~15:40, ~16:20, ~17:40); job 3 7 h.
+ *   08:30  the day target lacks one card: the victim is job 3 on card 6 (30 min
+ *          since its 08:00 checkpoint, the least; the table of the test above),
+ *          so the day replica lands on node 1, card 6;
+ *   ~15:40 job 3 restarts on job 1's card 4 and ends ~16:10; by 17:40 node 1
+ *          holds the replica on card 6 and nothing else.
+ *   22:00  the pool shrinks 4 -> 3. Card by card (the old rule: the lowest card
+ *          of those with the fewest replicas) card 0 would go: inference on both
+ *          nodes, no node free. Node-compact, the replica on the node with the
+ *          fewest inference cards goes: card 6, and node 1 is wholly free.
+ */
+Test(tidal_policy, night_shrink_hands_back_a_whole_node)
+{
+    static const char *const text =
+        "name: tidal-compact\n"
+        "duration: 1d\n"
+        "sample_interval: 1m\n"
+        "cluster: { nodes: 2, gpus_per_node: 4 }\n"
+        "services:\n"
+        "  - name: q\n"
+        "    latency: { a_ms: 1, b_ms: 0.1, dist: deterministic }\n"
+        "    arrivals: { synthetic: { shape: constant, rate_rps: 20 } }\n"
+        "training:\n"
+        "  checkpoint: { interval: 3h, state_gb_per_gpu: 1 }\n"
+        "  jobs: { synthetic: { per_hour: 0 } }\n"
+        "policy: { name: tidal, inference_gpus: 3, day_gpus: 4, day: \"09:00-22:00\", lead: "
+        "30m }\n";
+    static const double work_h[5] = {100, 15, 15, 7, 15};
+    struct scenario sc;
+    struct sim s;
+    struct conf_err err;
+    cr_assert_eq(scenario_load_string(&sc, "tidal-compact.yaml", text, &err), 0, "%s", err.msg);
+    cr_assert_eq(sim_init(&s, &sc, 1, NULL), 0, "%s", s.err);
+    uint32_t inf, empty;
+    node_use(&s, 0, &inf, &empty);
+    cr_expect_eq(inf, 3, "night pool on node 0: %u", inf);
+    for (int k = 0; k < 5; k++) {
+        cr_assert_eq(engine_run(&s.eng, HM(0, 40 * k)), 0);
+        cr_assert_eq(polsubmit_job(&s, work_h[k] * 3600.0, 1, NULL), (uint32_t)k);
+    }
+    for (int k = 0; k < 5; k++)
+        cr_expect_eq(s.tr.jobs[k].gpus[0], (uint32_t)(3 + k), "job %d on card %u", k,
+                     s.tr.jobs[k].gpus[0]);
+    cr_assert_eq(engine_run(&s.eng, HM(8, 31)), 0);
+    cr_expect_eq(s.tr.jobs[3].preemptions, 1);
+    cr_expect_eq(s.tr.preemptions, 1);
+    cr_assert_eq(engine_run(&s.eng, HM(21, 59)), 0);
+    node_use(&s, 1, &inf, &empty);
+    cr_expect_eq(inf, 1, "the day replica on node 1: %u", inf);
+    cr_expect_eq(empty, 3, "jobs 1-4 done: %u empty cards on node 1", empty);
+    cr_expect_eq(s.tr.done, 4, "%u jobs completed", s.tr.done);
+    cr_assert_eq(engine_run(&s.eng, HM(22, 5)), 0);
+    node_use(&s, 1, &inf, &empty);
+    cr_expect_eq(empty, 4, "node 1 wholly free after the shrink: %u empty cards", empty);
+    node_use(&s, 0, &inf, &empty);
+    cr_expect_eq(inf, 3, "inference kept on node 0: %u cards", inf);
+    cr_assert_eq(sim_run(&s, NULL), 0, "%s", s.err);
+    polsubmit_check_conservation(&s, true);
+    simtest_free(&sc, &s);
+}
