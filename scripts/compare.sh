@@ -99,6 +99,52 @@ for pol, b, s in rows:
 PY
 }
 
+paired() { # folder-of-results: paired differences to kueue (common random numbers)
+    dir=$1
+    [ -f "$dir/kueue.h5" ] || return 0
+    set -- "$dir/kueue.h5"
+    for h in "$dir"/*.h5; do [ "$h" = "$dir/kueue.h5" ] || set -- "$@" "$h"; done
+    echo "Paired differences to \`kueue\` (\`tidesim compare\`: every policy runs the same seeds, so"
+    echo "the same arrivals and job stream; X - kueue, 95 % interval of the paired difference, and"
+    echo "whether it is significant). With two replications the absolute intervals above are wide"
+    echo "(Student-t with one degree of freedom); these are the figures to decide on."
+    echo
+    "$b/tidesim" compare "$@" --format json | /usr/bin/python3 -c '
+import json, math, sys
+d = json.load(sys.stdin)
+want = [("util_busy", "busy", 100, "%+.1f", " pp"), ("slo_share", "within SLO", 100, "%+.3f", " pp"),
+        ("slo_share_worst_service", "worst service within SLO", 100, "%+.3f", " pp"),
+        ("p99_ms_worst_service", "p99 worst", 1, "%+.0f", " ms"),
+        ("training_gpu_hours", "training GPU-h", 1, "%+.0f", ""),
+        ("checkpoint_overhead", "checkpoint overhead", 100, "%+.2f", " pp"),
+        ("share_fragmented", "share fragmented", 100, "%+.1f", " pp")]
+mets = {m["key"]: m for m in d["metrics"] if m["service"] is None}
+print("| policy | " + " | ".join(w[1] for w in want) + " |")
+print("| --- " + "| ---: " * len(want) + "|")
+for i, f in enumerate(d["files"][1:]):
+    cells = []
+    for key, _, scale, fmt, unit in want:
+        m = mets.get(key)
+        if not m:
+            cells.append("-")
+            continue
+        x = m["diffs"][i]
+        if x.get("diff") is None or (isinstance(x["diff"], float) and math.isnan(x["diff"])):
+            cells.append("-")
+            continue
+        c = fmt % (x["diff"] * scale)
+        if x.get("ci95") is not None and not math.isnan(x["ci95"]):
+            c += " ± " + (fmt.replace("+", "") % (x["ci95"] * scale))
+        c += unit
+        if x.get("significant"):
+            c = "**" + c + "** (" + x["verdict"] + ")"
+        cells.append(c)
+    print("| %s | %s |" % (f["policy"], " | ".join(cells)))
+'
+    echo
+    echo "In bold: the interval excludes 0 (better or worse by the metric's direction)."
+}
+
 out=docs/results-reference.md
 {
     echo "# Reference scenarios: policy comparison"
@@ -126,6 +172,8 @@ out=docs/results-reference.md
     echo
     table results/reference
     echo
+    paired results/reference
+    echo
     echo "## Deep-trough bracket (\`scenarios/reference/deep/*.yaml\`, from \`deep.yaml.in\`)"
     echo
     echo "Night at 10-20 % of the day, p99 SLO 100 ms (60 ms full batches), ServeGen's median"
@@ -133,6 +181,8 @@ out=docs/results-reference.md
     echo "median, heavy tail) with 16- and 32-GPU gangs."
     echo
     table results/reference/deep
+    echo
+    paired results/reference/deep
     echo
     echo "Read the rows with the configuration each file comments: \`kai\` in the ServeGen bracket"
     echo "runs half-card replicas on time-sliced cards (whole cards in the deep bracket, whose"
