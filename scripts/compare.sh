@@ -26,6 +26,8 @@ if [ -z "${COMPARE_TABLE_ONLY:-}" ]; then
         "$0/tidesim" run "$f" -o "results/reference$d/$p.h5" --quiet $r' "$b" "$reps"
 fi
 took=$(( $(date +%s) - start ))
+# COMPARE_TABLE_ONLY=1 times nothing: COMPARE_TOOK carries the runs' wall time, if known.
+took=${COMPARE_TOOK:-$took}
 
 table() { # folder-of-results bracket-title
     dir=$1
