@@ -517,28 +517,81 @@ static bool fits(struct kueue *k, const double *usage, uint32_t cq, double g, bo
                EPS;
 }
 
+/* Usage above nominal of CQ cq summed over every flavor but the one looked at (k->fl), from its
+ * admitted workloads (0 with one flavor). */
+static double borrowed_elsewhere(const struct kueue *k, uint32_t cq)
+{
+    if (!k->fcqs)
+        return 0;
+    double u[KUEUE_MAX_FLAVORS] = {0};
+    for (uint32_t i = 0; i < k->n_wl; i++) {
+        const struct kueue_wl *w = &k->wls[i];
+        if (w->admitted && w->cq == cq && w->flavor != k->fl)
+            u[w->flavor] += w->gpus;
+    }
+    double b = 0;
+    for (uint32_t f = 0; f < k->n_fl; f++) {
+        double over = u[f] - k->fcqs[(size_t)f * k->n_cq + cq].nominal;
+        if (f != k->fl && over > EPS)
+            b += over;
+    }
+    return b;
+}
+
+/* Whether CQ cq borrows on some flavor, with usage[] on the flavor looked at (Kueue's
+ * DRS.IsBorrowing: usage above nominal on any flavor-resource). */
+static bool borrowing_any(const struct kueue *k, const double *usage, uint32_t cq)
+{
+    return usage[cq] > k->cqs[cq].nominal + EPS || borrowed_elsewhere(k, cq) > 0;
+}
+
 /*
- * Kueue's dominant resource share of CQ cq with extra GPUs added (negative:
- * removed), one resource: borrowed = usage + extra − nominal, share =
- * 1000 · borrowed / potentialAvailable / weight; 0 when not borrowing or
- * without a cohort; +inf for weight 0 while borrowing (Kueue's CompareDRS
- * puts those last).
+ * Kueue's lendable capacity for a CQ of cohort c (fair_sharing.go calculateLendable): the
+ * cohort's potentialAvailable, summed over every flavor (one resource, nvidia.com/gpu).
+ * Leaves k looking at flavor k->fl; clobbers the tree scratch (coh_sq, coh_use).
+ */
+static double lendable(struct kueue *k, const double *usage, int32_t c)
+{
+    uint32_t fl = k->fl;
+    double sum = 0;
+    for (uint32_t f = 0; f < k->n_fl; f++) {
+        use_flavor(k, f);
+        fill_tree(k, usage); /* coh_sq only is read: usage on other flavors does not matter */
+        const struct kueue_cohort *h = &k->coh[c];
+        sum += potential_node(k, k->coh_sq[c], h->borrowing_limit, h->lending_limit, h->parent);
+    }
+    use_flavor(k, fl);
+    return sum;
+}
+
+/*
+ * Kueue's dominant resource share of CQ cq with extra GPUs added on the flavor looked at
+ * (negative: removed), usage[] being that flavor's usage (pkg/cache/scheduler/fair_sharing.go
+ * dominantResourceShare). One resource, nvidia.com/gpu, over every flavor: borrowed = Σ_f
+ * max(0, usage_f − nominal_f) (usage_f + extra on k->fl), lendable = Σ_f potentialAvailable
+ * of the cohort on f, share = 1000 · borrowed / lendable / weight; 0 when not borrowing or
+ * without a cohort; +inf for weight 0 while borrowing (Kueue's CompareDRS puts those last).
+ * Kueue takes the largest such ratio over resource names, summing within a resource over its
+ * flavors — not the largest over flavor-resources — so with GPUs alone an H100 borrowed
+ * weighs as an A100 borrowed.
  */
 static double drs(struct kueue *k, const double *usage, uint32_t cq, double extra)
 {
     const struct kueue_cq *c = &k->cqs[cq];
-    double borrowed = usage[cq] + extra - c->nominal;
-    if (c->cohort == KUEUE_NO_COHORT || borrowed <= EPS)
+    if (c->cohort == KUEUE_NO_COHORT)
         return 0;
-    fill_tree(k, usage);
-    const struct kueue_cohort *h = &k->coh[c->cohort];
-    double lendable =
-        potential_node(k, k->coh_sq[c->cohort], h->borrowing_limit, h->lending_limit, h->parent);
-    if (lendable <= EPS)
+    double borrowed = usage[cq] + extra - c->nominal;
+    if (borrowed <= EPS)
+        borrowed = 0;
+    borrowed += borrowed_elsewhere(k, cq);
+    if (borrowed <= EPS)
+        return 0;
+    double lend = lendable(k, usage, c->cohort);
+    if (lend <= EPS)
         return 0;
     if (c->weight <= 0)
         return HUGE_VAL;
-    return borrowed * 1000.0 / lendable / c->weight;
+    return borrowed * 1000.0 / lend / c->weight;
 }
 
 /* Admit workload i on flavor f if it fits there (borrowing allowed): 0 or -ENOSPC. */
@@ -663,7 +716,9 @@ static int cmp_share(double a, double b)
  * runFirstFsStrategy, runSecondFsStrategy; one resource). With the
  * preemptor's usage simulated, repeatedly take the CQ with the highest share
  * among those with candidates left (the preemptor's own CQ always eligible,
- * others only while borrowing): in its own CQ the next candidate is taken
+ * others only while borrowing on some flavor): shares are over all flavors
+ * (drs), the candidates and the within-nominal test on the flavor being
+ * assigned (k->fl), as Kueue's frsNeedPreemption. In its own CQ the next candidate is taken
  * outright; in another CQ a candidate is taken if the first strategy holds
  * for (preemptor's share with w, target's share before, target's share
  * without the candidate), after which the CQ order is recomputed; candidates
@@ -703,8 +758,8 @@ static uint32_t fair_victims(struct kueue *k, const struct kueue_wl *w, const st
                 if (state[i] != (pass == 0 ? 0 : 2) || pruned[cq])
                     continue;
                 double sh = drs(k, usage, cq, cq == w->cq ? w->gpus : 0);
-                if (cq != w->cq && !(usage[cq] > k->cqs[cq].nominal + EPS))
-                    continue; /* not borrowing: Kueue prunes it */
+                if (cq != w->cq && !borrowing_any(k, usage, cq))
+                    continue; /* borrowing on no flavor: Kueue prunes it */
                 if (best < 0 || cmp_share(sh, best_share) > 0) {
                     best = (int32_t)cq;
                     best_share = sh;
@@ -1006,8 +1061,7 @@ void kueue_cq_stat(struct kueue *k, uint32_t cq, struct kueue_cq_stat *out)
         out->usage += one.usage;
         out->borrowed += one.borrowed;
         out->lent += one.lent;
-        if (one.share > out->share)
-            out->share = one.share;
+        out->share = one.share; /* the CQ's, the same on every flavor */
     }
 }
 

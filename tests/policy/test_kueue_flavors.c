@@ -184,6 +184,130 @@ Test(kueue_flavors, when_can_preempt_default_tries_the_next_flavor_first)
     }
 }
 
+/* ---- fair sharing over several flavors (Kueue's DRS sums a resource over its flavors) ---- */
+
+/* A fair-sharing cohort 0 of CQs A and B (nominal 0 on both flavors, A listing H100 then A100,
+ * B A100 only, reclaimWithinCohort Any) and a lender L (H100 lh, A100 la, uses nothing). */
+static struct kueue *fair_case(double lh, double la, uint32_t *a, uint32_t *b)
+{
+    struct kueue *k = kueue_create();
+    enum kueue_fs_strategy st[] = {KUEUE_FS_LESS_OR_EQUAL_FINAL, KUEUE_FS_LESS_THAN_INITIAL};
+    kueue_set_fair_sharing(k, st, 2);
+    struct kueue_cq c;
+    kueue_cq_default(&c);
+    c.cohort = 0;
+    c.reclaim = KUEUE_RECLAIM_ANY;
+    c.nflavors = 2;
+    c.flavors[0] = H100;
+    c.flavors[1] = A100;
+    *a = (uint32_t)kueue_add_cq(k, &c);
+    c.nflavors = 1;
+    c.flavors[0] = A100;
+    *b = (uint32_t)kueue_add_cq(k, &c);
+    c.nflavors = 2;
+    c.flavors[0] = H100;
+    c.flavors[1] = A100;
+    uint32_t l = (uint32_t)kueue_add_cq(k, &c);
+    cr_assert_eq(kueue_set_flavors(k, 2), 0);
+    for (uint32_t q = 0; q < 2; q++)
+        for (uint32_t f = 0; f < 2; f++)
+            cr_assert_eq(kueue_set_cq_quota(k, q, f, 0, KUEUE_UNLIMITED, KUEUE_UNLIMITED), 0);
+    cr_assert_eq(kueue_set_cq_quota(k, l, H100, lh, KUEUE_UNLIMITED, KUEUE_UNLIMITED), 0);
+    cr_assert_eq(kueue_set_cq_quota(k, l, A100, la, KUEUE_UNLIMITED, KUEUE_UNLIMITED), 0);
+    return k;
+}
+
+/* Submit n one-card workloads of CQ q (ids from id0) allowed on flavor f only, admit them. */
+static void hold(struct kueue *k, uint32_t q, uint32_t f, uint32_t n, uint32_t id0)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        cr_assert_eq(kueue_submit(k, id0 + i, q, 0, 1, (sim_time)(id0 + i)), 0);
+        cr_assert_eq(kueue_set_wl_flavors(k, id0 + i, 1u << f), 0);
+        next_is(k, id0 + i, f, 0, 0);
+    }
+}
+
+/*
+ * Admission order. Cohort quota H100 4 + A100 16 (all the lender's), so a CQ's lendable
+ * capacity is 4 + 16 = 20 cards. A holds 4 H100 (borrowed 4: H100 full), B holds 3 A100
+ * (borrowed 3). Heads: A's workload 100 (1 card, created at 100), B's 200 (1 card, at 200).
+ * A's head finds H100 full (no candidates: nobody else borrows H100) and fits on A100 by
+ * borrowing; B's fits on A100 by borrowing. Both borrow, so the lower share wins:
+ *   Kueue (Σ over flavors): A (4 + 1) · 1000 / 20 = 250, B (3 + 1) · 1000 / 20 = 200 → B.
+ *   share on the tried flavor alone (the old rule): A 1 · 1000 / 16 = 62.5, B 4000 / 16 = 250
+ *   → A.
+ * Then A's head: A 250 (no competitor). Per-CQ share (kueue_cq_stat) after both: A 5/20 = 250,
+ * B 4/20 = 200.
+ * Second set-up, where a largest-ratio-over-flavor-resources rule would differ from Kueue's:
+ * A holds 2 H100 (2 free), B 4 A100; heads as before, A's listing H100 first now fits there,
+ * so A's head is tried on A100 only (mask). Kueue: A (2 + 1) / 20 = 150, B (4 + 1) / 20 = 250
+ * → A. Largest over flavor-resources: A max(2/4, 1/16) = 500, B 5/16 = 312.5 → B.
+ */
+Test(kueue_flavors, fair_sharing_admission_orders_by_the_share_summed_over_flavors)
+{
+    uint32_t a, b;
+    struct kueue *k = fair_case(4, 16, &a, &b);
+    hold(k, a, H100, 4, 1);
+    hold(k, b, A100, 3, 11);
+    cr_assert_eq(kueue_submit(k, 100, a, 0, 1, 100), 0);
+    cr_assert_eq(kueue_submit(k, 200, b, 0, 1, 200), 0);
+    next_is(k, 200, A100, 0, 300);
+    next_is(k, 100, A100, 0, 300);
+    struct kueue_cq_stat st;
+    kueue_cq_stat(k, a, &st);
+    cr_assert_float_eq(st.share, 250, 1e-9);
+    cr_assert_float_eq(st.borrowed, 5, 1e-9);
+    kueue_cq_stat(k, b, &st);
+    cr_assert_float_eq(st.share, 200, 1e-9);
+    kueue_cq_stat_flavor(k, a, H100, &st);
+    cr_assert_float_eq(st.share, 250, 1e-9, "the share is the CQ's, over all flavors");
+    kueue_destroy(k);
+
+    k = fair_case(4, 16, &a, &b);
+    hold(k, a, H100, 2, 1);
+    hold(k, b, A100, 4, 11);
+    cr_assert_eq(kueue_submit(k, 100, a, 0, 1, 100), 0);
+    cr_assert_eq(kueue_set_wl_flavors(k, 100, 1u << A100), 0);
+    cr_assert_eq(kueue_submit(k, 200, b, 0, 1, 200), 0);
+    next_is(k, 100, A100, 0, 300);
+    next_is(k, 200, A100, 0, 300);
+    kueue_destroy(k);
+}
+
+/*
+ * Preemption strategies. Lender H100 8 + A100 8: lendable 16. B holds all 8 A100 (8 one-card
+ * workloads, borrowed 8). A holds h H100 and its head (1 card) may use A100 only: A100 is full,
+ * so it must reclaim from B (A is not within its nominal 0, so the strategies apply).
+ * h = 8: A's share with its head (8 + 1) · 1000 / 16 = 562.5; B's before 8000 / 16 = 500,
+ * without one workload 7000 / 16 = 437.5. LessThanOrEqualToFinalShare: 562.5 <= 437.5 fails;
+ * LessThanInitialShare: 562.5 < 500 fails → no preemption, nothing admitted. (On A100 alone
+ * A's share would be 1000 / 8 = 125 <= 7000 / 8 = 875: one victim.)
+ * h = 2: A (2 + 1) · 1000 / 16 = 187.5 <= 437.5 → one victim, B's most recently admitted
+ * (id 18), and A's head is admitted on A100.
+ */
+Test(kueue_flavors, fair_sharing_preemption_strategies_use_the_share_over_all_flavors)
+{
+    for (uint32_t h = 2; h <= 8; h += 6) {
+        uint32_t a, b;
+        struct kueue *k = fair_case(8, 8, &a, &b);
+        hold(k, a, H100, h, 1);
+        hold(k, b, A100, 8, 11);
+        cr_assert_eq(kueue_submit(k, 100, a, 0, 1, 100), 0);
+        cr_assert_eq(kueue_set_wl_flavors(k, 100, 1u << A100), 0);
+        if (h == 8) {
+            nothing_next(k);
+        } else {
+            struct kueue_decision d;
+            cr_assert_eq(kueue_next(k, &d), 1);
+            cr_assert_eq(d.id, 100u);
+            cr_assert_eq(d.flavor, A100);
+            cr_assert_eq(d.n_victims, 1u);
+            cr_assert_eq(d.victims[0], 18u);
+        }
+        kueue_destroy(k);
+    }
+}
+
 /* ---- manifests on pools ---- */
 
 static struct pool_label a100_lab[] = {{"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB"}};
