@@ -877,12 +877,62 @@ static uint32_t find_victims(struct kueue *k, const struct kueue_wl *w)
     return minimal_targets(k, w, cands + (n - n_same), n_same, true, k->victims);
 }
 
+/* Height of cohort h in the tree (Kueue's getNodeHeight): 0 without children, 1 with CQs only
+ * below it, else one more than its tallest child cohort. Children have larger indices. */
+static uint32_t cohort_height(const struct kueue *k, int32_t h)
+{
+    uint32_t best = 0;
+    for (uint32_t j = 0; j < k->n_cq && !best; j++)
+        best = k->cqs[j].cohort == h;
+    for (uint32_t c = (uint32_t)h + 1; c < k->n_coh; c++) {
+        if (k->coh[c].parent != h)
+            continue;
+        uint32_t ch = cohort_height(k, (int32_t)c) + 1;
+        best = ch > best ? ch : best;
+    }
+    return best;
+}
+
+/*
+ * Kueue's borrowingLevel of g more GPUs for CQ cq with per-CQ usage on the flavor looked at
+ * (FindHeightOfLowestSubtreeThatFits, pkg/scheduler/preemption/classical/
+ * hierarchical_preemption.go): 0 within its nominal quota (or without a cohort); else, with
+ * what its own idle local quota cannot hold, the height of the lowest cohort on its path to the
+ * root whose subtree has room for it, the root's height if none has.
+ */
+static uint32_t borrow_level(struct kueue *k, const double *usage, uint32_t cq, double g)
+{
+    const struct kueue_cq *c = &k->cqs[cq];
+    if (usage[cq] + g <= c->nominal + EPS || c->cohort == KUEUE_NO_COHORT)
+        return 0;
+    fill_tree(k, usage);
+    double rem = g - pos(local_quota(c->nominal, c->lending_limit) - usage[cq]);
+    int32_t h = c->cohort, last = h;
+    for (; h >= 0; h = k->coh[h].parent) {
+        last = h;
+        if (k->coh_use[h] + rem <= k->coh_sq[h] + EPS)
+            return cohort_height(k, h);
+        rem -= pos(local_quota(k->coh_sq[h], k->coh[h].lending_limit) - k->coh_use[h]);
+    }
+    return cohort_height(k, last);
+}
+
+/* Kueue's granularMode (flavorassigner.go): how a flavor can take a workload. Modes worst to
+ * best; level is the borrowingLevel (0: within the CQ's nominal quota). */
+enum gran { GRAN_NO_FIT, GRAN_PREEMPT, GRAN_RECLAIM, GRAN_FIT };
+struct gmode {
+    enum gran mode; /* PREEMPT: a victim is in the workload's own CQ; RECLAIM: all in others */
+    uint32_t level;
+};
+
 /*
  * The mode of pending workload w on the flavor being looked at (k->fl): fills d (victims in
- * k->victims) and returns its rank: 0 no fit (or the placement filter refuses it), 1 fits
- * once victims are preempted, 2 fits (d->borrows says whether by borrowing).
+ * k->victims) and *g. Not fitting (or refused by the placement filter) is GRAN_NO_FIT; a
+ * preempting mode's level is the one once its victims are gone (Kueue's
+ * borrowAfterPreemptions).
  */
-static int flavor_mode(struct kueue *k, const struct kueue_wl *w, struct kueue_decision *d)
+static void flavor_mode(struct kueue *k, const struct kueue_wl *w, struct kueue_decision *d,
+                        struct gmode *g)
 {
     uint32_t cq = w->cq;
     fill_usage(k, k->usage);
@@ -890,65 +940,91 @@ static int flavor_mode(struct kueue *k, const struct kueue_wl *w, struct kueue_d
     memset(d, 0, sizeof *d);
     d->id = w->id;
     d->flavor = k->fl;
+    *g = (struct gmode){GRAN_NO_FIT, 0};
     bool quota_fits = fits(k, k->usage, cq, w->gpus, true);
     if (quota_fits && k->filter && !k->filter(k->filter_ctx, w->id, w->gpus))
-        return 0; /* fits the quota but cannot be placed now (topology-aware admission) */
+        return; /* fits the quota but cannot be placed now (topology-aware admission) */
     if (fits(k, k->usage, cq, w->gpus, false)) {
         d->mode = KUEUE_FITS_NOMINAL;
-        return 2;
+        g->mode = GRAN_FIT;
+        return;
     }
     if (quota_fits) {
         d->mode = KUEUE_FITS_BORROW;
         d->borrows = true;
-        return 2;
+        *g = (struct gmode){GRAN_FIT, borrow_level(k, k->usage, cq, w->gpus)};
+        return;
     }
     uint32_t m = find_victims(k, w);
     if (m == 0)
-        return 0;
+        return;
     d->mode = KUEUE_PREEMPT;
     d->n_victims = m;
     double freed_own = 0;
-    for (uint32_t v = 0; v < m; v++)
-        if (k->wls[k->victims[v]].cq == cq)
-            freed_own += k->wls[k->victims[v]].gpus;
+    g->mode = GRAN_RECLAIM;
+    fill_usage(k, k->usage);
+    for (uint32_t v = 0; v < m; v++) {
+        const struct kueue_wl *vw = &k->wls[k->victims[v]];
+        k->usage[vw->cq] -= vw->gpus;
+        if (vw->cq == cq) {
+            freed_own += vw->gpus;
+            g->mode = GRAN_PREEMPT;
+        }
+    }
     d->borrows = after - freed_own > k->cqs[cq].nominal + EPS;
-    return 1;
+    g->level = d->borrows ? borrow_level(k, k->usage, cq, w->gpus) : 0;
+}
+
+/* Kueue's isPreferred: whether mode a beats b under the CQ's flavorFungibility.preference —
+ * BorrowingOverPreemption (default): the better mode (fit, then reclaim, then preempt), then
+ * the lower borrowing level; PreemptionOverBorrowing: the lower level, then the better mode. */
+static bool preferred(const struct gmode *a, const struct gmode *b, bool prefer_preemption)
+{
+    if (a->mode == GRAN_NO_FIT)
+        return false;
+    if (b->mode == GRAN_NO_FIT)
+        return true;
+    if (prefer_preemption && a->level != b->level)
+        return a->level < b->level;
+    if (a->mode != b->mode)
+        return a->mode > b->mode;
+    return a->level < b->level;
 }
 
 /*
- * Kueue's flavor assignment for w (flavorassigner.go findFlavorForPodSetResource): try its
- * CQ's flavors in order (those its mask allows); stop at a flavor where it fits, unless
- * flavorFungibility says to try the next one first (whenCanPreempt TryNextFlavor when it must
- * preempt, whenCanBorrow TryNextFlavor when it must borrow); else keep the best seen
- * (isPreferred, BorrowingOverPreemption: fit over preempt, then no borrowing; the earlier
- * flavor on ties). Fills d (victims in k->victims) and returns whether any flavor can take it.
+ * Kueue's flavor assignment for w (flavorassigner.go findFlavorForPodSets): try its CQ's
+ * flavors in order (those its mask allows); stop at a flavor where it fits unless
+ * flavorFungibility says to try the next one (shouldTryNextFlavor: whenCanPreempt
+ * TryNextFlavor when it must preempt or reclaim, whenCanBorrow TryNextFlavor when it must
+ * borrow); else keep the best seen by isPreferred (the earlier flavor on ties). Fills d
+ * (victims in k->victims) and returns whether any flavor can take it.
  */
 static bool assign_flavor(struct kueue *k, const struct kueue_wl *w, struct kueue_decision *d)
 {
     const struct kueue_cq *c = &k->cqs[w->cq];
     uint32_t nf = cq_nflavors(c);
-    int best = 0;
+    struct gmode best = {GRAN_NO_FIT, 0}, g;
     struct kueue_decision cur = {0};
     for (uint32_t i = 0; i < nf; i++) {
         uint32_t f = cq_flavor(c, i);
         if (!(w->flavors_ok >> f & 1))
             continue;
         use_flavor(k, f);
-        int r = flavor_mode(k, w, &cur);
-        if (r == 0)
+        flavor_mode(k, w, &cur, &g);
+        if (g.mode == GRAN_NO_FIT)
             continue;
-        bool next = (r == 1 && !c->preempt_may_stop) || (cur.borrows && c->borrow_try_next);
-        bool better_mode = best == 0 || r > best || (r == best && !cur.borrows && d->borrows);
-        if (better_mode || !next) {
+        bool next =
+            (g.mode != GRAN_FIT && !c->preempt_may_stop) || (g.level > 0 && c->borrow_try_next);
+        if (!next || preferred(&g, &best, c->prefer_preemption)) {
             *d = cur;
-            best = r;
+            best = g;
             if (cur.n_victims)
                 memcpy(k->fvict, k->victims, cur.n_victims * sizeof *k->fvict);
         }
         if (!next)
             break;
     }
-    if (best == 0)
+    if (best.mode == GRAN_NO_FIT)
         return false;
     if (d->n_victims)
         memcpy(k->victims, k->fvict, d->n_victims * sizeof *k->victims);

@@ -66,20 +66,24 @@
  *   every rule above (fit, cohort tree, borrowing, preemption, shares) holds
  *   per flavor (shares excepted, above): an admitted workload uses quota of its
  *   one assigned flavor and only workloads admitted on that flavor are
- *   preemption candidates. A CQ
- *   lists its flavors in order (kueue_cq.flavors); a pending workload tries
- *   them in that order, skipping flavors its mask refuses (kueue_set_wl_flavors)
- *   and, for each, finds the mode: fit (borrowing or not), preempt (victims
- *   found on that flavor) or no fit. flavorFungibility stops the search at a
- *   mode unless it must preempt and whenCanPreempt is TryNextFlavor (Kueue's
- *   default) or it must borrow and whenCanBorrow is TryNextFlavor (default
- *   MayStopSearch, old name Borrow); when no flavor stops it, the best mode
- *   seen wins (fit over preempt, then less borrowing; first listed on ties),
- *   Kueue's isPreferred with the default BorrowingOverPreemption.
+ *   preemption candidates. A CQ lists its flavors in order (kueue_cq.flavors);
+ *   a pending workload tries them in that order, skipping flavors its mask
+ *   refuses (kueue_set_wl_flavors) and, for each, finds Kueue's granular mode:
+ *   fit, reclaim (victims found on that flavor, all in other CQs), preempt
+ *   (some victim in its own CQ) or no fit, and a borrowing level (0 within
+ *   its nominal quota, else the height of the lowest cohort subtree with room,
+ *   after the victims are gone). flavorFungibility stops the search at a
+ *   mode unless it must preempt or reclaim and whenCanPreempt is
+ *   TryNextFlavor (Kueue's default) or it must borrow and whenCanBorrow is
+ *   TryNextFlavor (default MayStopSearch, old name Borrow); when no flavor
+ *   stops it, the best mode seen wins by Kueue's isPreferred under
+ *   flavorFungibility.preference: BorrowingOverPreemption (default) the
+ *   better mode (fit > reclaim > preempt), then the lower level;
+ *   PreemptionOverBorrowing the lower level, then the better mode; the first
+ *   listed flavor on ties.
  * Not modelled: admission checks beyond quota, Kueue's tournament between
- * cohorts (shares are compared CQ to CQ), flavorFungibility.preference,
- * Kueue's resume from the last tried flavor (LastAssignment) and the
- * reclaim/preempt distinction between preempting modes.
+ * cohorts (shares are compared CQ to CQ) and Kueue's resume from the last
+ * tried flavor (LastAssignment).
  *
  * Units: GPUs as double (whole numbers in Kueue; doubles keep the arithmetic
  * shared with kai), times in µs. Comparisons allow 1e-9 GPU of rounding.
@@ -146,6 +150,8 @@ struct kueue_cq {
                             */
     bool preempt_may_stop; /* flavorFungibility.whenCanPreempt: MayStopSearch (default
                               TryNextFlavor) */
+    bool prefer_preemption; /* flavorFungibility.preference: PreemptionOverBorrowing (default
+                               BorrowingOverPreemption) */
 };
 
 struct kueue_wl {
