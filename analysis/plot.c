@@ -418,15 +418,67 @@ static int chart_queue(struct chart_ctx *c, hid_t root)
     return rc;
 }
 
+/* A name from the results file as one gnuplot word inside '...': control characters as '?',
+ * blanks and quotes as '_'. */
+static void gp_word(char *buf, size_t n, const char *s)
+{
+    gp_clean(buf, n, s, true);
+    for (char *p = buf; *p; p++)
+        if (*p == '\'')
+            *p = '_';
+}
+
+/* Append word w to the blank-separated list buf (used bytes *at); cut silently when full. */
+static void add_word(char *buf, size_t n, size_t *at, const char *w)
+{
+    int k = snprintf(buf + *at, n - *at, "%s%s", *at ? " " : "", w);
+    if (k > 0 && (size_t)k < n - *at)
+        *at += (size_t)k;
+    else
+        buf[*at] = '\0';
+}
+
+/*
+ * Admitted and borrowed GPUs of the group `sub` under /queues (a queue's "NAME/timeseries" or a
+ * flavor's "NAME/flavors/F/timeseries"): *adm and *bor (caller frees), their length in *n
+ * (0 when absent or of different lengths; time_s too when t is not NULL). 0, or the refusal.
+ */
+static int quota_cols(struct chart_ctx *c, hid_t queues, const char *sub, double **t, double **adm,
+                      double **bor, size_t *n)
+{
+    *adm = *bor = NULL;
+    *n = 0;
+    hid_t ts = H5Lexists(queues, sub, H5P_DEFAULT) > 0 ? h5_rd_group(&c->rd, queues, sub)
+                                                       : H5I_INVALID_HID;
+    if (ts < 0)
+        return c->rd.rc ? refused(c) : 0;
+    size_t m0 = 0, m1 = 0, m2 = 0;
+    double *tt = t ? read_col(c, ts, "time_s", &m0) : NULL;
+    *adm = read_col(c, ts, "admitted_gpus", &m1);
+    *bor = read_col(c, ts, "borrowed_gpus", &m2);
+    H5Gclose(ts);
+    if (t)
+        *t = tt;
+    if (c->rd.rc)
+        return refused(c);
+    if (*adm && *bor && m1 == m2 && (!t || (tt && m0 == m1)))
+        *n = m1;
+    return 0;
+}
+
 /*
  * Quota per queue over time (/queues, kueue or kai with manifests): for each
  * queue (at most 12) the GPUs its admitted workloads hold and, dashed, how many
- * of them are borrowed. Nothing when the file has no queues.
+ * of them are borrowed. Nothing when the file has no queues. A queue's GPU
+ * flavors (results entries "<queue>/<flavor>") are the flavors chart's.
  */
 static int chart_quota(struct chart_ctx *c, hid_t root, const struct results *r)
 {
     enum { QMAX = 12 };
-    size_t nq = r->nqueues < QMAX ? r->nqueues : QMAX, n = 0;
+    size_t qi[QMAX], nq = 0, n = 0;
+    for (size_t i = 0; i < r->nqueues && nq < QMAX; i++)
+        if (!strchr(r->queues[i].name, '/'))
+            qi[nq++] = i;
     if (nq == 0)
         return 0;
     hid_t g = h5_rd_group(&c->rd, root, "queues");
@@ -435,28 +487,18 @@ static int chart_quota(struct chart_ctx *c, hid_t root, const struct results *r)
     double *t = NULL, *adm[QMAX] = {0}, *bor[QMAX] = {0};
     int rc = 0;
     for (size_t i = 0; i < nq && !rc; i++) {
-        hid_t q = h5_rd_group(&c->rd, g, r->queues[i].name);
-        hid_t ts = q >= 0 ? h5_rd_group(&c->rd, q, "timeseries") : H5I_INVALID_HID;
-        size_t m0 = 0, m1 = 0, m2 = 0;
-        if (ts >= 0) {
-            if (!t)
-                t = read_col(c, ts, "time_s", &m0);
-            else
-                m0 = n;
-            adm[i] = read_col(c, ts, "admitted_gpus", &m1);
-            bor[i] = read_col(c, ts, "borrowed_gpus", &m2);
-            H5Gclose(ts);
-        }
-        if (q >= 0)
-            H5Gclose(q);
-        if (c->rd.rc)
-            rc = refused(c);
-        else if (!t || !adm[i] || !bor[i] || m1 != m0 || m2 != m0)
+        char sub[600];
+        snprintf(sub, sizeof(sub), "%s/timeseries", r->queues[qi[i]].name);
+        size_t m = 0;
+        rc = quota_cols(c, g, sub, i ? NULL : &t, &adm[i], &bor[i], &m);
+        if (i == 0)
+            n = m;
+        if (!rc && (m == 0 || m != n))
             nq = i; /* a queue without its columns: draw those before it */
-        n = m0;
     }
     H5Gclose(g);
     char path[PLOT_PATH_MAX], names[1024] = "", extra[1200];
+    size_t len = 0;
     if (!rc && nq && n) {
         FILE *f = dat_open(c, path, sizeof(path), "quota");
         if (!f) {
@@ -470,17 +512,10 @@ static int chart_quota(struct chart_ctx *c, hid_t root, const struct results *r)
                 fputc('\n', f);
             }
             fclose(f);
-            size_t len = 0;
             for (size_t i = 0; i < nq; i++) {
                 char clean[128];
-                gp_clean(clean, sizeof(clean), r->queues[i].name, false);
-                for (char *p = clean; *p; p++)
-                    if (*p == ' ' || *p == '\'')
-                        *p = '_';
-                int k = snprintf(names + len, sizeof(names) - len, "%s%s", i ? " " : "", clean);
-                if (k < 0 || (size_t)k >= sizeof(names) - len)
-                    break;
-                len += (size_t)k;
+                gp_word(clean, sizeof(clean), r->queues[qi[i]].name);
+                add_word(names, sizeof(names), &len, clean);
             }
             snprintf(extra, sizeof(extra), "nq=%zu; names='%s';", nq, names);
             rc = draw(c, "quota", path, extra);
@@ -491,6 +526,103 @@ static int chart_quota(struct chart_ctx *c, hid_t root, const struct results *r)
         free(adm[i]);
         free(bor[i]);
     }
+    return rc;
+}
+
+/*
+ * Quota per queue and GPU flavor over time (kueue manifests with several flavors:
+ * /queues/<queue>/flavors/<flavor>, read as entries "<queue>/<flavor>"): one panel per
+ * flavor (at most 8), in it per queue (at most 12, one colour each across the panels) the
+ * GPUs of that flavor its admitted workloads hold and, dashed, how many are borrowed.
+ * Nothing for a file without flavors.
+ */
+static int chart_flavors(struct chart_ctx *c, hid_t root, const struct results *r)
+{
+    enum { QMAX = 12, FMAX = 8 };
+    const char *qn[QMAX], *fn[FMAX];
+    size_t nq = 0, nf = 0;
+    for (size_t i = 0; i < r->nqueues; i++) {
+        const char *name = r->queues[i].name, *slash = strchr(name, '/');
+        if (!slash)
+            continue;
+        size_t ql = (size_t)(slash - name);
+        bool seen = false;
+        for (size_t k = 0; k < nq && !seen; k++)
+            seen = strlen(qn[k]) == ql && !strncmp(qn[k], name, ql);
+        if (!seen && nq < QMAX) { /* the queue entry itself, which comes before its flavors */
+            for (size_t k = 0; k < i; k++)
+                if (strlen(r->queues[k].name) == ql && !strncmp(r->queues[k].name, name, ql))
+                    qn[nq++] = r->queues[k].name;
+        }
+        seen = false;
+        for (size_t k = 0; k < nf && !seen; k++)
+            seen = !strcmp(fn[k], slash + 1);
+        if (!seen && nf < FMAX)
+            fn[nf++] = slash + 1;
+    }
+    if (nq == 0 || nf == 0)
+        return 0;
+    hid_t g = h5_rd_group(&c->rd, root, "queues");
+    if (g < 0)
+        return c->rd.rc ? refused(c) : 0;
+    double *t = NULL, *adm[FMAX][QMAX] = {{0}}, *bor[FMAX][QMAX] = {{0}};
+    size_t n = 0;
+    int rc = 0;
+    for (size_t f = 0; f < nf && !rc; f++)
+        for (size_t q = 0; q < nq && !rc; q++) {
+            char sub[600];
+            snprintf(sub, sizeof(sub), "%s/flavors/%s/timeseries", qn[q], fn[f]);
+            size_t m = 0;
+            bool first = f == 0 && q == 0;
+            rc = quota_cols(c, g, sub, first ? &t : NULL, &adm[f][q], &bor[f][q], &m);
+            if (first)
+                n = m;
+            if (!rc && m != n) { /* absent or of another length: drawn as nothing held */
+                free(adm[f][q]);
+                free(bor[f][q]);
+                adm[f][q] = bor[f][q] = NULL;
+            }
+        }
+    H5Gclose(g);
+    char path[PLOT_PATH_MAX], names[1024] = "", flavors[600] = "", extra[1800];
+    size_t ln = 0, lf = 0;
+    if (!rc && n) {
+        FILE *f = dat_open(c, path, sizeof(path), "flavors");
+        if (!f) {
+            rc = -EIO;
+        } else {
+            fprintf(f, "# time_h then per flavor, per queue: admitted_gpus borrowed_gpus\n");
+            for (size_t k = 0; k < n; k++) {
+                fprintf(f, "%.4f", t[k] / 3600);
+                for (size_t fl = 0; fl < nf; fl++)
+                    for (size_t q = 0; q < nq; q++)
+                        if (adm[fl][q])
+                            fprintf(f, " %g %g", adm[fl][q][k], bor[fl][q][k]);
+                        else
+                            fprintf(f, " NaN NaN");
+                fputc('\n', f);
+            }
+            fclose(f);
+            char w[128];
+            for (size_t q = 0; q < nq; q++) {
+                gp_word(w, sizeof(w), qn[q]);
+                add_word(names, sizeof(names), &ln, w);
+            }
+            for (size_t fl = 0; fl < nf; fl++) {
+                gp_word(w, sizeof(w), fn[fl]);
+                add_word(flavors, sizeof(flavors), &lf, w);
+            }
+            snprintf(extra, sizeof(extra), "nq=%zu; nf=%zu; names='%s'; flavors='%s';", nq, nf,
+                     names, flavors);
+            rc = draw_sized(c, "flavors", path, extra, 1000, 160 + 300 * (int)nf);
+        }
+    }
+    free(t);
+    for (size_t f = 0; f < FMAX; f++)
+        for (size_t q = 0; q < QMAX; q++) {
+            free(adm[f][q]);
+            free(bor[f][q]);
+        }
     return rc;
 }
 
@@ -672,6 +804,8 @@ static int plot_file(struct chart_ctx *c, const char *path)
         rc = chart_queue(c, root);
     if (!rc)
         rc = chart_quota(c, root, &r);
+    if (!rc)
+        rc = chart_flavors(c, root, &r);
     if (!rc)
         rc = chart_jobs(c, root, end_s);
     if (!rc)

@@ -9,8 +9,12 @@
  *   util     GPU-time by use over the time of day, stacked (% of the cluster's
  *            GPU-time: use states, "idle (allocated)", "free"), busy as a line
  *   queue    training jobs queued and running over time
+ *   quota    GPUs of quota held and borrowed per queue over time (/queues)
+ *   flavors  the same per queue on each GPU flavor, one panel per flavor
+ *            (/queues/<q>/flavors/<f>)
  *   jobs     job timeline: waits, and running, checkpoint, preemption-grace and
  *            restore segments (/job_segments) with a cross at each preemption
+ *   pools    busy and allocated share of each node pool's GPU-time (/pools)
  * Charts of all files together (one series per run, or run x service):
  *   busy     GPU-time busy and allocated over time (mean of replications, %)
  *   p99      p99 latency per interval and service, log axis, SLO targets (ms)

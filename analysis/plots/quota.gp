@@ -7,5 +7,5 @@ set xlabel "simulated time (h)"
 set ylabel "GPUs"
 set yrange [0:*]
 set autoscale xfixmax
-plot for [i=1:nq] data using 1:(column(2*i)) with steps lw 2 lc i title word(names, i), \
-     for [i=1:nq] data using 1:(column(2*i+1)) with steps lw 1 dt 2 lc i notitle
+plot for [i=1:nq] data using 1:(column(2*i)) with steps lw 2 lc rgb col(i) title word(names, i), \
+     for [i=1:nq] data using 1:(column(2*i+1)) with steps lw 1 dt 2 lc rgb col(i) notitle

@@ -517,28 +517,81 @@ static bool fits(struct kueue *k, const double *usage, uint32_t cq, double g, bo
                EPS;
 }
 
+/* Usage above nominal of CQ cq summed over every flavor but the one looked at (k->fl), from its
+ * admitted workloads (0 with one flavor). */
+static double borrowed_elsewhere(const struct kueue *k, uint32_t cq)
+{
+    if (!k->fcqs)
+        return 0;
+    double u[KUEUE_MAX_FLAVORS] = {0};
+    for (uint32_t i = 0; i < k->n_wl; i++) {
+        const struct kueue_wl *w = &k->wls[i];
+        if (w->admitted && w->cq == cq && w->flavor != k->fl)
+            u[w->flavor] += w->gpus;
+    }
+    double b = 0;
+    for (uint32_t f = 0; f < k->n_fl; f++) {
+        double over = u[f] - k->fcqs[(size_t)f * k->n_cq + cq].nominal;
+        if (f != k->fl && over > EPS)
+            b += over;
+    }
+    return b;
+}
+
+/* Whether CQ cq borrows on some flavor, with usage[] on the flavor looked at (Kueue's
+ * DRS.IsBorrowing: usage above nominal on any flavor-resource). */
+static bool borrowing_any(const struct kueue *k, const double *usage, uint32_t cq)
+{
+    return usage[cq] > k->cqs[cq].nominal + EPS || borrowed_elsewhere(k, cq) > 0;
+}
+
 /*
- * Kueue's dominant resource share of CQ cq with extra GPUs added (negative:
- * removed), one resource: borrowed = usage + extra − nominal, share =
- * 1000 · borrowed / potentialAvailable / weight; 0 when not borrowing or
- * without a cohort; +inf for weight 0 while borrowing (Kueue's CompareDRS
- * puts those last).
+ * Kueue's lendable capacity for a CQ of cohort c (fair_sharing.go calculateLendable): the
+ * cohort's potentialAvailable, summed over every flavor (one resource, nvidia.com/gpu).
+ * Leaves k looking at flavor k->fl; clobbers the tree scratch (coh_sq, coh_use).
+ */
+static double lendable(struct kueue *k, const double *usage, int32_t c)
+{
+    uint32_t fl = k->fl;
+    double sum = 0;
+    for (uint32_t f = 0; f < k->n_fl; f++) {
+        use_flavor(k, f);
+        fill_tree(k, usage); /* coh_sq only is read: usage on other flavors does not matter */
+        const struct kueue_cohort *h = &k->coh[c];
+        sum += potential_node(k, k->coh_sq[c], h->borrowing_limit, h->lending_limit, h->parent);
+    }
+    use_flavor(k, fl);
+    return sum;
+}
+
+/*
+ * Kueue's dominant resource share of CQ cq with extra GPUs added on the flavor looked at
+ * (negative: removed), usage[] being that flavor's usage (pkg/cache/scheduler/fair_sharing.go
+ * dominantResourceShare). One resource, nvidia.com/gpu, over every flavor: borrowed = Σ_f
+ * max(0, usage_f − nominal_f) (usage_f + extra on k->fl), lendable = Σ_f potentialAvailable
+ * of the cohort on f, share = 1000 · borrowed / lendable / weight; 0 when not borrowing or
+ * without a cohort; +inf for weight 0 while borrowing (Kueue's CompareDRS puts those last).
+ * Kueue takes the largest such ratio over resource names, summing within a resource over its
+ * flavors — not the largest over flavor-resources — so with GPUs alone an H100 borrowed
+ * weighs as an A100 borrowed.
  */
 static double drs(struct kueue *k, const double *usage, uint32_t cq, double extra)
 {
     const struct kueue_cq *c = &k->cqs[cq];
-    double borrowed = usage[cq] + extra - c->nominal;
-    if (c->cohort == KUEUE_NO_COHORT || borrowed <= EPS)
+    if (c->cohort == KUEUE_NO_COHORT)
         return 0;
-    fill_tree(k, usage);
-    const struct kueue_cohort *h = &k->coh[c->cohort];
-    double lendable =
-        potential_node(k, k->coh_sq[c->cohort], h->borrowing_limit, h->lending_limit, h->parent);
-    if (lendable <= EPS)
+    double borrowed = usage[cq] + extra - c->nominal;
+    if (borrowed <= EPS)
+        borrowed = 0;
+    borrowed += borrowed_elsewhere(k, cq);
+    if (borrowed <= EPS)
+        return 0;
+    double lend = lendable(k, usage, c->cohort);
+    if (lend <= EPS)
         return 0;
     if (c->weight <= 0)
         return HUGE_VAL;
-    return borrowed * 1000.0 / lendable / c->weight;
+    return borrowed * 1000.0 / lend / c->weight;
 }
 
 /* Admit workload i on flavor f if it fits there (borrowing allowed): 0 or -ENOSPC. */
@@ -663,7 +716,9 @@ static int cmp_share(double a, double b)
  * runFirstFsStrategy, runSecondFsStrategy; one resource). With the
  * preemptor's usage simulated, repeatedly take the CQ with the highest share
  * among those with candidates left (the preemptor's own CQ always eligible,
- * others only while borrowing): in its own CQ the next candidate is taken
+ * others only while borrowing on some flavor): shares are over all flavors
+ * (drs), the candidates and the within-nominal test on the flavor being
+ * assigned (k->fl), as Kueue's frsNeedPreemption. In its own CQ the next candidate is taken
  * outright; in another CQ a candidate is taken if the first strategy holds
  * for (preemptor's share with w, target's share before, target's share
  * without the candidate), after which the CQ order is recomputed; candidates
@@ -703,8 +758,8 @@ static uint32_t fair_victims(struct kueue *k, const struct kueue_wl *w, const st
                 if (state[i] != (pass == 0 ? 0 : 2) || pruned[cq])
                     continue;
                 double sh = drs(k, usage, cq, cq == w->cq ? w->gpus : 0);
-                if (cq != w->cq && !(usage[cq] > k->cqs[cq].nominal + EPS))
-                    continue; /* not borrowing: Kueue prunes it */
+                if (cq != w->cq && !borrowing_any(k, usage, cq))
+                    continue; /* borrowing on no flavor: Kueue prunes it */
                 if (best < 0 || cmp_share(sh, best_share) > 0) {
                     best = (int32_t)cq;
                     best_share = sh;
@@ -822,12 +877,62 @@ static uint32_t find_victims(struct kueue *k, const struct kueue_wl *w)
     return minimal_targets(k, w, cands + (n - n_same), n_same, true, k->victims);
 }
 
+/* Height of cohort h in the tree (Kueue's getNodeHeight): 0 without children, 1 with CQs only
+ * below it, else one more than its tallest child cohort. Children have larger indices. */
+static uint32_t cohort_height(const struct kueue *k, int32_t h)
+{
+    uint32_t best = 0;
+    for (uint32_t j = 0; j < k->n_cq && !best; j++)
+        best = k->cqs[j].cohort == h;
+    for (uint32_t c = (uint32_t)h + 1; c < k->n_coh; c++) {
+        if (k->coh[c].parent != h)
+            continue;
+        uint32_t ch = cohort_height(k, (int32_t)c) + 1;
+        best = ch > best ? ch : best;
+    }
+    return best;
+}
+
+/*
+ * Kueue's borrowingLevel of g more GPUs for CQ cq with per-CQ usage on the flavor looked at
+ * (FindHeightOfLowestSubtreeThatFits, pkg/scheduler/preemption/classical/
+ * hierarchical_preemption.go): 0 within its nominal quota (or without a cohort); else, with
+ * what its own idle local quota cannot hold, the height of the lowest cohort on its path to the
+ * root whose subtree has room for it, the root's height if none has.
+ */
+static uint32_t borrow_level(struct kueue *k, const double *usage, uint32_t cq, double g)
+{
+    const struct kueue_cq *c = &k->cqs[cq];
+    if (usage[cq] + g <= c->nominal + EPS || c->cohort == KUEUE_NO_COHORT)
+        return 0;
+    fill_tree(k, usage);
+    double rem = g - pos(local_quota(c->nominal, c->lending_limit) - usage[cq]);
+    int32_t h = c->cohort, last = h;
+    for (; h >= 0; h = k->coh[h].parent) {
+        last = h;
+        if (k->coh_use[h] + rem <= k->coh_sq[h] + EPS)
+            return cohort_height(k, h);
+        rem -= pos(local_quota(k->coh_sq[h], k->coh[h].lending_limit) - k->coh_use[h]);
+    }
+    return cohort_height(k, last);
+}
+
+/* Kueue's granularMode (flavorassigner.go): how a flavor can take a workload. Modes worst to
+ * best; level is the borrowingLevel (0: within the CQ's nominal quota). */
+enum gran { GRAN_NO_FIT, GRAN_PREEMPT, GRAN_RECLAIM, GRAN_FIT };
+struct gmode {
+    enum gran mode; /* PREEMPT: a victim is in the workload's own CQ; RECLAIM: all in others */
+    uint32_t level;
+};
+
 /*
  * The mode of pending workload w on the flavor being looked at (k->fl): fills d (victims in
- * k->victims) and returns its rank: 0 no fit (or the placement filter refuses it), 1 fits
- * once victims are preempted, 2 fits (d->borrows says whether by borrowing).
+ * k->victims) and *g. Not fitting (or refused by the placement filter) is GRAN_NO_FIT; a
+ * preempting mode's level is the one once its victims are gone (Kueue's
+ * borrowAfterPreemptions).
  */
-static int flavor_mode(struct kueue *k, const struct kueue_wl *w, struct kueue_decision *d)
+static void flavor_mode(struct kueue *k, const struct kueue_wl *w, struct kueue_decision *d,
+                        struct gmode *g)
 {
     uint32_t cq = w->cq;
     fill_usage(k, k->usage);
@@ -835,65 +940,91 @@ static int flavor_mode(struct kueue *k, const struct kueue_wl *w, struct kueue_d
     memset(d, 0, sizeof *d);
     d->id = w->id;
     d->flavor = k->fl;
+    *g = (struct gmode){GRAN_NO_FIT, 0};
     bool quota_fits = fits(k, k->usage, cq, w->gpus, true);
     if (quota_fits && k->filter && !k->filter(k->filter_ctx, w->id, w->gpus))
-        return 0; /* fits the quota but cannot be placed now (topology-aware admission) */
+        return; /* fits the quota but cannot be placed now (topology-aware admission) */
     if (fits(k, k->usage, cq, w->gpus, false)) {
         d->mode = KUEUE_FITS_NOMINAL;
-        return 2;
+        g->mode = GRAN_FIT;
+        return;
     }
     if (quota_fits) {
         d->mode = KUEUE_FITS_BORROW;
         d->borrows = true;
-        return 2;
+        *g = (struct gmode){GRAN_FIT, borrow_level(k, k->usage, cq, w->gpus)};
+        return;
     }
     uint32_t m = find_victims(k, w);
     if (m == 0)
-        return 0;
+        return;
     d->mode = KUEUE_PREEMPT;
     d->n_victims = m;
     double freed_own = 0;
-    for (uint32_t v = 0; v < m; v++)
-        if (k->wls[k->victims[v]].cq == cq)
-            freed_own += k->wls[k->victims[v]].gpus;
+    g->mode = GRAN_RECLAIM;
+    fill_usage(k, k->usage);
+    for (uint32_t v = 0; v < m; v++) {
+        const struct kueue_wl *vw = &k->wls[k->victims[v]];
+        k->usage[vw->cq] -= vw->gpus;
+        if (vw->cq == cq) {
+            freed_own += vw->gpus;
+            g->mode = GRAN_PREEMPT;
+        }
+    }
     d->borrows = after - freed_own > k->cqs[cq].nominal + EPS;
-    return 1;
+    g->level = d->borrows ? borrow_level(k, k->usage, cq, w->gpus) : 0;
+}
+
+/* Kueue's isPreferred: whether mode a beats b under the CQ's flavorFungibility.preference —
+ * BorrowingOverPreemption (default): the better mode (fit, then reclaim, then preempt), then
+ * the lower borrowing level; PreemptionOverBorrowing: the lower level, then the better mode. */
+static bool preferred(const struct gmode *a, const struct gmode *b, bool prefer_preemption)
+{
+    if (a->mode == GRAN_NO_FIT)
+        return false;
+    if (b->mode == GRAN_NO_FIT)
+        return true;
+    if (prefer_preemption && a->level != b->level)
+        return a->level < b->level;
+    if (a->mode != b->mode)
+        return a->mode > b->mode;
+    return a->level < b->level;
 }
 
 /*
- * Kueue's flavor assignment for w (flavorassigner.go findFlavorForPodSetResource): try its
- * CQ's flavors in order (those its mask allows); stop at a flavor where it fits, unless
- * flavorFungibility says to try the next one first (whenCanPreempt TryNextFlavor when it must
- * preempt, whenCanBorrow TryNextFlavor when it must borrow); else keep the best seen
- * (isPreferred, BorrowingOverPreemption: fit over preempt, then no borrowing; the earlier
- * flavor on ties). Fills d (victims in k->victims) and returns whether any flavor can take it.
+ * Kueue's flavor assignment for w (flavorassigner.go findFlavorForPodSets): try its CQ's
+ * flavors in order (those its mask allows); stop at a flavor where it fits unless
+ * flavorFungibility says to try the next one (shouldTryNextFlavor: whenCanPreempt
+ * TryNextFlavor when it must preempt or reclaim, whenCanBorrow TryNextFlavor when it must
+ * borrow); else keep the best seen by isPreferred (the earlier flavor on ties). Fills d
+ * (victims in k->victims) and returns whether any flavor can take it.
  */
 static bool assign_flavor(struct kueue *k, const struct kueue_wl *w, struct kueue_decision *d)
 {
     const struct kueue_cq *c = &k->cqs[w->cq];
     uint32_t nf = cq_nflavors(c);
-    int best = 0;
+    struct gmode best = {GRAN_NO_FIT, 0}, g;
     struct kueue_decision cur = {0};
     for (uint32_t i = 0; i < nf; i++) {
         uint32_t f = cq_flavor(c, i);
         if (!(w->flavors_ok >> f & 1))
             continue;
         use_flavor(k, f);
-        int r = flavor_mode(k, w, &cur);
-        if (r == 0)
+        flavor_mode(k, w, &cur, &g);
+        if (g.mode == GRAN_NO_FIT)
             continue;
-        bool next = (r == 1 && !c->preempt_may_stop) || (cur.borrows && c->borrow_try_next);
-        bool better_mode = best == 0 || r > best || (r == best && !cur.borrows && d->borrows);
-        if (better_mode || !next) {
+        bool next =
+            (g.mode != GRAN_FIT && !c->preempt_may_stop) || (g.level > 0 && c->borrow_try_next);
+        if (!next || preferred(&g, &best, c->prefer_preemption)) {
             *d = cur;
-            best = r;
+            best = g;
             if (cur.n_victims)
                 memcpy(k->fvict, k->victims, cur.n_victims * sizeof *k->fvict);
         }
         if (!next)
             break;
     }
-    if (best == 0)
+    if (best.mode == GRAN_NO_FIT)
         return false;
     if (d->n_victims)
         memcpy(k->victims, k->fvict, d->n_victims * sizeof *k->victims);
@@ -1006,8 +1137,7 @@ void kueue_cq_stat(struct kueue *k, uint32_t cq, struct kueue_cq_stat *out)
         out->usage += one.usage;
         out->borrowed += one.borrowed;
         out->lent += one.lent;
-        if (one.share > out->share)
-            out->share = one.share;
+        out->share = one.share; /* the CQ's, the same on every flavor */
     }
 }
 

@@ -52,32 +52,38 @@
  *   which is the flat cohort above. Reclaim candidates come from any CQ of
  *   the same root cohort.
  * - Fair sharing (kueue_set_fair_sharing; Kueue Configuration fairSharing):
- *   a CQ's share is 1000 · borrowed / potentialAvailable / weight (Kueue's
- *   DRS, one resource); across CQs, candidates that need no borrowing first,
- *   then the lower share with the workload admitted, then priority and age;
- *   preemption by the strategies LessThanOrEqualToFinalShare then
- *   LessThanInitialShare (see fair_victims in kueue_admit.c).
+ *   a CQ's share is 1000 · borrowed / lendable / weight (Kueue's DRS,
+ *   pkg/cache/scheduler/fair_sharing.go, for the one resource nvidia.com/gpu):
+ *   borrowed is its usage above nominal summed over the flavors, lendable its
+ *   cohort's potentialAvailable summed over the flavors; across CQs,
+ *   candidates that need no borrowing (on the flavor assigned) first, then the
+ *   lower share with the workload admitted, then priority and age; preemption
+ *   by the strategies LessThanOrEqualToFinalShare then LessThanInitialShare
+ *   (see fair_victims in kueue_admit.c), every share over all flavors.
  * - GPU flavors (kueue_set_flavors; Kueue pkg/scheduler/flavorassigner/
  *   flavorassigner.go, kubernetes-sigs/kueue at ff69552e, Aug 2026): each
  *   CQ and Cohort has nominal / borrowing / lending quota per flavor and
  *   every rule above (fit, cohort tree, borrowing, preemption, shares) holds
- *   per flavor: an admitted workload uses quota of its one assigned flavor and
- *   only workloads admitted on that flavor are preemption candidates. A CQ
- *   lists its flavors in order (kueue_cq.flavors); a pending workload tries
- *   them in that order, skipping flavors its mask refuses (kueue_set_wl_flavors)
- *   and, for each, finds the mode: fit (borrowing or not), preempt (victims
- *   found on that flavor) or no fit. flavorFungibility stops the search at a
- *   mode unless it must preempt and whenCanPreempt is TryNextFlavor (Kueue's
- *   default) or it must borrow and whenCanBorrow is TryNextFlavor (default
- *   MayStopSearch, old name Borrow); when no flavor stops it, the best mode
- *   seen wins (fit over preempt, then less borrowing; first listed on ties),
- *   Kueue's isPreferred with the default BorrowingOverPreemption.
+ *   per flavor (shares excepted, above): an admitted workload uses quota of its
+ *   one assigned flavor and only workloads admitted on that flavor are
+ *   preemption candidates. A CQ lists its flavors in order (kueue_cq.flavors);
+ *   a pending workload tries them in that order, skipping flavors its mask
+ *   refuses (kueue_set_wl_flavors) and, for each, finds Kueue's granular mode:
+ *   fit, reclaim (victims found on that flavor, all in other CQs), preempt
+ *   (some victim in its own CQ) or no fit, and a borrowing level (0 within
+ *   its nominal quota, else the height of the lowest cohort subtree with room,
+ *   after the victims are gone). flavorFungibility stops the search at a
+ *   mode unless it must preempt or reclaim and whenCanPreempt is
+ *   TryNextFlavor (Kueue's default) or it must borrow and whenCanBorrow is
+ *   TryNextFlavor (default MayStopSearch, old name Borrow); when no flavor
+ *   stops it, the best mode seen wins by Kueue's isPreferred under
+ *   flavorFungibility.preference: BorrowingOverPreemption (default) the
+ *   better mode (fit > reclaim > preempt), then the lower level;
+ *   PreemptionOverBorrowing the lower level, then the better mode; the first
+ *   listed flavor on ties.
  * Not modelled: admission checks beyond quota, Kueue's tournament between
- * cohorts (shares are compared CQ to CQ), flavorFungibility.preference,
- * Kueue's resume from the last tried flavor (LastAssignment) and the
- * reclaim/preempt distinction between preempting modes. With flavors, a
- * share is taken on the flavor being assigned (Kueue's DRS takes the
- * maximum over flavor-resources).
+ * cohorts (shares are compared CQ to CQ) and Kueue's resume from the last
+ * tried flavor (LastAssignment).
  *
  * Units: GPUs as double (whole numbers in Kueue; doubles keep the arithmetic
  * shared with kai), times in µs. Comparisons allow 1e-9 GPU of rounding.
@@ -144,6 +150,8 @@ struct kueue_cq {
                             */
     bool preempt_may_stop; /* flavorFungibility.whenCanPreempt: MayStopSearch (default
                               TryNextFlavor) */
+    bool prefer_preemption; /* flavorFungibility.preference: PreemptionOverBorrowing (default
+                               BorrowingOverPreemption) */
 };
 
 struct kueue_wl {
@@ -213,12 +221,13 @@ void kueue_set_fair_sharing(struct kueue *k, const enum kueue_fs_strategy *strat
 
 /* Cohort tree figures for CQ cq as the quota stands: what it lends to its cohort (its nominal
  * minus its own usage, capped by lendingLimit, counting only quota others use), what it
- * borrows (usage above nominal) and its share (Kueue's DRS, 0 when not borrowing). */
+ * borrows (usage above nominal) and its share (Kueue's DRS over all flavors, 0 when not
+ * borrowing). */
 struct kueue_cq_stat {
     double usage, borrowed, lent, share;
 };
 void kueue_cq_stat(struct kueue *k, uint32_t cq, struct kueue_cq_stat *out);
-/* (With flavors: usage, borrowed and lent summed over the flavors, share the largest.) */
+/* (With flavors: usage, borrowed and lent summed over the flavors; the share is the CQ's.) */
 
 /* The most CQ cq could ever hold (Kueue's potentialAvailable: its nominal plus what its
  * cohort tree could lend it within the borrowing limits; with flavors, the largest over the
@@ -246,7 +255,8 @@ uint32_t kueue_eval_flavor(const struct kueue *k);
 /* The flavors workload id may use (bit f = flavor f; a placement constraint). Returns 0 or
  * -ENOENT. */
 int kueue_set_wl_flavors(struct kueue *k, uint32_t id, uint64_t mask);
-/* Cohort figures of CQ cq on flavor f alone (kueue_cq_stat sums the flavors). */
+/* Cohort figures of CQ cq on flavor f alone (kueue_cq_stat sums the flavors); share is the
+ * CQ's over all flavors, as Kueue's DRS has no per-flavor share. */
 void kueue_cq_stat_flavor(struct kueue *k, uint32_t cq, uint32_t f, struct kueue_cq_stat *out);
 /* GPUs reserved by admitted workloads of cq on flavor f. */
 double kueue_usage_flavor(const struct kueue *k, uint32_t cq, uint32_t f);

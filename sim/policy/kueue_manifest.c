@@ -491,11 +491,14 @@ static int read_cq(struct parser *p, const char *name, const struct conf_node *s
     static const char *const keys[] = {"resourceGroups",    "cohort",     "cohortName",
                                        "queueingStrategy",  "preemption", "fairSharing",
                                        "flavorFungibility", NULL};
-    static const char *const ffkeys[] = {"whenCanBorrow", "whenCanPreempt", NULL};
+    static const char *const ffkeys[] = {"whenCanBorrow", "whenCanPreempt", "preference", NULL};
     /* Kueue apis/kueue/v1beta1 FlavorFungibility (ff69552e): Borrow and Preempt are the old
      * names of MayStopSearch. */
     static const char *const when_borrow[] = {"MayStopSearch", "TryNextFlavor", "Borrow", NULL};
     static const char *const when_preempt[] = {"MayStopSearch", "TryNextFlavor", "Preempt", NULL};
+    /* FlavorFungibilityPreference (apis/kueue/v1beta1 and v1beta2, ff69552e). */
+    static const char *const preferences[] = {"BorrowingOverPreemption", "PreemptionOverBorrowing",
+                                              NULL};
     static const char *const pkeys[] = {"withinClusterQueue", "reclaimWithinCohort",
                                         "borrowWithinCohort", NULL};
     static const char *const bkeys[] = {"policy", "maxPriorityThreshold", NULL};
@@ -532,7 +535,7 @@ static int read_cq(struct parser *p, const char *name, const struct conf_node *s
     const struct conf_node *bw = conf_get(pre, "borrowWithinCohort");
     const char *cohort = NULL, *cohort_name = NULL;
     const struct conf_node *ff = conf_get(spec, "flavorFungibility");
-    int strategy = 0, within = 0, reclaim = 0, borrow = 0, wcb = 0, wcp = 1;
+    int strategy = 0, within = 0, reclaim = 0, borrow = 0, wcb = 0, wcp = 1, pref = -1;
     int64_t thr = INT64_MIN;
     if ((rc = need_map(p, spec, "spec")) || (rc = note_others(p, obj, "spec", spec, keys)) ||
         (rc = conf_string(p->doc, spec, "cohort", false, &cohort, p->err)) ||
@@ -551,10 +554,18 @@ static int read_cq(struct parser *p, const char *name, const struct conf_node *s
         (rc = need_map(p, ff, "flavorFungibility")) ||
         (rc = note_others(p, obj, "spec.flavorFungibility", ff, ffkeys)) ||
         (rc = conf_enum(p->doc, ff, "whenCanBorrow", false, when_borrow, &wcb, p->err)) ||
-        (rc = conf_enum(p->doc, ff, "whenCanPreempt", false, when_preempt, &wcp, p->err)))
+        (rc = conf_enum(p->doc, ff, "whenCanPreempt", false, when_preempt, &wcp, p->err)) ||
+        (rc = conf_enum(p->doc, ff, "preference", false, preferences, &pref, p->err)))
         return rc;
     c->cq.borrow_try_next = wcb == 1;
     c->cq.preempt_may_stop = wcp != 1;
+    c->cq.prefer_preemption = pref == 1;
+    /* Kueue's CRD validation (FlavorFungibility's XValidation rule), after defaulting. */
+    if (pref >= 0 && (wcb != 1 || wcp != 1))
+        return conf_errf(p->err, p->doc, conf_get(ff, "preference"), "preference",
+                         "preference can only be set when whenCanBorrow and whenCanPreempt are "
+                         "both TryNextFlavor (whenCanBorrow defaults to MayStopSearch; Kueue "
+                         "refuses this ClusterQueue)");
     if (cohort && cohort_name)
         return conf_errf(p->err, p->doc, conf_get(spec, "cohortName"), "cohortName",
                          "give cohort (v1beta1) or cohortName (v1beta2), not both");

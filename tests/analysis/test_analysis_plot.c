@@ -296,6 +296,102 @@ Test(analysis_plot, several_runs_on_one_chart)
     atest_rmdir(dir);
 }
 
+/* Numbers of the rows of a whitespace-separated .dat file (comments skipped): rows[r][k] is
+ * column k (0-based) of row r; returns the number of rows read (at most maxr). */
+static int dat_table(const char *path, double rows[][16], int maxr, int ncols)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    char line[1024];
+    int n = 0;
+    while (n < maxr && fgets(line, sizeof(line), f)) {
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
+        char *p = line;
+        for (int k = 0; k < ncols; k++) {
+            char *end;
+            rows[n][k] = strtod(p, &end);
+            cr_assert_neq(end, p, "%s: row %d has %d columns, want %d", path, n, k, ncols);
+            p = end;
+        }
+        n++;
+    }
+    fclose(f);
+    return n;
+}
+
+/*
+ * Queues and GPU flavors (scenarios/mixed-fleet-kueue cut to 2 h: ClusterQueues inference,
+ * team-a, team-b, each with quota on the flavors h100 and a100, on pools a100 and h100).
+ * `quota` draws the three queues, not their flavors as queues (3 × admitted + borrowed = 6
+ * series); `flavors` one panel per flavor, titled by it, each with the three queues (2 × 3
+ * × 2 = 12 series); `pools` busy and allocated of each pool (4). Its data agree with the
+ * queues': at every sample a queue's admitted and borrowed GPUs are the sums over its flavors
+ * of the flavor figures (results.md: /queues/<q> holds the totals over its flavors).
+ */
+Test(analysis_plot, queues_per_gpu_flavor_and_pools)
+{
+    char dir[64], f[128], cmd[1024], od[128], *out = NULL;
+    atest_tmpdir(dir, sizeof(dir));
+    snprintf(f, sizeof(f), "%s/m.h5", dir);
+    atest_sim("scenarios/mixed-fleet-kueue/scenario.yaml", f, "--set duration=2h");
+    snprintf(cmd, sizeof(cmd), "%s plot %s -o %s/out --format svg", atest_bin(), f, dir);
+    cr_assert_eq(atest_run(cmd, &out), 0, "%s", out);
+    /* util, queue, quota, flavors, jobs, pools, then busy, p99, cdf, daily, compare */
+    cr_expect(strstr(out, "11 charts in") != NULL, "%s", out);
+    cr_expect(strstr(out, "warning") == NULL, "gnuplot warned:\n%s", out);
+    free(out);
+    snprintf(od, sizeof(od), "%s/out", dir);
+    const struct chart_want want[] = {
+        {"quota", "Quota held per queue over time (dashed: borrowed)", "simulated time (h)", "GPUs",
+         6},
+        {"flavors", "Quota held per queue and GPU flavor over time (dashed: borrowed)",
+         "simulated time (h)", "GPUs", 12},
+        {"pools", "GPU utilisation over time, busy and allocated", "simulated time (h)",
+         "share of the cluster's GPU-time (%)", 4},
+    };
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+        check_chart(od, &want[i]);
+    char path[256];
+    snprintf(path, sizeof(path), "%s/flavors.svg", od);
+    char *svg = slurp(path);
+    cr_expect(svg_text(svg, "flavor h100") && svg_text(svg, "flavor a100"), "panel titles");
+    cr_expect(svg_text(svg, "inference") && svg_text(svg, "team-a") && svg_text(svg, "team-b"),
+              "queue names in the legend");
+    cr_expect(svg_text(svg, "scenario mixed-fleet-kueue, policy kueue"), "subtitle");
+    free(svg);
+    snprintf(path, sizeof(path), "%s/quota.svg", od);
+    svg = slurp(path);
+    cr_expect(!strstr(svg, "team-a/h100"), "a flavor drawn as a queue");
+    free(svg);
+    snprintf(path, sizeof(path), "%s/pools.svg", od);
+    svg = slurp(path);
+    cr_expect(svg_text(svg, "a100 busy") && svg_text(svg, "h100 allocated"), "pool legend");
+    free(svg);
+
+    /* 2 h at 60 s: 120 samples. quota: time + 3 × 2; flavors: time + 2 flavors × 3 × 2. */
+    static double q[130][16], fl[130][16];
+    snprintf(path, sizeof(path), "%s/out/data/quota.dat", dir);
+    int nq = dat_table(path, q, 130, 7);
+    snprintf(path, sizeof(path), "%s/out/data/flavors.dat", dir);
+    int nf = dat_table(path, fl, 130, 13);
+    cr_assert_eq(nq, 120);
+    cr_assert_eq(nf, 120);
+    double held = 0;
+    for (int r = 0; r < nq; r++) {
+        cr_assert_float_eq(q[r][0], fl[r][0], 1e-9);
+        for (int i = 0; i < 3; i++)
+            for (int k = 0; k < 2; k++) { /* admitted, borrowed: h100 block, then a100 */
+                double sum = fl[r][1 + 2 * i + k] + fl[r][1 + 6 + 2 * i + k];
+                cr_assert_float_eq(q[r][1 + 2 * i + k], sum, 1e-6, "row %d queue %d col %d", r, i,
+                                   k);
+            }
+        held += fl[r][1] + fl[r][3] + fl[r][5];
+    }
+    cr_expect_gt(held, 0, "nothing held on h100");
+    atest_rmdir(dir);
+}
+
 Test(analysis_plot, missing_gnuplot_names_the_package)
 {
     char dir[64], f[128], cmd[1024], *out = NULL;

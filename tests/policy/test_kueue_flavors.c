@@ -184,6 +184,282 @@ Test(kueue_flavors, when_can_preempt_default_tries_the_next_flavor_first)
     }
 }
 
+/* ---- fair sharing over several flavors (Kueue's DRS sums a resource over its flavors) ---- */
+
+/* A fair-sharing cohort 0 of CQs A and B (nominal 0 on both flavors, A listing H100 then A100,
+ * B A100 only, reclaimWithinCohort Any) and a lender L (H100 lh, A100 la, uses nothing). */
+static struct kueue *fair_case(double lh, double la, uint32_t *a, uint32_t *b)
+{
+    struct kueue *k = kueue_create();
+    enum kueue_fs_strategy st[] = {KUEUE_FS_LESS_OR_EQUAL_FINAL, KUEUE_FS_LESS_THAN_INITIAL};
+    kueue_set_fair_sharing(k, st, 2);
+    struct kueue_cq c;
+    kueue_cq_default(&c);
+    c.cohort = 0;
+    c.reclaim = KUEUE_RECLAIM_ANY;
+    c.nflavors = 2;
+    c.flavors[0] = H100;
+    c.flavors[1] = A100;
+    *a = (uint32_t)kueue_add_cq(k, &c);
+    c.nflavors = 1;
+    c.flavors[0] = A100;
+    *b = (uint32_t)kueue_add_cq(k, &c);
+    c.nflavors = 2;
+    c.flavors[0] = H100;
+    c.flavors[1] = A100;
+    uint32_t l = (uint32_t)kueue_add_cq(k, &c);
+    cr_assert_eq(kueue_set_flavors(k, 2), 0);
+    for (uint32_t q = 0; q < 2; q++)
+        for (uint32_t f = 0; f < 2; f++)
+            cr_assert_eq(kueue_set_cq_quota(k, q, f, 0, KUEUE_UNLIMITED, KUEUE_UNLIMITED), 0);
+    cr_assert_eq(kueue_set_cq_quota(k, l, H100, lh, KUEUE_UNLIMITED, KUEUE_UNLIMITED), 0);
+    cr_assert_eq(kueue_set_cq_quota(k, l, A100, la, KUEUE_UNLIMITED, KUEUE_UNLIMITED), 0);
+    return k;
+}
+
+/* Submit n one-card workloads of CQ q (ids from id0) allowed on flavor f only, admit them. */
+static void hold(struct kueue *k, uint32_t q, uint32_t f, uint32_t n, uint32_t id0)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        cr_assert_eq(kueue_submit(k, id0 + i, q, 0, 1, (sim_time)(id0 + i)), 0);
+        cr_assert_eq(kueue_set_wl_flavors(k, id0 + i, 1u << f), 0);
+        next_is(k, id0 + i, f, 0, 0);
+    }
+}
+
+/*
+ * Admission order. Cohort quota H100 4 + A100 16 (all the lender's), so a CQ's lendable
+ * capacity is 4 + 16 = 20 cards. A holds 4 H100 (borrowed 4: H100 full), B holds 3 A100
+ * (borrowed 3). Heads: A's workload 100 (1 card, created at 100), B's 200 (1 card, at 200).
+ * A's head finds H100 full (no candidates: nobody else borrows H100) and fits on A100 by
+ * borrowing; B's fits on A100 by borrowing. Both borrow, so the lower share wins:
+ *   Kueue (Σ over flavors): A (4 + 1) · 1000 / 20 = 250, B (3 + 1) · 1000 / 20 = 200 → B.
+ *   share on the tried flavor alone (the old rule): A 1 · 1000 / 16 = 62.5, B 4000 / 16 = 250
+ *   → A.
+ * Then A's head: A 250 (no competitor). Per-CQ share (kueue_cq_stat) after both: A 5/20 = 250,
+ * B 4/20 = 200.
+ * Second set-up, where a largest-ratio-over-flavor-resources rule would differ from Kueue's:
+ * A holds 2 H100 (2 free), B 4 A100; heads as before, A's listing H100 first now fits there,
+ * so A's head is tried on A100 only (mask). Kueue: A (2 + 1) / 20 = 150, B (4 + 1) / 20 = 250
+ * → A. Largest over flavor-resources: A max(2/4, 1/16) = 500, B 5/16 = 312.5 → B.
+ */
+Test(kueue_flavors, fair_sharing_admission_orders_by_the_share_summed_over_flavors)
+{
+    uint32_t a, b;
+    struct kueue *k = fair_case(4, 16, &a, &b);
+    hold(k, a, H100, 4, 1);
+    hold(k, b, A100, 3, 11);
+    cr_assert_eq(kueue_submit(k, 100, a, 0, 1, 100), 0);
+    cr_assert_eq(kueue_submit(k, 200, b, 0, 1, 200), 0);
+    next_is(k, 200, A100, 0, 300);
+    next_is(k, 100, A100, 0, 300);
+    struct kueue_cq_stat st;
+    kueue_cq_stat(k, a, &st);
+    cr_assert_float_eq(st.share, 250, 1e-9);
+    cr_assert_float_eq(st.borrowed, 5, 1e-9);
+    kueue_cq_stat(k, b, &st);
+    cr_assert_float_eq(st.share, 200, 1e-9);
+    kueue_cq_stat_flavor(k, a, H100, &st);
+    cr_assert_float_eq(st.share, 250, 1e-9, "the share is the CQ's, over all flavors");
+    kueue_destroy(k);
+
+    k = fair_case(4, 16, &a, &b);
+    hold(k, a, H100, 2, 1);
+    hold(k, b, A100, 4, 11);
+    cr_assert_eq(kueue_submit(k, 100, a, 0, 1, 100), 0);
+    cr_assert_eq(kueue_set_wl_flavors(k, 100, 1u << A100), 0);
+    cr_assert_eq(kueue_submit(k, 200, b, 0, 1, 200), 0);
+    next_is(k, 100, A100, 0, 300);
+    next_is(k, 200, A100, 0, 300);
+    kueue_destroy(k);
+}
+
+/*
+ * Preemption strategies. Lender H100 8 + A100 8: lendable 16. B holds all 8 A100 (8 one-card
+ * workloads, borrowed 8). A holds h H100 and its head (1 card) may use A100 only: A100 is full,
+ * so it must reclaim from B (A is not within its nominal 0, so the strategies apply).
+ * h = 8: A's share with its head (8 + 1) · 1000 / 16 = 562.5; B's before 8000 / 16 = 500,
+ * without one workload 7000 / 16 = 437.5. LessThanOrEqualToFinalShare: 562.5 <= 437.5 fails;
+ * LessThanInitialShare: 562.5 < 500 fails → no preemption, nothing admitted. (On A100 alone
+ * A's share would be 1000 / 8 = 125 <= 7000 / 8 = 875: one victim.)
+ * h = 2: A (2 + 1) · 1000 / 16 = 187.5 <= 437.5 → one victim, B's most recently admitted
+ * (id 18), and A's head is admitted on A100.
+ */
+Test(kueue_flavors, fair_sharing_preemption_strategies_use_the_share_over_all_flavors)
+{
+    for (uint32_t h = 2; h <= 8; h += 6) {
+        uint32_t a, b;
+        struct kueue *k = fair_case(8, 8, &a, &b);
+        hold(k, a, H100, h, 1);
+        hold(k, b, A100, 8, 11);
+        cr_assert_eq(kueue_submit(k, 100, a, 0, 1, 100), 0);
+        cr_assert_eq(kueue_set_wl_flavors(k, 100, 1u << A100), 0);
+        if (h == 8) {
+            nothing_next(k);
+        } else {
+            struct kueue_decision d;
+            cr_assert_eq(kueue_next(k, &d), 1);
+            cr_assert_eq(d.id, 100u);
+            cr_assert_eq(d.flavor, A100);
+            cr_assert_eq(d.n_victims, 1u);
+            cr_assert_eq(d.victims[0], 18u);
+        }
+        kueue_destroy(k);
+    }
+}
+
+/* ---- flavorFungibility.preference and Kueue's granular modes ---- */
+
+/* A CQ of cohort `cohort` listing flavors first then second, nominal 0 on both (set below),
+ * reclaimWithinCohort Any, both fungibility policies TryNextFlavor (as preference needs). */
+static uint32_t add_cq_pref(struct kueue *k, int32_t cohort, uint32_t first, uint32_t second,
+                            bool prefer_preemption)
+{
+    struct kueue_cq c;
+    kueue_cq_default(&c);
+    c.cohort = cohort;
+    c.within = KUEUE_WITHIN_LOWER_PRIORITY;
+    c.reclaim = KUEUE_RECLAIM_ANY;
+    c.nflavors = 2;
+    c.flavors[0] = (uint8_t)first;
+    c.flavors[1] = (uint8_t)second;
+    c.borrow_try_next = true;
+    c.prefer_preemption = prefer_preemption;
+    int i = kueue_add_cq(k, &c);
+    cr_assert_geq(i, 0);
+    return (uint32_t)i;
+}
+
+static void quota(struct kueue *k, uint32_t q, double h100, double a100)
+{
+    cr_assert_eq(kueue_set_cq_quota(k, q, H100, h100, KUEUE_UNLIMITED, KUEUE_UNLIMITED), 0);
+    cr_assert_eq(kueue_set_cq_quota(k, q, A100, a100, KUEUE_UNLIMITED, KUEUE_UNLIMITED), 0);
+}
+
+/* n one-card workloads of q at priority prio (ids from id0), admitted on flavor f. */
+static void hold_prio(struct kueue *k, uint32_t q, uint32_t f, uint32_t n, uint32_t id0,
+                      int32_t prio)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        cr_assert_eq(kueue_submit(k, id0 + i, q, prio, 1, (sim_time)(id0 + i)), 0);
+        cr_assert_eq(kueue_set_wl_flavors(k, id0 + i, 1u << f), 0);
+        next_is(k, id0 + i, f, 0, 0);
+    }
+}
+
+/*
+ * One flat cohort: team (H100 0, A100 4; lists H100 then A100) and other (H100 4, A100 0),
+ * other holding 4 one-card workloads on A100 — all borrowed from team's idle A100 quota.
+ * team's 4-card workload 100:
+ *   H100: 0 + 4 > nominal 0, the cohort has other's 4 idle H100: fits by borrowing — mode
+ *         fit, borrowing level 1 (the root cohort, height 1);
+ *   A100: 0 + 4 <= nominal 4 but the cohort's 4 A100 are all used: it must reclaim other's
+ *         4 workloads — mode reclaim, level 0 once they are gone.
+ * With both policies TryNextFlavor both flavors are tried, and preference decides:
+ *   BorrowingOverPreemption (Kueue's default) compares the mode first: fit > reclaim → H100,
+ *   no victim, borrowing;
+ *   PreemptionOverBorrowing compares the level first: 0 < 1 → A100, victims 4..1 (other's,
+ *   most recently admitted first), not borrowing.
+ */
+Test(kueue_flavors, preference_borrowing_or_preemption_picks_different_flavors)
+{
+    for (int pp = 0; pp < 2; pp++) {
+        struct kueue *k = kueue_create();
+        uint32_t team = add_cq_pref(k, 0, H100, A100, pp);
+        uint32_t other = add_cq_pref(k, 0, A100, H100, false);
+        cr_assert_eq(kueue_set_flavors(k, 2), 0);
+        quota(k, team, 0, 4);
+        quota(k, other, 4, 0);
+        hold_prio(k, other, A100, 4, 1, 0);
+        cr_assert_eq(kueue_submit(k, 100, team, 0, 4, 100), 0);
+        struct kueue_decision d;
+        cr_assert_eq(kueue_next(k, &d), 1);
+        cr_assert_eq(d.id, 100u);
+        if (!pp) {
+            cr_assert(d.flavor == H100 && d.mode == KUEUE_FITS_BORROW && d.borrows,
+                      "BorrowingOverPreemption: borrows on H100 (flavor %u)", d.flavor);
+            cr_assert_eq(d.n_victims, 0u);
+        } else {
+            cr_assert(d.flavor == A100 && d.mode == KUEUE_PREEMPT && !d.borrows,
+                      "PreemptionOverBorrowing: reclaims on A100 (flavor %u)", d.flavor);
+            cr_assert_eq(d.n_victims, 4u);
+            for (uint32_t v = 0; v < 4; v++)
+                cr_assert_eq(d.victims[v], 4 - v);
+        }
+        cr_assert_eq(kueue_apply(k, &d, 200), 0);
+        cr_assert_float_eq(kueue_usage_flavor(k, team, pp ? A100 : H100), 4, 1e-12);
+        kueue_destroy(k);
+    }
+}
+
+/*
+ * Reclaim over preemption. team (H100 4, A100 4; lists H100 then A100, withinClusterQueue
+ * LowerPriority) holds 4 priority-0 workloads on H100; other (0, 0) holds 4 on A100, all
+ * borrowed from team. team's 4-card workload 100 at priority 10:
+ *   H100: 4 + 4 > 4 and no idle H100 in the cohort: it must preempt its own 4 workloads —
+ *         mode preempt, level 0;
+ *   A100: within nominal, cohort full: it reclaims other's 4 — mode reclaim, level 0.
+ * Levels tie, so under either preference the mode decides: reclaim > preempt → A100, victims
+ * other's 8..5. (Counting both as one "preempt" mode, the first listed flavor, H100, won.)
+ */
+Test(kueue_flavors, reclaiming_beats_preempting_in_the_own_queue)
+{
+    for (int pp = 0; pp < 2; pp++) {
+        struct kueue *k = kueue_create();
+        uint32_t team = add_cq_pref(k, 0, H100, A100, pp);
+        uint32_t other = add_cq_pref(k, 0, A100, H100, false);
+        cr_assert_eq(kueue_set_flavors(k, 2), 0);
+        quota(k, team, 4, 4);
+        quota(k, other, 0, 0);
+        hold_prio(k, team, H100, 4, 1, 0);
+        hold_prio(k, other, A100, 4, 5, 0);
+        cr_assert_eq(kueue_submit(k, 100, team, 10, 4, 100), 0);
+        struct kueue_decision d;
+        cr_assert_eq(kueue_next(k, &d), 1);
+        cr_assert_eq(d.id, 100u);
+        cr_assert_eq(d.flavor, A100, "preference %d: flavor %u, want A100", pp, d.flavor);
+        cr_assert_eq(d.n_victims, 4u);
+        for (uint32_t v = 0; v < 4; v++)
+            cr_assert_eq(d.victims[v], 8 - v);
+        kueue_destroy(k);
+    }
+}
+
+/*
+ * Borrowing level in a cohort tree. Root R (index 0) ← C (1); team and sib in C, lender in R.
+ * Quotas: sib H100 4, lender A100 4, everything else 0. team (A100 listed first,
+ * whenCanBorrow TryNextFlavor) asks 4 cards:
+ *   A100: C's subtree has no A100 (sib 0): the room is at R (lender's 4) — level = height of
+ *         R = 2 (C below it has height 1);
+ *   H100: C's subtree has sib's 4 idle H100 — level 1.
+ * Both fit by borrowing; the lower level wins: H100, though listed second.
+ */
+Test(kueue_flavors, borrowing_from_nearer_in_the_cohort_tree_wins)
+{
+    struct kueue *k = kueue_create();
+    struct kueue_cohort co;
+    kueue_cohort_default(&co);
+    cr_assert_eq(kueue_add_cohort(k, &co), 0);
+    co.parent = 0;
+    cr_assert_eq(kueue_add_cohort(k, &co), 1);
+    uint32_t team = add_cq_pref(k, 1, A100, H100, false);
+    uint32_t sib = add_cq_pref(k, 1, H100, A100, false);
+    uint32_t lender = add_cq_pref(k, 0, A100, H100, false);
+    cr_assert_eq(kueue_set_flavors(k, 2), 0);
+    quota(k, team, 0, 0);
+    quota(k, sib, 4, 0);
+    quota(k, lender, 0, 4);
+    for (uint32_t c = 0; c < 2; c++)
+        for (uint32_t f = 0; f < 2; f++)
+            cr_assert_eq(kueue_set_cohort_quota(k, c, f, 0, KUEUE_UNLIMITED, KUEUE_UNLIMITED), 0);
+    cr_assert_eq(kueue_submit(k, 100, team, 0, 4, 100), 0);
+    next_is(k, 100, H100, 0, 200);
+    /* Now H100 is all used: the next 4 cards can only borrow A100 from the root. */
+    cr_assert_eq(kueue_submit(k, 101, team, 0, 4, 101), 0);
+    next_is(k, 101, A100, 0, 200);
+    kueue_destroy(k);
+}
+
 /* ---- manifests on pools ---- */
 
 static struct pool_label a100_lab[] = {{"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB"}};
@@ -202,8 +478,7 @@ static const char flavors_yaml[] =
     "spec: {nodeLabels: {nvidia.com/gpu.product: NVIDIA-L40S}}\n"
     "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: team}\n"
     "spec:\n"
-    "  flavorFungibility: {whenCanBorrow: TryNextFlavor, whenCanPreempt: Preempt,\n"
-    "                      preference: BorrowingOverPreemption}\n"
+    "  flavorFungibility: {whenCanBorrow: TryNextFlavor, whenCanPreempt: Preempt}\n"
     "  resourceGroups:\n"
     "    - coveredResources: [nvidia.com/gpu]\n"
     "      flavors:\n"
@@ -231,7 +506,7 @@ static const char flavors_yaml[] =
  * cluster.pools: pool 0 A100, pool 1 H100 (labels as the NVIDIA GPU feature
  * discovery sets them). h100 maps onto pool 1 only, a100 onto pool 0; l40s onto
  * none: its quota is named in the warning, as with one pool. team lists h100
- * then a100 (l40s dropped); the fungibility fields read, preference warned.
+ * then a100 (l40s dropped); the fungibility fields read, not warned.
  */
 Test(kueue_flavors, flavors_map_onto_pools_by_node_labels)
 {
@@ -250,8 +525,6 @@ Test(kueue_flavors, flavors_map_onto_pools_by_node_labels)
     cr_assert(strstr(m.warning, "ClusterQueue/team GPU quota of flavor l40s (no node of this "
                                 "cluster)"),
               "%s", m.warning);
-    cr_assert(strstr(m.warning, "ClusterQueue/team spec.flavorFungibility.preference"), "%s",
-              m.warning);
     cr_assert_null(strstr(m.warning, "whenCanBorrow"), "modelled, not warned: %s", m.warning);
     const struct kueue_cq_def *t = &m.cqs[kueue_model_cq(&m, "team")];
     cr_assert_eq(t->cq.nflavors, 2);

@@ -436,6 +436,45 @@ Test(kueue_manifests, fair_sharing_weights_1_and_3_split_borrowed_capacity_1_to_
     kueue_model_release(&m);
 }
 
+/* A ClusterQueue with flavorFungibility FF (one flow-style line, line 9 of the text). */
+#define PREF_YAML(FF)                                                                        \
+    "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata: {name: gpu}\n---\n" \
+    "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: a}\n"          \
+    "spec:\n  flavorFungibility: " FF "\n"                                                   \
+    "  resourceGroups: [{coveredResources: [nvidia.com/gpu], flavors: [{name: gpu,\n"        \
+    "    resources: [{name: nvidia.com/gpu, nominalQuota: 8}]}]}]\n"
+
+/*
+ * flavorFungibility.preference (Kueue apis/kueue/v1beta2 FlavorFungibility): read, not
+ * warned; PreemptionOverBorrowing sets prefer_preemption, BorrowingOverPreemption (the
+ * default) does not. Kueue's CRD refuses it unless whenCanBorrow and whenCanPreempt are both
+ * TryNextFlavor (whenCanBorrow defaults to MayStopSearch): an error at the preference value
+ * (line 9, column 66).
+ */
+Test(kueue_manifests, flavor_fungibility_preference_is_read_and_validated_as_kueue_does)
+{
+    struct kueue_model m;
+    load(&m, PREF_YAML("{whenCanBorrow: TryNextFlavor, whenCanPreempt: TryNextFlavor, "
+                       "preference: PreemptionOverBorrowing}"));
+    cr_assert(m.cqs[0].cq.prefer_preemption && m.cqs[0].cq.borrow_try_next);
+    cr_assert(!m.warning || !strstr(m.warning, "preference"), "%s", m.warning);
+    kueue_model_release(&m);
+    load(&m, PREF_YAML("{whenCanBorrow: TryNextFlavor, whenCanPreempt: TryNextFlavor, "
+                       "preference: BorrowingOverPreemption}"));
+    cr_assert(!m.cqs[0].cq.prefer_preemption);
+    kueue_model_release(&m);
+    const char *e = load_err(PREF_YAML("{whenCanPreempt: TryNextFlavor, "
+                                       "preference: PreemptionOverBorrowing}"));
+    cr_assert(strstr(e, "k.yaml:9:66: 'preference': preference can only be set when "
+                        "whenCanBorrow and whenCanPreempt are both TryNextFlavor"),
+              "%s", e);
+    e = load_err(PREF_YAML("{whenCanBorrow: TryNextFlavor, whenCanPreempt: TryNextFlavor, "
+                           "preference: Sometimes}"));
+    cr_assert(strstr(e, "'preference': expected one of: BorrowingOverPreemption, "
+                        "PreemptionOverBorrowing, got 'Sometimes'"),
+              "%s", e);
+}
+
 /* ---- the policy on the shipped example's manifests ---- */
 
 #include "tests/simtest.h"
