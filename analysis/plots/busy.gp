@@ -1,11 +1,13 @@
 # busy.gp — utilisation over time, every run on one chart: GPU-time busy
 # (solid) and allocated (dashed) per interval, mean of each file's replications.
-# data: one block per run (time_h busy% allocated%). Extra: runs (labels), maxh.
+# data: one block per run (time_h busy% allocated%). Extra: runs (labels), maxh, ylab.
 if (!exists("scripts")) scripts = "."
 load scripts.'/common.gp'
 set title "GPU utilisation over time, busy and allocated\n".subtitle
 set xlabel "simulated time (h)"
-set ylabel "share of the cluster's GPU-time (%)"
+# ylab: the pools chart (one line per node pool) gives "share of each pool's ...".
+if (!exists("ylab")) ylab = "share of the cluster's GPU-time (%)"
+set ylabel ylab
 set yrange [0:105]
 set xrange [0:maxh]
 if (maxh > 48) set xtics 12; else set xtics 6

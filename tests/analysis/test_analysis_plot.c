@@ -348,7 +348,7 @@ Test(analysis_plot, queues_per_gpu_flavor_and_pools)
         {"flavors", "Quota held per queue and GPU flavor over time (dashed: borrowed)",
          "simulated time (h)", "GPUs", 12},
         {"pools", "GPU utilisation over time, busy and allocated", "simulated time (h)",
-         "share of the cluster's GPU-time (%)", 4},
+         "share of each pool's GPU-time (%)", 4},
     };
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
         check_chart(od, &want[i]);
