@@ -140,13 +140,18 @@ gen dedicated "" "  name: dedicated
   # sized for the peak (~5,300 req/s at ~88 req/s a card: 60 cards)
   inference_gpus: 60
   queueing: BestEffortFIFO"
-# tidal: the night pool holds the night's load (~1,150-1,450 req/s: 16 cards at
-# the 70 % target); the day window is the hours above it, 05:00-23:00; an HPA
-# runs inside each window between the night pool and the day's 60 cards.
+# tidal: the night pool (16 cards: ~1,490 req/s at the 70 % target of ~133 req/s
+# a card) holds the hours whose summed load stays below it, 23:00-03:00
+# (1,050-1,260 req/s). The troughs do not align: search (peak 11:00) rises
+# from 23:00 and passes 1,000 req/s at 03:00, while chat is at its lowest, so
+# the day window starts at 03:00, not at dawn (a 05:00 start left search at
+# its 6-card split of the night pool from 02:00 and its p99 at 20 minutes). An
+# HPA runs inside each window and shares the window's cards by the services'
+# asks (docs/policies.md "tidal"), between the night pool and the day's 60.
 gen tidal "" "  name: tidal
   inference_gpus: 16
   day_gpus: 60
-  day: \"05:00-23:00\"
+  day: \"03:00-23:00\"
   autoscale: { target: 0.7, scale_up_delay: 60s, scale_down_window: 300s }"
 gen adaptive "" "  name: adaptive
   inference_gpus: 16"

@@ -473,6 +473,48 @@ static uint32_t reclaim(struct sim *s, struct tidal_state *st, uint32_t need)
 }
 
 /*
+ * With an HPA inside the windows, a window bounds the cards inference holds in
+ * all, not each service's share of them: the services' troughs need not fall
+ * in the same hours (a search service rising before dawn while chat is at its
+ * lowest), and a platform team sets the night node pool, not a fixed split of
+ * it. Each service gets what its HPA asks while the asks fit the window's cards
+ * (bound[] split by peak, summed in cards); when they do not, the cards are
+ * shared in proportion to the asks (at least one replica each that asks one),
+ * the remainder to the earliest services. target[i] <= want[i] always.
+ */
+static void share_window(const struct sim *s, const uint32_t *want, const uint32_t *bound,
+                         uint32_t *target)
+{
+    uint64_t cards = 0, asked = 0;
+    for (uint32_t i = 0; i < s->nsvcs; i++) {
+        uint64_t g = pol_gang_size(s, i);
+        cards += (uint64_t)bound[i] * g;
+        asked += (uint64_t)want[i] * g;
+    }
+    uint64_t given = 0;
+    for (uint32_t i = 0; i < s->nsvcs; i++) {
+        uint64_t g = pol_gang_size(s, i);
+        if (asked <= cards) {
+            target[i] = want[i];
+            continue;
+        }
+        uint64_t c = (uint64_t)((double)cards * (double)want[i] * (double)g / (double)asked);
+        uint64_t r = c / g;
+        if (r == 0 && want[i] > 0)
+            r = 1;
+        target[i] = (uint32_t)r;
+        given += r * g;
+    }
+    for (uint32_t i = 0; asked > cards && i < s->nsvcs; i++) {
+        uint64_t g = pol_gang_size(s, i);
+        while (target[i] < want[i] && given + g <= cards) {
+            target[i]++;
+            given += g;
+        }
+    }
+}
+
+/*
  * One pass: inference to the phase's target, the cards it lacks reclaimed
  * from training (outside the night), training on every card left. Returns
  * true when it preempted (cards may have been released at once: another pass
@@ -485,8 +527,11 @@ static bool reconcile_pass(struct sim *s, struct tidal_state *st)
     uint8_t want = inference_time ? 1 : 0;
     const uint32_t *bound = inference_time ? st->day_target : st->night_target;
     uint32_t *target = st->target;
-    for (uint32_t i = 0; i < s->nsvcs; i++)
-        target[i] = st->want[i] < bound[i] ? st->want[i] : bound[i];
+    if (st->hpa)
+        share_window(s, st->want, bound, target);
+    else
+        for (uint32_t i = 0; i < s->nsvcs; i++)
+            target[i] = st->want[i] < bound[i] ? st->want[i] : bound[i];
 
     scale_down(s, target);
     scale_up(s, st, target, want);

@@ -374,3 +374,47 @@ Test(tidal_policy, night_shrink_hands_back_a_whole_node)
     polsubmit_check_conservation(&s, true);
     simtest_free(&sc, &s);
 }
+
+/*
+ * With an HPA, a window bounds inference's cards in all, not each service's
+ * split of them. Two services on 2 × 4 cards, batches of 8 in 10 + 8 × 5 =
+ * 50 ms (160 req/s a card, 112 at the 0.7 target), cosines of peak 300 req/s
+ * and trough 30: "a" peaks at 12:00, "b" at 00:00. Split by peak (equal), the
+ * 4-card night pool is 2 + 2. At 01:00-03:00 "b" runs 282-260 req/s: its HPA
+ * asks ceil(282 / 112) = 3 (2.3-2.5 over the hours, Poisson noise of a
+ * minute's count ±6 % never reaches 2 or 4); "a" runs 48-70 req/s: 1. The asks
+ * (4 cards) fit the window's 4: 1 + 3. A fixed split would cap "b" at 2
+ * replicas, 88-94 % of their capacity.
+ */
+Test(tidal_policy, hpa_shares_the_window_by_the_asks_not_by_a_fixed_split)
+{
+    static const char *const text =
+        "name: tidal-share\n"
+        "duration: 2d\n"
+        "sample_interval: 1m\n"
+        "cluster: { nodes: 2, gpus_per_node: 4 }\n"
+        "services:\n"
+        "  - name: a\n"
+        "    latency: { a_ms: 10, b_ms: 5, dist: deterministic }\n"
+        "    batching: { max_batch: 8, max_wait: 5ms }\n"
+        "    arrivals: { synthetic: { shape: cosine, peak_rps: 300, trough_ratio: 0.1, "
+        "peak_hour: 12 } }\n"
+        "  - name: b\n"
+        "    latency: { a_ms: 10, b_ms: 5, dist: deterministic }\n"
+        "    batching: { max_batch: 8, max_wait: 5ms }\n"
+        "    arrivals: { synthetic: { shape: cosine, peak_rps: 300, trough_ratio: 0.1, "
+        "peak_hour: 0 } }\n"
+        "policy: { name: tidal, inference_gpus: 4, day_gpus: 6, day: \"09:00-22:00\", lead: 30m,\n"
+        "          autoscale: { target: 0.7, scale_up_delay: 60s, scale_down_window: 300s } }\n";
+    struct scenario sc;
+    struct sim s;
+    simtest_build(&sc, &s, text, 1);
+    for (int d = 0; d < 2; d++)
+        for (int h = 1; h <= 3; h++) {
+            cr_assert_eq(engine_run(&s.eng, (sim_time)d * SIM_DAY + HM(h, 0)), 0);
+            uint32_t ra = service_replicas(&s.svcs[0]), rb = service_replicas(&s.svcs[1]);
+            cr_expect_eq(ra, 1u, "day %d %02d:00: a has %u replicas", d, h, ra);
+            cr_expect_eq(rb, 3u, "day %d %02d:00: b has %u replicas", d, h, rb);
+        }
+    simtest_free(&sc, &s);
+}
