@@ -3,15 +3,16 @@
  * raw bytes and calling the same code `tidesim` runs on a file.
  *
  * Each target takes the input as it is, writes it to a temporary file where
- * the reader wants a path (the trace readers, the results reader), runs the
- * reader to the end of the stream (at most FUZZ_MAX_RECORDS records) and
- * releases everything. The trace targets read their first byte as options
+ * the reader wants a path (the trace readers; the results reader reads it from
+ * memory), runs the reader to the end of the stream (at most FUZZ_MAX_RECORDS
+ * records) and releases everything. The trace targets read their first byte as options
  * (skip_bad, loop, scale, reorder window, time unit; see targets.c) and the
  * rest as the file, so one corpus covers the option paths too.
  *
  * The same functions are linked into the libFuzzer drivers (fuzz/driver.c,
  * `make fuzz`) and into the test binary, which replays every file under
- * tests/data/fuzz/<target>/ (tests/fuzz/test_fuzz_replay.c).
+ * tests/data/fuzz/<target>/ (tests/fuzz/test_fuzz_replay.c) through the
+ * target's replay entry (or run, when it has none).
  */
 #ifndef TIDESIM_FUZZ_TARGETS_H
 #define TIDESIM_FUZZ_TARGETS_H
@@ -36,11 +37,27 @@ enum { FUZZ_ACCEPTED = 0, FUZZ_REJECTED = 1, FUZZ_BROKEN = 2 };
 struct fuzz_target {
     const char *name; /* folder name under tests/data/fuzz/ and harness name */
     int (*run)(const uint8_t *data, size_t n, char *msg, size_t msglen);
+    /*
+     * How make test replays a kept input, when not through run (NULL): the
+     * production path where the fuzzer's entry takes a short cut. `results`
+     * fuzzes the reader in memory and in process, but replays through
+     * results_open (a file, read first in a child process), which must refuse
+     * a file on which libhdf5 itself crashes.
+     */
+    int (*replay)(const uint8_t *data, size_t n, char *msg, size_t msglen);
 };
 
 /* Every target, in a fixed order; fuzz_ntargets of them. */
 extern const struct fuzz_target fuzz_targets[];
 extern const size_t fuzz_ntargets;
+
+/*
+ * Set-up of target name before its first input, called by the libFuzzer
+ * driver (LLVMFuzzerInitialize) while the process is still small: `results`
+ * forks its preflight helper (targets.c). Optional: without it every target
+ * works, more slowly. Never fails.
+ */
+void fuzz_target_init(const char *name);
 
 /* The target called name, or NULL. */
 const struct fuzz_target *fuzz_target_find(const char *name);
