@@ -144,9 +144,9 @@ static void arrival_opts(uint8_t b, struct trace_time_opts *o)
     o->stream_id = 2;
 }
 
-/* Read src to its end (or FUZZ_MAX_RECORDS), checking order and clip. */
-static int drain_arrivals(struct arrival_source *src, const struct trace_time_opts *o, char *msg,
-                          size_t msglen)
+/* Read src to its end (or max records), checking order and clip. */
+static int drain_arrivals(struct arrival_source *src, const struct trace_time_opts *o, uint64_t max,
+                          char *msg, size_t msglen)
 {
     struct trace_err err = {{0}};
     sim_time last = INT64_MIN, t[64];
@@ -175,7 +175,7 @@ static int drain_arrivals(struct arrival_source *src, const struct trace_time_op
         last = a.t;
         got++;
     }
-    while (rc == 0 && got < FUZZ_MAX_RECORDS) {
+    while (rc == 0 && got < max) {
         uint32_t k = 0;
         rc = arrival_source_fill(src, t, 64, &k, &err);
         for (uint32_t i = 0; i < k; i++, got++) {
@@ -237,7 +237,9 @@ static int run_arrivals(enum arr_kind kind, const uint8_t *data, size_t n, char 
     if (!src)
         rc = rejected(err.msg, msg, msglen);
     else
-        rc = drain_arrivals(src, &o, msg, msglen);
+        rc = drain_arrivals(
+            src, &o, kind == ARR_SERVEGEN || kind == ARR_COUNTS ? FUZZ_MAX_DRAWN : FUZZ_MAX_RECORDS,
+            msg, msglen);
     arrival_source_destroy(src);
     unlink(path);
     return rc;
