@@ -315,7 +315,7 @@ static int gate_backlog(struct check_list *l, bool confident, const struct resul
 {
     const char *gate = "backlog-drained-by";
     struct h5_rd rd;
-    hid_t f = h5_rd_open(&rd, r->path);
+    hid_t f = results_reopen(r, &rd);
     if (f < 0)
         return add(l, gate, CHECK_FAIL, "FAIL %s: cannot reopen %s for its jobs", gate, r->path);
     double worst = 0;

@@ -252,12 +252,8 @@ int compare_write_labeled(FILE *out, const struct results *const *r, const char 
     if (!rc)
         rc = texttable_print(&tt, out, markdown, 2);
     texttable_release(&tt);
-    const char **paths = rc ? NULL : calloc(n, sizeof(*paths));
-    for (size_t f = 0; paths && f < n; f++)
-        paths[f] = r[f]->path;
-    if (paths)
-        rc = perday_print_side_by_side(out, paths, n, markdown, 2);
-    free(paths);
+    if (!rc)
+        rc = perday_print_side_by_side(out, r, n, markdown, 2);
     for (size_t c = 0; c < ncols; c++)
         free(cells[c]);
     free(cells);

@@ -58,6 +58,21 @@ int h5_rd_fail(struct h5_rd *rd, int rc, const char *fmt, ...)
     return rc;
 }
 
+/* Open name read-only with fapl, as every reader of an untrusted file does. */
+static hid_t open_untrusted(struct h5_rd *rd, const char *name, hid_t fapl)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    /* A filter this reader does not know is refused, never searched for on disk. */
+    H5PLset_loading_state(0);
+    hid_t f = H5Fopen(name, H5F_ACC_RDONLY, fapl);
+    if (f < 0) {
+        h5_rd_fail(rd, -ENOENT, "cannot open as an HDF5 results file");
+        return H5I_INVALID_HID;
+    }
+    h5_rd_init(rd, f);
+    return f;
+}
+
 hid_t h5_rd_open(struct h5_rd *rd, const char *path)
 {
     rd_reset(rd, 0, H5READ_MAX_STR);
@@ -70,15 +85,32 @@ hid_t h5_rd_open(struct h5_rd *rd, const char *path)
         h5_rd_fail(rd, -ENOENT, "cannot open as an HDF5 results file (not a regular file)");
         return H5I_INVALID_HID;
     }
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    /* A filter this reader does not know is refused, never searched for on disk. */
-    H5PLset_loading_state(0);
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0) {
-        h5_rd_fail(rd, -ENOENT, "cannot open as an HDF5 results file");
+    return open_untrusted(rd, path, H5P_DEFAULT);
+}
+
+hid_t h5_rd_open_image(struct h5_rd *rd, const void *buf, size_t n)
+{
+    rd_reset(rd, 0, H5READ_MAX_STR);
+    if (!buf || n == 0) {
+        h5_rd_fail(rd, -ENOENT, "cannot open as an HDF5 results file (empty)");
         return H5I_INVALID_HID;
     }
-    h5_rd_init(rd, f);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    /* The core driver reads the image from memory; without a backing store it never
+     * touches the disk, but it refuses an image whose name exists as a file: a name
+     * under /dev/null can never exist. */
+    if (fapl < 0 || H5Pset_fapl_core(fapl, 64 << 10, 0) < 0 ||
+        H5Pset_file_image(fapl, (void *)(uintptr_t)buf, n) < 0) {
+        if (fapl >= 0)
+            H5Pclose(fapl);
+        h5_rd_fail(rd, -ENOMEM, "cannot open as an HDF5 results file (out of memory)");
+        return H5I_INVALID_HID;
+    }
+    char name[64];
+    snprintf(name, sizeof(name), "/dev/null/tidesim-image-%p", buf);
+    hid_t f = open_untrusted(rd, name, fapl);
+    H5Pclose(fapl);
     return f;
 }
 

@@ -107,6 +107,16 @@ struct h5_rd {
  */
 hid_t h5_rd_open(struct h5_rd *rd, const char *path);
 
+/*
+ * h5_rd_open for a file held in memory: buf[0..n) is a whole file's bytes
+ * (the caller keeps them; libhdf5 reads a copy). Opened read-only with the same
+ * settings (no error printing, no filter plugins) through HDF5's core driver
+ * without a backing store, so nothing is read from or written to disk. For the
+ * fuzz harness (fuzz/targets.c), which reads one input many times a second.
+ * Returns the file id, or a negative value with rd->rc and rd->why set.
+ */
+hid_t h5_rd_open_image(struct h5_rd *rd, const void *buf, size_t n);
+
 /* Initialise rd for a file already open (budget from its size). */
 void h5_rd_init(struct h5_rd *rd, hid_t file);
 

@@ -135,16 +135,10 @@ static double run_gpus(struct h5_rd *rd, hid_t root)
     return g;
 }
 
-int perday_read(const char *path, struct perday *out, char *err, size_t errlen)
+/* The per-day figures of f, just opened for session rd; closes f. */
+static int read_file(struct h5_rd *rd, hid_t f, const char *path, struct perday *out, char *err,
+                     size_t errlen)
 {
-    memset(out, 0, sizeof(*out));
-    h5io_quiet();
-    struct h5_rd rd;
-    hid_t f = h5_rd_open(&rd, path);
-    if (f < 0) {
-        snprintf(err, errlen, "%s: %s", path, rd.why[0] ? rd.why : "cannot open");
-        return -ENOENT;
-    }
     size_t reps = 0;
     char name[32];
     for (;; reps++) {
@@ -162,13 +156,13 @@ int perday_read(const char *path, struct perday *out, char *err, size_t errlen)
         hid_t root = f;
         if (replicated) {
             snprintf(name, sizeof(name), "rep%04zu", r);
-            root = h5_rd_group(&rd, f, name);
+            root = h5_rd_group(rd, f, name);
             if (root < 0) {
-                rc = rd.rc ? rd.rc : -EINVAL;
+                rc = rd->rc ? rd->rc : -EINVAL;
                 break;
             }
         }
-        rc = add_run(&rd, root, run_gpus(&rd, root), &per[r], &nd[r]);
+        rc = add_run(rd, root, run_gpus(rd, root), &per[r], &nd[r]);
         if (replicated)
             H5Gclose(root);
         if (nd[r] > out->ndays)
@@ -207,10 +201,36 @@ int perday_read(const char *path, struct perday *out, char *err, size_t errlen)
             snprintf(err, errlen, "%s: out of memory", path);
         else
             snprintf(err, errlen, "%s: %s", path,
-                     rd.why[0] ? rd.why : "cannot read the time series");
+                     rd->why[0] ? rd->why : "cannot read the time series");
         perday_release(out);
     }
     return rc;
+}
+
+int perday_read(const char *path, struct perday *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof(*out));
+    h5io_quiet();
+    struct h5_rd rd;
+    hid_t f = h5_rd_open(&rd, path);
+    if (f < 0) {
+        snprintf(err, errlen, "%s: %s", path, rd.why[0] ? rd.why : "cannot open");
+        return -ENOENT;
+    }
+    return read_file(&rd, f, path, out, err, errlen);
+}
+
+int perday_read_results(const struct results *r, struct perday *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof(*out));
+    h5io_quiet();
+    struct h5_rd rd;
+    hid_t f = results_reopen(r, &rd);
+    if (f < 0) {
+        snprintf(err, errlen, "%s: %s", r->path, rd.why[0] ? rd.why : "cannot open");
+        return -ENOENT;
+    }
+    return read_file(&rd, f, r->path, out, err, errlen);
 }
 
 void perday_release(struct perday *p)
@@ -260,7 +280,8 @@ int perday_print(FILE *out, const struct perday *p, bool md, int indent)
     return rc;
 }
 
-int perday_print_side_by_side(FILE *out, const char *const *paths, size_t n, bool md, int indent)
+int perday_print_side_by_side(FILE *out, const struct results *const *r, size_t n, bool md,
+                              int indent)
 {
     struct perday *p = calloc(n ? n : 1, sizeof(*p));
     if (!p)
@@ -268,7 +289,7 @@ int perday_print_side_by_side(FILE *out, const char *const *paths, size_t n, boo
     size_t days = 0, ok = 0;
     char err[512];
     for (size_t f = 0; f < n; f++)
-        if (perday_read(paths[f], &p[f], err, sizeof(err)) == 0) {
+        if (perday_read_results(r[f], &p[f], err, sizeof(err)) == 0) {
             ok++;
             days = p[f].ndays > days ? p[f].ndays : days;
         }

@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "analysis/results.h"
+
 struct perday {
     size_t ndays, reps;
     double *day_h; /* hours of each day that the run covers (24 but the last) */
@@ -30,6 +32,8 @@ struct perday {
 /* Read path's per-day figures. 0, or a negative code with err filled. Release with perday_release.
  */
 int perday_read(const char *path, struct perday *out, char *err, size_t errlen);
+/* The same for a file results_open (or results_open_image) has read: its file read again. */
+int perday_read_results(const struct results *r, struct perday *out, char *err, size_t errlen);
 void perday_release(struct perday *p);
 
 /*
@@ -40,9 +44,10 @@ int perday_print(FILE *out, const struct perday *p, bool md, int indent);
 
 /*
  * For `compare`: one row per day, busy % and within SLO % of each file
- * (A, B, ...) side by side. Prints nothing when a file's time series cannot be
+ * r[0..n) (A, B, ...) side by side. Prints nothing when a file's time series cannot be
  * read or no file covers two days. 0 or -ENOMEM.
  */
-int perday_print_side_by_side(FILE *out, const char *const *paths, size_t n, bool md, int indent);
+int perday_print_side_by_side(FILE *out, const struct results *const *r, size_t n, bool md,
+                              int indent);
 
 #endif

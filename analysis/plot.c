@@ -930,7 +930,7 @@ static int mean_series(struct chart_ctx *c, const struct results *r, const char 
 {
     *t = *v = NULL;
     *n = 0;
-    hid_t f = h5_rd_open(&c->rd, r->path);
+    hid_t f = results_reopen(r, &c->rd);
     if (f < 0)
         return refused(c);
     int rc = 0;
@@ -1044,7 +1044,7 @@ static int chart_latency(struct chart_ctx *c, const struct run_set *s)
     double maxh = 0;
     for (size_t i = 0; i < s->n && !rc; i++) {
         c->file = s->r[i].path;
-        hid_t f = h5_rd_open(&c->rd, s->r[i].path);
+        hid_t f = results_reopen(&s->r[i], &c->rd);
         if (f < 0) {
             rc = refused(c);
             break;
@@ -1170,7 +1170,7 @@ static int chart_llm(struct chart_ctx *c, const struct run_set *s)
     double maxh = 0;
     for (size_t i = 0; i < s->n && !rc; i++) {
         c->file = s->r[i].path;
-        hid_t f = h5_rd_open(&c->rd, s->r[i].path);
+        hid_t f = results_reopen(&s->r[i], &c->rd);
         if (f < 0) {
             rc = refused(c);
             break;
@@ -1284,7 +1284,7 @@ static int chart_daily(struct chart_ctx *c, const struct run_set *s)
     for (size_t i = 0; i < s->n && !rc; i++) {
         const struct results *r = &s->r[i];
         c->file = r->path;
-        hid_t f = h5_rd_open(&c->rd, r->path);
+        hid_t f = results_reopen(r, &c->rd);
         if (f < 0) {
             rc = refused(c);
             break;

@@ -316,7 +316,7 @@ static int report_human(FILE *out, const struct results *r, bool md)
     rc |= print_metric_table(out, r, &r->headline, md, false);
     struct perday pd;
     char pderr[512];
-    if (perday_read(r->path, &pd, pderr, sizeof(pderr)) == 0) {
+    if (perday_read_results(r, &pd, pderr, sizeof(pderr)) == 0) {
         if (pd.ndays >= 2) {
             heading(out, md, "per day (simulated days from t = 0, whole run, warm-up included)");
             rc |= perday_print(out, &pd, md, 2);

@@ -42,7 +42,7 @@ static void meta_read(const struct results *r, struct run_meta *m)
 {
     memset(m, 0, sizeof(*m));
     struct h5_rd rd;
-    hid_t f = h5_rd_open(&rd, r->path);
+    hid_t f = results_reopen(r, &rd);
     if (f < 0)
         return;
     rd.str_max = H5READ_MAX_TEXT;

@@ -800,6 +800,45 @@ static int read_meta(struct results *r, struct h5_rd *rd, hid_t f, double *durat
     return rd->rc;
 }
 
+/*
+ * Read the file f, just opened for session rd (h5_rd_open or h5_rd_open_image),
+ * into r (zeroed); path names it in r and in messages. Closes f. The one reader
+ * behind results_open (a file on disk) and results_open_image (in memory).
+ */
+static int read_file(struct results *r, struct h5_rd *rd, hid_t f, const char *path, char *err,
+                     size_t errlen)
+{
+    size_t reps = count_reps(rd, f);
+    if (!rd->rc && (H5Lexists(f, "meta", H5P_DEFAULT) <= 0 ||
+                    (reps == 0 && H5Lexists(f, "summary", H5P_DEFAULT) <= 0))) {
+        snprintf(err, errlen, "%s: not a tidesim results file (no /meta or /summary)", path);
+        H5Fclose(f);
+        return -EINVAL;
+    }
+    r->replicated = reps > 0;
+    r->reps = reps ? reps : 1;
+    r->path = dupstr(path);
+    int rc = rd->rc;
+    double meta_duration_s = NAN;
+    if (!rc)
+        rc = r->path ? read_meta(r, rd, f, &meta_duration_s) : -ENOMEM;
+    if (!rc)
+        rc = read_all(r, rd, f);
+    if (!rc && isnan(r->duration_s))
+        r->duration_s = meta_duration_s;
+    H5Fclose(f);
+    if (rc) {
+        if (rd->rc)
+            snprintf(err, errlen, "%s: %s", path, rd->why);
+        else
+            snprintf(err, errlen, "%s: cannot read the results file (%s)", path,
+                     rc == -ENOMEM ? "out of memory" : "damaged layout");
+        results_release(r);
+        return rc == -ENOMEM ? rc : -EIO;
+    }
+    return 0;
+}
+
 static int open_direct(struct results *r, const char *path, char *err, size_t errlen)
 {
     memset(r, 0, sizeof(*r));
@@ -809,35 +848,7 @@ static int open_direct(struct results *r, const char *path, char *err, size_t er
         snprintf(err, errlen, "%s: %s", path, rd.why);
         return rd.rc;
     }
-    size_t reps = count_reps(&rd, f);
-    if (!rd.rc && (H5Lexists(f, "meta", H5P_DEFAULT) <= 0 ||
-                   (reps == 0 && H5Lexists(f, "summary", H5P_DEFAULT) <= 0))) {
-        snprintf(err, errlen, "%s: not a tidesim results file (no /meta or /summary)", path);
-        H5Fclose(f);
-        return -EINVAL;
-    }
-    r->replicated = reps > 0;
-    r->reps = reps ? reps : 1;
-    r->path = dupstr(path);
-    int rc = rd.rc;
-    double meta_duration_s = NAN;
-    if (!rc)
-        rc = r->path ? read_meta(r, &rd, f, &meta_duration_s) : -ENOMEM;
-    if (!rc)
-        rc = read_all(r, &rd, f);
-    if (!rc && isnan(r->duration_s))
-        r->duration_s = meta_duration_s;
-    H5Fclose(f);
-    if (rc) {
-        if (rd.rc)
-            snprintf(err, errlen, "%s: %s", path, rd.why);
-        else
-            snprintf(err, errlen, "%s: cannot read the results file (%s)", path,
-                     rc == -ENOMEM ? "out of memory" : "damaged layout");
-        results_release(r);
-        return rc == -ENOMEM ? rc : -EIO;
-    }
-    return 0;
+    return read_file(r, &rd, f, path, err, errlen);
 }
 
 /* The whole read in the child of h5_rd_preflight: libhdf5 may crash on a damaged file. */
@@ -863,6 +874,29 @@ int results_open(struct results *r, const char *path, char *err, size_t errlen)
     if (rc)
         return rc == -ETIMEDOUT ? -EIO : rc;
     return open_direct(r, path, err, errlen);
+}
+
+int results_open_image(struct results *r, const char *name, const void *buf, size_t n, char *err,
+                       size_t errlen)
+{
+    memset(r, 0, sizeof(*r));
+    struct h5_rd rd;
+    hid_t f = h5_rd_open_image(&rd, buf, n);
+    if (f < 0) {
+        snprintf(err, errlen, "%s: %s", name, rd.why);
+        return rd.rc;
+    }
+    int rc = read_file(r, &rd, f, name, err, errlen);
+    if (!rc) {
+        r->image = buf;
+        r->image_len = n;
+    }
+    return rc;
+}
+
+hid_t results_reopen(const struct results *r, struct h5_rd *rd)
+{
+    return r->image ? h5_rd_open_image(rd, r->image, r->image_len) : h5_rd_open(rd, r->path);
 }
 
 void results_release(struct results *r)

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis/h5read.h"
 #include "analysis/stats.h"
 
 /* Which direction is an improvement: compare and check --against use it. */
@@ -52,6 +53,8 @@ struct results_service {
 
 struct results {
     char *path;
+    const void *image; /* results_open_image: the file's bytes (borrowed); NULL: read path */
+    size_t image_len;
     char *scenario_name, *policy, *gpu, *sharing, *version, *git_commit; /* NULL when absent */
     double seed;     /* first replication's seed (NaN when absent) */
     double *seeds;   /* each replication's seed (reps of them; NaN when absent; owned) */
@@ -83,6 +86,27 @@ struct results {
  * holds nothing to release.
  */
 int results_open(struct results *r, const char *path, char *err, size_t errlen);
+
+/*
+ * results_open for a results file held in memory, buf[0..n), named name in
+ * r->path and in messages, WITHOUT the child process: libhdf5 reads the bytes
+ * in this process, so a file on which libhdf5 itself crashes crashes the
+ * caller. For the fuzz harness only (fuzz/targets.c: the fuzzer catches the
+ * crash, and skips a fork and a file per input); anything reading a file from
+ * outside uses results_open. The bytes are borrowed, not copied: they must
+ * outlive r, because report, check and compare read the file again
+ * (results_reopen). Same returns as results_open.
+ */
+int results_open_image(struct results *r, const char *name, const void *buf, size_t n, char *err,
+                       size_t errlen);
+
+/*
+ * Open r's file again for a session (analysis/h5read.h): r->path, or the bytes
+ * of results_open_image. The file id (the caller closes it), or a negative
+ * value with rd->rc and rd->why set. The reports' later reads (per-day
+ * figures, the backlog gate, the HTML report's scenario, plots) go through it.
+ */
+hid_t results_reopen(const struct results *r, struct h5_rd *rd);
 
 /*
  * Make node pool `name`'s figures (/pools/<name>) the headline table, so the

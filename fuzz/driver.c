@@ -16,7 +16,17 @@
 #error "build with -DFUZZ_TARGET='\"name\"' (a name of fuzz/targets.c)"
 #endif
 
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Before the corpus is loaded: a process forked here is small (fuzz_target_init). */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    fuzz_target_init(FUZZ_TARGET);
+    return 0;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -19,7 +19,11 @@ b=$1 secs=$2 jobs=$3 crashes=$4
 shift 4
 sh fuzz/seeds.sh "$b"
 
-# Longest input per target: the seeds' sizes, rounded up.
+# Longest input per target: the seeds' sizes, rounded up. results: 256 KiB holds the
+# largest seed, a results file as tidesim writes it (fuzz/seeds.sh, 224 KiB: chunked
+# datasets with their index); a smaller cap would cut it, a larger one only lets
+# mutations grow files whose extra bytes are data, which costs time and reaches no
+# new structure.
 max_len() {
     case $1 in
     scenario) echo 16384 ;;

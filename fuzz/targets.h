@@ -3,15 +3,16 @@
  * raw bytes and calling the same code `tidesim` runs on a file.
  *
  * Each target takes the input as it is, writes it to a temporary file where
- * the reader wants a path (the trace readers, the results reader), runs the
- * reader to the end of the stream (at most FUZZ_MAX_RECORDS records) and
- * releases everything. The trace targets read their first byte as options
- * (skip_bad, loop, scale, reorder window, time unit; see targets.c) and the
- * rest as the file, so one corpus covers the option paths too.
+ * the reader wants a path (the trace readers; the results reader reads it from
+ * memory), runs the reader to the end of the stream (at most FUZZ_MAX_RECORDS
+ * records, FUZZ_MAX_DRAWN for the generating readers) and releases everything. The trace targets
+ * read their first byte as options (skip_bad, loop, scale, reorder window, time unit; see
+ * targets.c) and the rest as the file, so one corpus covers the option paths too.
  *
  * The same functions are linked into the libFuzzer drivers (fuzz/driver.c,
  * `make fuzz`) and into the test binary, which replays every file under
- * tests/data/fuzz/<target>/ (tests/fuzz/test_fuzz_replay.c).
+ * tests/data/fuzz/<target>/ (tests/fuzz/test_fuzz_replay.c) through the
+ * target's replay entry (or run, when it has none).
  */
 #ifndef TIDESIM_FUZZ_TARGETS_H
 #define TIDESIM_FUZZ_TARGETS_H
@@ -21,6 +22,16 @@
 
 /* Records a trace target reads at most: a few rows can stand for billions of arrivals. */
 #define FUZZ_MAX_RECORDS 100000
+/*
+ * The same for the readers that draw their arrivals from a few numbers per row
+ * (ServeGen windows, per-interval counts): one row of either can stand for
+ * 600,000,000 or 10^9 of them, so with FUZZ_MAX_RECORDS a typical input read
+ * 100,000 draws (50 ms under the fuzzer's instrumentation, 150 inputs/s). Every
+ * record is made by the same few lines (a draw, its checks), so more records
+ * reach no new code; a window or interval past the first is reached by rows of
+ * few arrivals, which the fuzzer finds (they are its cheap inputs).
+ */
+#define FUZZ_MAX_DRAWN 1000
 
 /*
  * A target's verdict on one input: FUZZ_ACCEPTED (the whole input was read),
@@ -36,11 +47,27 @@ enum { FUZZ_ACCEPTED = 0, FUZZ_REJECTED = 1, FUZZ_BROKEN = 2 };
 struct fuzz_target {
     const char *name; /* folder name under tests/data/fuzz/ and harness name */
     int (*run)(const uint8_t *data, size_t n, char *msg, size_t msglen);
+    /*
+     * How make test replays a kept input, when not through run (NULL): the
+     * production path where the fuzzer's entry takes a short cut. `results`
+     * fuzzes the reader in memory and in process, but replays through
+     * results_open (a file, read first in a child process), which must refuse
+     * a file on which libhdf5 itself crashes.
+     */
+    int (*replay)(const uint8_t *data, size_t n, char *msg, size_t msglen);
 };
 
 /* Every target, in a fixed order; fuzz_ntargets of them. */
 extern const struct fuzz_target fuzz_targets[];
 extern const size_t fuzz_ntargets;
+
+/*
+ * Set-up of target name before its first input, called by the libFuzzer
+ * driver (LLVMFuzzerInitialize) while the process is still small: `results`
+ * forks its preflight helper (targets.c). Optional: without it every target
+ * works, more slowly. Never fails.
+ */
+void fuzz_target_init(const char *name);
 
 /* The target called name, or NULL. */
 const struct fuzz_target *fuzz_target_find(const char *name);
