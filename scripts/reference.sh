@@ -119,13 +119,19 @@ gen mps "  sharing: mps
   inference_spread: true
   # MPS pins each client to card memory / replicas: refuse what would not fit.
   check_memory: true"
+# mig-static: no preemption, so the serving nodes are reserved for inference (a
+# node pool with a nodeSelector), as in the deep bracket: with one shared pool
+# (4g+3g on nodes 0-11) training held every instance by night and the morning
+# ramp found none (search stuck at 15 replicas, p99 of half an hour, 56 %
+# within SLO). 72 whole cards (7g.80gb) hold the ~64-card peak at the 70 %
+# target; the other 7 nodes are split 4g.40gb + 3g.40gb for training.
 gen mig-static "  sharing: mig
   mig: { layout: 7g.80gb }" "  name: mig-static
-  inference_gpus: 64
+  inference_gpus: 72
   autoscale: { target: 0.7, scale_up_delay: 60s, scale_down_window: 300s }
   layouts:
-    - { nodes: \"0-11\", layout: \"4g.40gb+3g.40gb\" }
-    - { nodes: \"12-15\", layout: 7g.80gb }"
+    - { nodes: \"0-8\", layout: 7g.80gb, use: inference }
+    - { nodes: \"9-15\", layout: \"4g.40gb+3g.40gb\", use: training }"
 
 # ---- deep-trough bracket ----------------------------------------------------
 # Load (deep.yaml.in): chat peaks at 3,200 req/s at 14:00, search at 2,400 at
