@@ -129,7 +129,7 @@ int cluster_init(struct cluster *c, uint32_t nodes, uint32_t per_node, const str
         c->slots = 1;
     if (c->slots > CARD_MAX_TENANTS)
         c->slots = CARD_MAX_TENANTS;
-    uint32_t maxten = c->slots > MIG_MAX_INSTANCES ? c->slots : MIG_MAX_INSTANCES;
+    uint32_t maxten = CARD_MAX_TENANTS; /* any pool's slots (cluster_set_pools) */
     c->cards = calloc(c->ngpus, sizeof(*c->cards));
     c->node_free = calloc(nodes, sizeof(*c->node_free));
     c->scratch = calloc(maxten + 1, sizeof(*c->scratch));
@@ -172,7 +172,35 @@ int cluster_init(struct cluster *c, uint32_t nodes, uint32_t per_node, const str
                                         .ngpus = c->ngpus,
                                         .train_speed = spec ? spec->train_speed : 1.0,
                                         .infer_speed = spec ? spec->infer_speed : 1.0,
-                                        .mem_gib = c->mem_gib};
+                                        .mem_gib = c->mem_gib,
+                                        .mode = c->mode,
+                                        .slots = c->slots,
+                                        .mig = c->mig};
+    return 0;
+}
+
+/* Pool i's sharing: the cluster's unless the pool takes whole cards or sets its own. */
+static int pool_sharing(const struct cluster *c, const struct pool_cfg *q, struct cluster_pool *p,
+                        struct mig_layout *l)
+{
+    p->mode = q->whole ? SHARE_EXCLUSIVE : c->mode;
+    p->slots = p->mode == SHARE_EXCLUSIVE ? 1
+               : p->mode == SHARE_MIG     ? MIG_MAX_INSTANCES
+               : q->slots                 ? q->slots
+                                          : c->slots;
+    if (p->slots > CARD_MAX_TENANTS)
+        p->slots = CARD_MAX_TENANTS;
+    p->mig = q->mig.gpu ? q->mig : c->mig;
+    memset(l, 0, sizeof(*l));
+    l->gpu = q->spec;
+    if (c->mode == SHARE_MIG && p->mode != SHARE_MIG)
+        return 0; /* whole cards: no instances */
+    if (p->mode != SHARE_MIG || !q->mig_layout)
+        return 1; /* the card keeps the cluster's layout (or none) */
+    char err[MIG_ERR_LEN];
+    if (*q->mig_layout && mig_layout_check(q->spec, q->mig_layout, l, err, sizeof(err)))
+        return -EINVAL;
+    l->gpu = q->spec;
     return 0;
 }
 
@@ -187,9 +215,15 @@ int cluster_set_pools(struct cluster *c, const struct pool_cfg *pools, uint32_t 
     if (n == 0 || n > POOL_MAX || nodes != c->nodes)
         return -EINVAL;
     struct cluster_pool *p = calloc(n, sizeof(*p));
-    if (!p)
+    struct mig_layout *lay = calloc(n, sizeof(*lay));
+    int *own = calloc(n, sizeof(*own));
+    if (!p || !lay || !own) {
+        free(p);
+        free(lay);
+        free(own);
         return -ENOMEM;
-    uint32_t first = 0;
+    }
+    uint32_t first = 0, slots = 1;
     double mem = INFINITY;
     for (uint32_t i = 0; i < n; i++) {
         const struct pool_cfg *q = &pools[i];
@@ -204,19 +238,36 @@ int cluster_set_pools(struct cluster *c, const struct pool_cfg *pools, uint32_t 
                                      .mem_gib = q->spec->memory_gb,
                                      .labels = q->labels,
                                      .nlabels = q->nlabels};
+        own[i] = pool_sharing(c, q, &p[i], &lay[i]);
+        if (own[i] < 0) {
+            free(p);
+            free(lay);
+            free(own);
+            return -EINVAL;
+        }
         /* The single-pool form may override the board's memory (cluster.spec). */
         if (n == 1)
             p[i].mem_gib = c->mem_gib;
-        for (uint32_t g = p[i].first_gpu; g < p[i].first_gpu + p[i].ngpus; g++)
-            c->cards[g].pool = i;
         if (p[i].mem_gib < mem)
             mem = p[i].mem_gib;
+        if (p[i].mode != SHARE_MIG && p[i].slots > slots)
+            slots = p[i].slots;
         first += q->nodes;
     }
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t g = p[i].first_gpu; g < p[i].first_gpu + p[i].ngpus; g++) {
+            c->cards[g].pool = i;
+            if (own[i] == 0) /* its own layout, or none (MIG off) */
+                c->cards[g].layout = lay[i];
+        }
     free(c->pools);
+    free(lay);
+    free(own);
     c->pools = p;
     c->npools = n;
     c->mem_gib = mem;
+    if (c->mode != SHARE_MIG && c->mode != SHARE_EXCLUSIVE)
+        c->slots = slots;
     return 0;
 }
 
@@ -371,7 +422,8 @@ static void replan_rates(struct cluster *c, uint32_t gi, sim_time now)
         return;
 
     uint32_t nchanged = 0;
-    if (c->mode == SHARE_MIG) {
+    enum share_mode mode = c->pools[g->pool].mode;
+    if (mode == SHARE_MIG) {
         for (int k = 0; k < (int)g->layout.n; k++) {
             uint32_t tid = g->inst_tenant[k];
             if (tid == TENANT_NONE)
@@ -393,7 +445,7 @@ static void replan_rates(struct cluster *c, uint32_t gi, sim_time now)
     }
 
     g->alloc_rate = 1;
-    if (c->mode == SHARE_EXCLUSIVE) {
+    if (mode == SHARE_EXCLUSIVE) {
         struct tenant *t = &c->tenants[g->ten[0]];
         bool on = t->st.active && g->pend_at == SIM_TIME_MAX; /* deferred: idle until pend_at */
         t->speed = t->st.active ? 1.0 : 0.0;
@@ -409,9 +461,9 @@ static void replan_rates(struct cluster *c, uint32_t gi, sim_time now)
         c->scratch[i] = c->tenants[g->ten[i]].st;
         nact += c->scratch[i].active;
     }
-    if (c->mode == SHARE_TIMESLICE)
+    if (mode == SHARE_TIMESLICE)
         ts_speeds(c, g);
-    else if (share_speeds(c->mode, &c->knobs, c->scratch, g->nten, c->speeds) != 0)
+    else if (share_speeds(mode, &c->knobs, c->scratch, g->nten, c->speeds) != 0)
         for (uint32_t i = 0; i < g->nten; i++)
             c->speeds[i] = 0;
     double sum = 0, busy = 0;
@@ -424,14 +476,14 @@ static void replan_rates(struct cluster *c, uint32_t gi, sim_time now)
             g->rate[USE_IDLE] += s - used; /* waiting for slower gang members */
             sum += s;
             double u = t->st.demand < t->st.sm_cap ? t->st.demand : t->st.sm_cap;
-            busy += c->mode == SHARE_MPS ? u : 0;
+            busy += mode == SHARE_MPS ? u : 0;
         }
         if (s != t->speed) {
             t->speed = s;
             c->changed[nchanged++] = g->ten[i];
         }
     }
-    if (c->mode == SHARE_TIMESLICE)
+    if (mode == SHARE_TIMESLICE)
         busy = nact ? 1.0 : 0.0;
     if (busy > 1)
         busy = 1;
@@ -469,13 +521,14 @@ static void ts_end(struct tenant *t, sim_time now)
 static void apply_prio(struct cluster *c, struct card *g)
 {
     bool held = c->prio.on && g->ninfer > 0;
+    enum share_mode mode = c->pools[g->pool].mode;
     for (uint32_t i = 0; i < g->nten; i++) {
         struct tenant *t = &c->tenants[g->ten[i]];
-        if (c->mode == SHARE_MPS)
+        if (mode == SHARE_MPS)
             t->st.sm_cap = held && t->kind == TENANT_TRAIN && c->prio.train_cap < t->base_cap
                                ? c->prio.train_cap
                                : t->base_cap;
-        else if (c->mode == SHARE_TIMESLICE)
+        else if (mode == SHARE_TIMESLICE)
             t->st.ts_slice_s = !held                     ? 0
                                : t->kind == TENANT_TRAIN ? c->prio.train_slice_s
                                                          : c->prio.infer_slice_s;
@@ -486,7 +539,7 @@ static int find_instance(const struct cluster *c, const struct card *g, const st
 {
     const struct mig_profile *want = NULL;
     if (r->mig_profile && *r->mig_profile) {
-        want = mig_profile_find(c->spec, r->mig_profile);
+        want = mig_profile_find(c->pools[g->pool].spec, r->mig_profile);
         if (!want)
             return -EINVAL;
     }
@@ -514,11 +567,11 @@ int cluster_can_place(const struct cluster *c, uint32_t gpu, const struct tenant
     const struct card *g = &c->cards[gpu];
     if (g->reconfiguring)
         return -EBUSY;
-    if (c->mode == SHARE_MIG) {
+    if (c->pools[g->pool].mode == SHARE_MIG) {
         int k = find_instance(c, g, r);
         return k < 0 ? k : 0;
     }
-    return g->nten < c->slots ? 0 : -EBUSY;
+    return g->nten < c->pools[g->pool].slots ? 0 : -EBUSY;
 }
 
 int cluster_place(struct cluster *c, uint32_t gpu, sim_time now, const struct tenant_req *r,
@@ -528,7 +581,8 @@ int cluster_place(struct cluster *c, uint32_t gpu, sim_time now, const struct te
     if (rc)
         return rc;
     struct card *g = &c->cards[gpu];
-    int inst = c->mode == SHARE_MIG ? find_instance(c, g, r) : -1;
+    const struct cluster_pool *pl = &c->pools[g->pool];
+    int inst = pl->mode == SHARE_MIG ? find_instance(c, g, r) : -1;
     if (g->nten == g->cap_ten) {
         uint32_t cap = g->cap_ten ? 2 * g->cap_ten : 2;
         uint32_t *t = realloc(g->ten, cap * sizeof(*t));
@@ -551,7 +605,7 @@ int cluster_place(struct cluster *c, uint32_t gpu, sim_time now, const struct te
     share_tenant_init(&t->st);
     t->st.active = false;
     t->st.mem_gib = r->mem_gib;
-    t->st.sm_cap = c->mode == SHARE_MPS && r->sm_cap > 0 && r->sm_cap <= 1 ? r->sm_cap : 1.0;
+    t->st.sm_cap = pl->mode == SHARE_MPS && r->sm_cap > 0 && r->sm_cap <= 1 ? r->sm_cap : 1.0;
     t->base_cap = t->st.sm_cap;
     t->fraction = r->fraction > 0 && r->fraction <= 1 ? r->fraction : 0;
     if (r->demand > 0 && r->demand <= 1)
@@ -561,26 +615,25 @@ int cluster_place(struct cluster *c, uint32_t gpu, sim_time now, const struct te
      * with enforced quotas (HAMi): the memory it asked for. */
     t->st.mem_quota_gib = r->mem_quota_gib > 0 ? r->mem_quota_gib : 0;
     t->st.mem_limit_gib =
-        c->mode == SHARE_MPS
-            ? (c->mps_limit_gib > 0 ? c->mps_limit_gib : c->pools[g->pool].mem_gib / c->slots)
-        : c->mode == SHARE_TIMESLICE && c->mem_quota ? t->st.mem_quota_gib
-                                                     : 0;
+        pl->mode == SHARE_MPS ? (c->mps_limit_gib > 0 ? c->mps_limit_gib : pl->mem_gib / pl->slots)
+        : pl->mode == SHARE_TIMESLICE && c->mem_quota ? t->st.mem_quota_gib
+                                                      : 0;
     if (inst >= 0) {
         t->st.group = inst;
-        t->st.slice_speed = mig_knobs_speed(&c->mig, g->layout.inst[inst].profile);
+        t->st.slice_speed = mig_knobs_speed(&pl->mig, g->layout.inst[inst].profile);
         g->inst_tenant[inst] = id;
     }
 
     /* Memory: does this allocation fail, or kill card-mates it did not kill before? */
     uint32_t victims[CARD_MAX_TENANTS + 1], nvict = 0;
-    if (c->mode != SHARE_MIG) {
+    if (pl->mode != SHARE_MIG) {
         bool before[CARD_MAX_TENANTS + 1] = {false}, killed[CARD_MAX_TENANTS + 1] = {false};
         for (uint32_t i = 0; i < g->nten; i++)
             c->scratch[i] = c->tenants[g->ten[i]].st;
         double mem = c->pools[g->pool].mem_gib;
-        share_oom(c->mode, c->scratch, g->nten, mem, before);
+        share_oom(pl->mode, c->scratch, g->nten, mem, before);
         c->scratch[g->nten] = t->st;
-        share_oom(c->mode, c->scratch, g->nten + 1, mem, killed);
+        share_oom(pl->mode, c->scratch, g->nten + 1, mem, killed);
         if (killed[g->nten]) {
             tenant_free(c, id);
             return 1;
@@ -653,7 +706,7 @@ double cluster_ts_begin(struct cluster *c, uint32_t tid, sim_time now, double wo
 {
     struct tenant *t = &c->tenants[tid];
     struct card *g = &c->cards[t->gpu];
-    if (c->mode != SHARE_TIMESLICE || !(work_us > 0)) {
+    if (c->pools[g->pool].mode != SHARE_TIMESLICE || !(work_us > 0)) {
         cluster_set_active(c, tid, now, true, USE_INFER);
         double v = t->speed > 0 ? t->speed : 1e-9;
         return work_us / v > 1 ? work_us / v : 1;
@@ -714,7 +767,7 @@ bool cluster_defer_active(struct cluster *c, uint32_t tid, sim_time at, enum use
 {
     struct tenant *t = &c->tenants[tid];
     struct card *g = &c->cards[t->gpu];
-    if (c->mode != SHARE_EXCLUSIVE || t->cap >= 0 || t->st.active || g->pend_at != SIM_TIME_MAX ||
+    if (c->pools[g->pool].mode != SHARE_EXCLUSIVE || t->cap >= 0 || t->st.active || g->pend_at != SIM_TIME_MAX ||
         g->single != USE_IDLE || at < g->last)
         return false;
     t->st.active = true;
@@ -766,7 +819,7 @@ uint32_t cluster_fault_victims(const struct cluster *c, uint32_t tid, uint32_t *
         if (g->ten[i] == tid)
             self = i;
     }
-    share_fault_victims(c->mode, c->scratch, g->nten, self, dies);
+    share_fault_victims(c->pools[g->pool].mode, c->scratch, g->nten, self, dies);
     uint32_t n = 0;
     for (uint32_t i = 0; i < g->nten; i++)
         if (dies[i])
@@ -782,15 +835,18 @@ int cluster_relayout_begin(struct cluster *c, uint32_t gpu, sim_time now, const 
     if (gpu >= c->ngpus)
         return -EINVAL;
     struct card *g = &c->cards[gpu];
+    const struct gpu_spec *spec = c->pools[g->pool].spec;
+    if (c->pools[g->pool].mode != SHARE_MIG)
+        return -ENOTSUP; /* not MIG, or a pool of whole cards (MIG off) */
     if (g->nten || g->reconfiguring) {
         snprintf(err, errlen, "GPU %u: re-layout needs an empty card", gpu);
         return -EBUSY;
     }
     struct mig_layout l;
     memset(&l, 0, sizeof(l));
-    if (layout && *layout && mig_layout_check(c->spec, layout, &l, err, errlen))
+    if (layout && *layout && mig_layout_check(spec, layout, &l, err, errlen))
         return -EINVAL;
-    l.gpu = c->spec;
+    l.gpu = spec;
     g->layout = l;
     for (int k = 0; k < MIG_MAX_INSTANCES; k++)
         g->inst_tenant[k] = TENANT_NONE;

@@ -145,6 +145,12 @@ struct cluster_pool {
     double mem_gib; /* card memory of its board */
     const struct pool_label *labels;
     uint32_t nlabels;
+    /* How its cards are shared: the cluster's mode, or SHARE_EXCLUSIVE for a pool of whole
+     * cards (`sharing: none`: MIG off, one tenant per card); its tenants per card (slots);
+     * under MIG the speeds of its board's profiles. */
+    enum share_mode mode;
+    uint32_t slots;
+    struct mig_knobs mig;
 };
 
 struct cluster {
@@ -152,9 +158,10 @@ struct cluster {
     uint32_t ngpus, nodes, per_node;
     uint32_t free_cards; /* cards with no tenant and not reconfiguring */
     uint32_t *node_free; /* such cards per node */
-    enum share_mode mode;
-    uint32_t slots;              /* tenants per card: 1, timeslice/MPS replicas */
-    const struct gpu_spec *spec; /* the first pool's board (MIG tables: one board under MIG) */
+    enum share_mode mode;        /* the cluster's mode; a pool may take whole cards (pools[].mode) */
+    uint32_t slots;              /* tenants per card: 1, timeslice/MPS replicas (the most of any
+                                    pool's: each card's own is cluster_card_slots) */
+    const struct gpu_spec *spec; /* the first pool's board (each card's: cluster_card_spec) */
     struct share_knobs knobs;
     struct mig_knobs mig;
     double mem_gib;       /* card memory (the smallest of the pools': what policies pack to) */
@@ -195,10 +202,37 @@ void cluster_release(struct cluster *c);
 /*
  * Split the cards into the scenario's pools (in order, whole nodes each; the
  * scenario checked that their nodes add up to the cluster's and that they
- * share its node size). The cluster borrows names and labels. Returns 0,
- * -EINVAL (nodes or node size do not match: nothing changed) or -ENOMEM.
+ * share its node size) and give each pool its own sharing settings
+ * (pool_cfg.whole, slots, mig_layout, mig; unset: the cluster's). Call it on
+ * empty cards. The cluster borrows names and labels. Returns 0, -EINVAL
+ * (nodes or node size do not match, an invalid layout: nothing changed) or
+ * -ENOMEM.
  */
 int cluster_set_pools(struct cluster *c, const struct pool_cfg *pools, uint32_t n);
+
+/* How card g is shared: its pool's mode (the cluster's, or exclusive for whole cards). */
+static inline enum share_mode cluster_card_mode(const struct cluster *c, uint32_t g)
+{
+    return c->pools[c->cards[g].pool].mode;
+}
+
+/* Tenants card g holds at most (1 for whole cards, the pool's replicas, MIG: 7). */
+static inline uint32_t cluster_card_slots(const struct cluster *c, uint32_t g)
+{
+    return c->pools[c->cards[g].pool].slots;
+}
+
+/* Board of card g (its MIG profile table). */
+static inline const struct gpu_spec *cluster_card_spec(const struct cluster *c, uint32_t g)
+{
+    return c->pools[c->cards[g].pool].spec;
+}
+
+/* MIG speeds of card g's board. */
+static inline const struct mig_knobs *cluster_card_mig(const struct cluster *c, uint32_t g)
+{
+    return &c->pools[c->cards[g].pool].mig;
+}
 
 /* Pool of card g / of node n (index into c->pools). */
 static inline uint32_t cluster_pool_of_card(const struct cluster *c, uint32_t g)
@@ -286,7 +320,7 @@ static inline void cluster_set_active(struct cluster *c, uint32_t tid, sim_time 
 {
     struct tenant *t = &c->tenants[tid];
     struct card *g = &c->cards[t->gpu];
-    if (c->mode == SHARE_EXCLUSIVE && t->cap < 0 && g->single >= 0) {
+    if (c->pools[g->pool].mode == SHARE_EXCLUSIVE && t->cap < 0 && g->single >= 0) {
         /* Fast path (inline: twice per batch): one tenant, the card wholly in one state. */
         cluster_account(g, now);
         g->pend_at = SIM_TIME_MAX; /* an explicit change overrides a deferred one */
@@ -346,10 +380,10 @@ static inline double tenant_mem_request(const struct tenant *t)
     return t->st.mem_quota_gib > 0 ? t->st.mem_quota_gib : t->st.mem_gib;
 }
 
-/* The card share a tenant asked for: its fraction, else one slot (1 / slots). */
+/* The card share a tenant asked for: its fraction, else one slot of its card (1 / slots). */
 static inline double tenant_units(const struct cluster *c, const struct tenant *t)
 {
-    return t->fraction > 0 ? t->fraction : 1.0 / c->slots;
+    return t->fraction > 0 ? t->fraction : 1.0 / cluster_card_slots(c, t->gpu);
 }
 
 static inline double cluster_tenant_speed(const struct cluster *c, uint32_t tid)

@@ -170,6 +170,8 @@ struct scenario {
      * (owned; NULL: none); warning: fields it holds that tidesim does not model ("" none). */
     uint32_t from_replicas;
     char *from_layout;
+    char *from_path;    /* owned: the sharing_from file (pools' nvidia.com/mig.config labels) */
+    bool from_migparted; /* it is a mig-parted file */
     char warning[600];
 
     struct service_cfg *services;

@@ -739,8 +739,10 @@ int sim_init(struct sim *s, const struct scenario *sc, uint64_t seed, const stru
     if ((rc = engine_init(&s->eng)) ||
         (rc = rng_init(&s->fault_rng, seed, rng_stream_id("faults"))))
         goto fail;
+    /* With cluster.pools every MIG pool names its own layout (cluster_set_pools). */
     rc = cluster_init(&s->cl, sc->nodes, sc->gpus_per_node, sc->spec, sc->sharing, sc->slots,
-                      &sc->knobs, &sc->mig, sc->mig_layout, s->err, sizeof(s->err));
+                      &sc->knobs, &sc->mig, sc->pools_given ? NULL : sc->mig_layout, s->err,
+                      sizeof(s->err));
     if (rc == -EINVAL)
         goto fail_msg;
     if (rc)

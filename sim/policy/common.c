@@ -82,8 +82,11 @@ static struct autoscale_cfg service_as_cfg(const struct sim *s, uint32_t i)
         a.min_replicas = c->min_replicas;
         a.max_replicas = c->max_replicas ? c->max_replicas : a.max_replicas;
     }
-    if (a.max_replicas > s->cl.ngpus * s->cl.slots)
-        a.max_replicas = s->cl.ngpus * s->cl.slots;
+    uint32_t room = 0; /* replicas the cards hold: each pool's cards × its slots */
+    for (uint32_t k = 0; k < s->cl.npools; k++)
+        room += s->cl.pools[k].ngpus * s->cl.pools[k].slots;
+    if (a.max_replicas > room)
+        a.max_replicas = room;
     if (a.min_replicas > a.max_replicas)
         a.min_replicas = a.max_replicas;
     return a;

@@ -794,7 +794,8 @@ static uint32_t places_after(const struct sim *s, const struct kp *k, uint32_t g
         others += !(tn->kind == TENANT_TRAIN && tn->owner == j);
     }
     double used = k->card_used[g] - (others < c->nten ? kai_job_units(s, job) / job->spec.gpus : 0);
-    uint32_t by_slot = s->cl.slots > others ? s->cl.slots - others : 0;
+    uint32_t slots = cluster_card_slots(&s->cl, g);
+    uint32_t by_slot = slots > others ? slots - others : 0;
     double by_room = floor((1 - used) / u + EPS);
     return by_room < by_slot ? (uint32_t)(by_room > 0 ? by_room : 0) : by_slot;
 }

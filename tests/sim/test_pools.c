@@ -274,10 +274,11 @@ Test(pools, bad_pool_input_names_the_place)
          "same gpus_per_node"},
         {"name: x\nduration: 1h\ncluster:\n  pools:\n    - { name: a, gpu: a100-sxm4-80gb, "
          "nodes: 1, sharing: mps }\n",
-         "'sharing': set for the whole cluster"},
-        {"name: x\nduration: 1h\n" TWO_POOLS(1, 1, 8) "  sharing: mig\n  mig: { layout: 7g.80gb "
-                                                      "}\n",
-         "MIG over pools of different boards"},
+         "test.yaml:5:58: 'sharing': pool 'a' cannot share by mps in a cluster that shares by "
+         "exclusive"},
+        {"name: x\nduration: 1h\ncluster:\n  pools:\n    - { name: a, gpu: a100-sxm4-80gb, "
+         "nodes: 1, faults: { restart: 1m } }\n",
+         "test.yaml:5:57: 'faults': set for the whole cluster"},
         {"name: x\nduration: 1h\n" TWO_POOLS(1, 1, 8) "training:\n  require: { labels: { "
                                                       "tier: gold } }\n  jobs: { synthetic: "
                                                       "{ per_hour: 1 } }\n",
