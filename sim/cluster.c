@@ -132,10 +132,11 @@ int cluster_init(struct cluster *c, uint32_t nodes, uint32_t per_node, const str
     uint32_t maxten = CARD_MAX_TENANTS; /* any pool's slots (cluster_set_pools) */
     c->cards = calloc(c->ngpus, sizeof(*c->cards));
     c->node_free = calloc(nodes, sizeof(*c->node_free));
+    c->node_first = calloc((size_t)nodes + 1, sizeof(*c->node_first));
     c->scratch = calloc(maxten + 1, sizeof(*c->scratch));
     c->speeds = calloc(maxten + 1, sizeof(*c->speeds));
     c->changed = calloc(maxten + 1, sizeof(*c->changed));
-    if (!c->cards || !c->node_free || !c->scratch || !c->speeds || !c->changed) {
+    if (!c->cards || !c->node_free || !c->node_first || !c->scratch || !c->speeds || !c->changed) {
         cluster_release(c);
         return -ENOMEM;
     }
@@ -160,6 +161,8 @@ int cluster_init(struct cluster *c, uint32_t nodes, uint32_t per_node, const str
     }
     for (uint32_t n = 0; n < nodes; n++)
         c->node_free[n] = per_node;
+    for (uint32_t n = 0; n <= nodes; n++)
+        c->node_first[n] = n * per_node;
     c->pools = calloc(1, sizeof(*c->pools));
     if (!c->pools) {
         cluster_release(c);
@@ -204,16 +207,58 @@ static int pool_sharing(const struct cluster *c, const struct pool_cfg *q, struc
     return 0;
 }
 
+/*
+ * Lay the (empty) cards out again for pools of their own node sizes: every
+ * card a copy of cluster_init's first, node n with its pool's cards.
+ * Returns 0, -EINVAL (more than 2^32 cards) or -ENOMEM (nothing changed).
+ */
+static int relay_nodes(struct cluster *c, const struct pool_cfg *pools, uint32_t n)
+{
+    uint64_t total = 0;
+    uint32_t most = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        total += (uint64_t)pools[i].nodes * pools[i].gpus_per_node;
+        most = pools[i].gpus_per_node > most ? pools[i].gpus_per_node : most;
+    }
+    if (total > UINT32_MAX)
+        return -EINVAL;
+    struct card *cards = calloc(total ? total : 1, sizeof(*cards));
+    if (!cards)
+        return -ENOMEM;
+    struct card tmpl = c->cards[0];
+    uint32_t g = 0, node = 0;
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t k = 0; k < pools[i].nodes; k++, node++) {
+            c->node_first[node] = g;
+            c->node_free[node] = pools[i].gpus_per_node;
+            for (uint32_t m = 0; m < pools[i].gpus_per_node; m++, g++) {
+                cards[g] = tmpl;
+                cards[g].node = node;
+            }
+        }
+    c->node_first[node] = g;
+    free(c->cards);
+    c->cards = cards;
+    c->ngpus = c->free_cards = g;
+    c->per_node = most;
+    return 0;
+}
+
 int cluster_set_pools(struct cluster *c, const struct pool_cfg *pools, uint32_t n)
 {
     uint32_t nodes = 0;
+    bool sizes = false; /* a pool's node size differs from cluster_init's */
     for (uint32_t i = 0; i < n; i++) {
-        if (pools[i].gpus_per_node != c->per_node)
+        if (pools[i].gpus_per_node == 0)
             return -EINVAL;
+        sizes |= pools[i].gpus_per_node != c->per_node;
         nodes += pools[i].nodes;
     }
-    if (n == 0 || n > POOL_MAX || nodes != c->nodes)
+    if (n == 0 || n > POOL_MAX || nodes != c->nodes || c->free_cards != c->ngpus)
         return -EINVAL;
+    int rc = sizes ? relay_nodes(c, pools, n) : 0;
+    if (rc)
+        return rc;
     struct cluster_pool *p = calloc(n, sizeof(*p));
     struct mig_layout *lay = calloc(n, sizeof(*lay));
     int *own = calloc(n, sizeof(*own));
@@ -231,8 +276,8 @@ int cluster_set_pools(struct cluster *c, const struct pool_cfg *pools, uint32_t 
                                      .spec = q->spec,
                                      .first_node = first,
                                      .nodes = q->nodes,
-                                     .first_gpu = first * c->per_node,
-                                     .ngpus = q->nodes * c->per_node,
+                                     .first_gpu = c->node_first[first],
+                                     .ngpus = q->nodes * q->gpus_per_node,
                                      .train_speed = q->train_speed,
                                      .infer_speed = q->infer_speed,
                                      .mem_gib = q->spec->memory_gb,
@@ -290,12 +335,14 @@ void cluster_release(struct cluster *c)
     free(c->cards);
     free(c->pools);
     free(c->node_free);
+    free(c->node_first);
     free(c->tenants);
     free(c->scratch);
     free(c->speeds);
     free(c->changed);
     c->cards = NULL;
     c->node_free = NULL;
+    c->node_first = NULL;
     c->tenants = NULL;
     c->scratch = NULL;
     c->speeds = NULL;
@@ -614,10 +661,10 @@ int cluster_place(struct cluster *c, uint32_t gpu, sim_time now, const struct te
     /* k8s device plugin MPS: each replica gets 1/N of the memory (its README); time-slicing
      * with enforced quotas (HAMi): the memory it asked for. */
     t->st.mem_quota_gib = r->mem_quota_gib > 0 ? r->mem_quota_gib : 0;
-    t->st.mem_limit_gib =
-        pl->mode == SHARE_MPS ? (c->mps_limit_gib > 0 ? c->mps_limit_gib : pl->mem_gib / pl->slots)
-        : pl->mode == SHARE_TIMESLICE && c->mem_quota ? t->st.mem_quota_gib
-                                                      : 0;
+    t->st.mem_limit_gib = pl->mode == SHARE_MPS
+                              ? (c->mps_limit_gib > 0 ? c->mps_limit_gib : pl->mem_gib / pl->slots)
+                          : pl->mode == SHARE_TIMESLICE && c->mem_quota ? t->st.mem_quota_gib
+                                                                        : 0;
     if (inst >= 0) {
         t->st.group = inst;
         t->st.slice_speed = mig_knobs_speed(&pl->mig, g->layout.inst[inst].profile);
@@ -767,8 +814,8 @@ bool cluster_defer_active(struct cluster *c, uint32_t tid, sim_time at, enum use
 {
     struct tenant *t = &c->tenants[tid];
     struct card *g = &c->cards[t->gpu];
-    if (c->pools[g->pool].mode != SHARE_EXCLUSIVE || t->cap >= 0 || t->st.active || g->pend_at != SIM_TIME_MAX ||
-        g->single != USE_IDLE || at < g->last)
+    if (c->pools[g->pool].mode != SHARE_EXCLUSIVE || t->cap >= 0 || t->st.active ||
+        g->pend_at != SIM_TIME_MAX || g->single != USE_IDLE || at < g->last)
         return false;
     t->st.active = true;
     t->state = state;
@@ -886,39 +933,61 @@ uint32_t cluster_free_cards_in(const struct cluster *c, uint64_t mask)
     return n;
 }
 
+static bool card_free_in(const void *ctx, uint32_t g)
+{
+    const struct cluster *c = ctx;
+    return c->cards[g].nten == 0 && !c->cards[g].reconfiguring;
+}
+
+int cluster_gang_whole_nodes(const struct cluster *c, uint32_t count, uint64_t mask,
+                             cluster_card_fn usable, const void *ctx, uint32_t *out)
+{
+    for (uint32_t p = 0; p < c->npools; p++) {
+        const struct cluster_pool *pl = &c->pools[p];
+        uint32_t per = pl->nodes ? pl->ngpus / pl->nodes : 0;
+        if (!((mask >> p) & 1u) || per == 0 || count <= per)
+            continue;
+        uint32_t need = (count + per - 1) / per, have = 0;
+        for (uint32_t n = pl->first_node; n < pl->first_node + pl->nodes && have < need; n++) {
+            bool whole = true;
+            for (uint32_t g = cluster_node_first(c, n); g < cluster_node_end(c, n) && whole; g++)
+                whole = usable(ctx, g);
+            have += whole;
+        }
+        if (have < need)
+            continue;
+        uint32_t k = 0;
+        for (uint32_t n = pl->first_node; n < pl->first_node + pl->nodes && k < count; n++) {
+            bool whole = true;
+            for (uint32_t g = cluster_node_first(c, n); g < cluster_node_end(c, n) && whole; g++)
+                whole = usable(ctx, g);
+            for (uint32_t g = cluster_node_first(c, n);
+                 whole && g < cluster_node_end(c, n) && k < count; g++)
+                out[k++] = g;
+        }
+        return 0;
+    }
+    return -ENOSPC;
+}
+
 int cluster_find_gang_in(const struct cluster *c, uint32_t count, uint32_t *out, uint64_t mask)
 {
     if (count == 0 || count > c->free_cards)
         return -ENOSPC;
-    if (count <= c->per_node) {
-        uint32_t best = UINT32_MAX, best_free = UINT32_MAX;
-        for (uint32_t n = 0; n < c->nodes; n++) {
-            uint32_t f = c->node_free[n];
-            if (f >= count && f < best_free && ((mask >> cluster_pool_of_node(c, n)) & 1u)) {
-                best = n;
-                best_free = f;
-            }
+    uint32_t best = UINT32_MAX, best_free = UINT32_MAX;
+    for (uint32_t n = 0; n < c->nodes; n++) {
+        uint32_t f = c->node_free[n];
+        if (f >= count && f < best_free && ((mask >> cluster_pool_of_node(c, n)) & 1u)) {
+            best = n;
+            best_free = f;
         }
-        if (best == UINT32_MAX)
-            return -ENOSPC;
+    }
+    if (best != UINT32_MAX) {
         uint32_t k = 0;
-        for (uint32_t i = best * c->per_node; k < count; i++)
+        for (uint32_t i = cluster_node_first(c, best); k < count; i++)
             if (c->cards[i].nten == 0 && !c->cards[i].reconfiguring)
                 out[k++] = i;
         return 0;
     }
-    uint32_t need = (count + c->per_node - 1) / c->per_node, have = 0;
-    for (uint32_t n = 0; n < c->nodes && have < need; n++)
-        if (c->node_free[n] == c->per_node && ((mask >> cluster_pool_of_node(c, n)) & 1u))
-            have++;
-    if (have < need)
-        return -ENOSPC;
-    uint32_t k = 0;
-    for (uint32_t n = 0; n < c->nodes && k < count; n++) {
-        if (c->node_free[n] != c->per_node || !((mask >> cluster_pool_of_node(c, n)) & 1u))
-            continue;
-        for (uint32_t i = n * c->per_node; i < (n + 1) * c->per_node && k < count; i++)
-            out[k++] = i;
-    }
-    return 0;
+    return cluster_gang_whole_nodes(c, count, mask, card_free_in, c, out);
 }

@@ -3,13 +3,15 @@
  * constraints services and jobs put on them (require / prefer), as read from a
  * scenario (docs/scenario.md "cluster.pools", "Placement constraints").
  *
- * A pool is a run of whole nodes of one board: nodes × gpus_per_node cards,
- * its labels (Kubernetes node labels, string → string), and its speed for
- * training and inference relative to the reference board (A100 = 1; defaults
- * from models/gpu.c, overridable per pool). Pools are numbered in file order
- * and their nodes follow each other: pool 0 holds nodes [0, n0), pool 1
- * [n0, n0 + n1), ... The single-pool form (cluster.gpu, cluster.nodes, ...)
- * is one pool named "default" with no labels.
+ * A pool is a run of whole nodes of one board: nodes × gpus_per_node cards
+ * (pools may differ in node size), its labels (Kubernetes node labels,
+ * string → string), its speed for training and inference relative to the
+ * reference board (A100 = 1; defaults from models/gpu.c, overridable per
+ * pool), and its own sharing settings within the cluster's mode (whole cards,
+ * its MIG layout, its replicas; resolved by the scenario). Pools are numbered
+ * in file order and their nodes follow each other: pool 0 holds nodes
+ * [0, n0), pool 1 [n0, n0 + n1), ... The single-pool form (cluster.gpu,
+ * cluster.nodes, ...) is one pool named "default" with no labels.
  *
  * A constraint names a board and/or labels; a pool matches when its board is
  * that board and it carries every label with that value. `require` keeps a
@@ -52,7 +54,7 @@ struct pool_cfg {
     /* Its own sharing settings as read (pools[].sharing / mig / timeSlicing / mps; NULL =
      * absent), resolved against the cluster's mode by the scenario (scenario.c) into: */
     const struct conf_node *node; /* its mapping in the file (NULL: the single-pool form) */
-    const struct conf_node *sharing_at, *mig_at, *ts_at, *mps_at;
+    const struct conf_node *sharing_at, *mig_at, *ts_at, *mps_at, *from_at;
     bool whole;             /* sharing: none — whole cards, one tenant each (MIG off) */
     uint32_t slots;         /* tenants per card under timeslice / mps; 0 = the cluster's */
     const char *mig_layout; /* its cards' MIG layout; NULL = the cluster's (cluster.mig.layout) */

@@ -163,8 +163,9 @@ static bool plain_name(const char *v)
 static int load_pool(const struct conf_doc *d, const struct conf_node *n, struct pool_cfg *p,
                      struct conf_err *err)
 {
-    static const char *const keys[] = {"name",  "gpu", "nodes",       "gpus_per_node", "labels",
-                                       "speed", "sharing", "mig", "timeSlicing", "mps", NULL};
+    static const char *const keys[] = {"name",        "gpu",   "nodes",        "gpus_per_node",
+                                       "labels",      "speed", "sharing",      "mig",
+                                       "timeSlicing", "mps",   "sharing_from", NULL};
     static const char *const skeys[] = {"training", "inference", NULL};
     static const char *const cluster_wide[] = {"faults", "spec", NULL};
     int rc;
@@ -182,6 +183,7 @@ static int load_pool(const struct conf_doc *d, const struct conf_node *n, struct
     p->mig_at = conf_get(n, "mig");
     p->ts_at = conf_get(n, "timeSlicing");
     p->mps_at = conf_get(n, "mps");
+    p->from_at = conf_get(n, "sharing_from");
     p->gpus_per_node = 8;
     if ((rc = conf_check_keys(d, n, "pools", keys, err)) ||
         (rc = conf_string(d, n, "name", true, &p->name, err)) ||
@@ -229,11 +231,6 @@ int pool_cfg_load(const struct conf_doc *d, const struct conf_node *seq, struct 
             if (strcmp(p[k].name, p[i].name) == 0)
                 rc = conf_errf(err, d, conf_get(seq->items[i], "name"), "name",
                                "pool '%s' is named twice", p[i].name);
-        if (rc == 0 && p[i].gpus_per_node != p[0].gpus_per_node)
-            rc = conf_errf(err, d, seq->items[i], "gpus_per_node",
-                           "every pool needs the same gpus_per_node (%u in pool '%s'); pools of "
-                           "different node sizes are not supported yet",
-                           p[0].gpus_per_node, p[0].name);
         nodes += p[i].nodes;
         if (rc == 0 && nodes > (1u << 16))
             rc = conf_errf(err, d, seq->items[i], "nodes", "expected at most 65536 nodes in all");

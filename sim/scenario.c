@@ -866,19 +866,21 @@ static int load_snapshot(struct scenario *sc, struct conf_err *err)
     const char **names = calloc(sc->npools, sizeof(*names));
     uint32_t *first = calloc(sc->npools, sizeof(*first));
     uint32_t *nodes = calloc(sc->npools, sizeof(*nodes));
-    if (names && first && nodes) {
+    uint32_t *per = calloc(sc->npools, sizeof(*per));
+    if (names && first && nodes && per) {
         uint32_t at = 0;
         for (uint32_t i = 0; i < sc->npools; i++) {
             names[i] = sc->pools[i].name;
             first[i] = at;
             nodes[i] = sc->pools[i].nodes;
+            per[i] = sc->pools[i].gpus_per_node;
             at += nodes[i];
         }
         struct snap_geom g = {.npools = sc->npools,
                               .pool_names = names,
                               .pool_first_node = first,
                               .pool_nodes = nodes,
-                              .per_node = sc->gpus_per_node};
+                              .pool_per_node = per};
         struct trace_err te = {{0}};
         rc = snapshot_load(t->snapshot_path, &g, &t->snap, &t->nsnap, &te);
         if (rc)
@@ -890,6 +892,7 @@ static int load_snapshot(struct scenario *sc, struct conf_err *err)
     free(names);
     free(first);
     free(nodes);
+    free(per);
     return rc;
 }
 
@@ -1209,6 +1212,68 @@ static int load_sharing_from(struct scenario *sc, const struct conf_node *c, str
 }
 
 /*
+ * A pool's own sharing_from (FILE or {file, config}; sim/sharing_from.h): the
+ * device plugin's or mig-parted's configuration of its nodes, read for its
+ * board. It must share by the cluster's mode or give whole cards; it says what
+ * the pool's sharing, layout and replicas would say.
+ */
+static int load_pool_from(struct scenario *sc, struct pool_cfg *p, struct conf_err *err)
+{
+    static const char *const keys[] = {"file", "config", NULL};
+    const struct conf_doc *d = &sc->doc;
+    const struct conf_node *sf = p->from_at;
+    const struct conf_node *own[] = {p->sharing_at, conf_get(p->mig_at, "layout"),
+                                     conf_get(p->ts_at, "replicas"),
+                                     conf_get(p->mps_at, "replicas")};
+    static const char *const own_keys[] = {"sharing", "layout", "replicas", "replicas"};
+    for (size_t k = 0; k < 4; k++)
+        if (own[k])
+            return conf_errf(err, d, own[k], own_keys[k],
+                             "pool '%s': its sharing_from says this; give one or the other",
+                             p->name);
+    const char *config = pool_label(p, POOL_MIG_CONFIG_LABEL);
+    char *path = NULL;
+    int rc;
+    if (sf->kind == CONF_MAP) {
+        if ((rc = conf_check_keys(d, sf, "sharing_from", keys, err)) ||
+            (rc = conf_string(d, sf, "config", false, &config, err)))
+            return rc;
+        path = resolve_path(d, sf, "file", err);
+    } else {
+        path = resolve_path(d, p->node, "sharing_from", err);
+    }
+    if (!path)
+        return -EINVAL;
+    bool mp = false;
+    struct sharing_from out;
+    if ((rc = sharing_from_is_migparted(path, &mp, err)) == 0)
+        rc = sharing_from_load(path, mp ? config : NULL, p->spec, &out, err);
+    if (rc == 0 && out.ignored[0] && !sc->warning[0])
+        snprintf(sc->warning, sizeof(sc->warning), "%s: read but not modelled: %s", path,
+                 out.ignored);
+    free(path);
+    if (rc)
+        return rc;
+    if (out.mode == SHARE_EXCLUSIVE) {
+        p->whole = true;
+        return 0;
+    }
+    if (out.mode != sc->sharing)
+        return conf_errf(err, d, sf, "sharing_from",
+                         "pool '%s': the file shares by %s, the cluster by %s: a pool takes the "
+                         "cluster's mode or whole cards",
+                         p->name, share_mode_name(out.mode), share_mode_name(sc->sharing));
+    if (out.mode == SHARE_MIG) {
+        if (!(p->layout_own = strdup(out.layout)))
+            return -ENOMEM;
+        p->mig_layout = p->layout_own;
+    } else {
+        p->slots = out.replicas;
+    }
+    return 0;
+}
+
+/*
  * One pool's own sharing settings (cluster.pools[].sharing / mig / timeSlicing / mps and the
  * nvidia.com/mig.config label), within the cluster's mode: a pool may take whole cards
  * (`sharing: none`), its own MIG layout, or its own replicas; never another mode.
@@ -1224,6 +1289,8 @@ static int resolve_pool(struct scenario *sc, const struct conf_node *c, struct p
     const struct conf_doc *d = &sc->doc;
     const char *have = share_mode_name(sc->sharing);
     int rc;
+    if (p->from_at && (rc = load_pool_from(sc, p, err)))
+        return rc;
     if (p->sharing_at) {
         int m = 0;
         if ((rc = conf_enum(d, p->node, "sharing", true, modes, &m, err)))
@@ -1284,7 +1351,7 @@ static int resolve_pool(struct scenario *sc, const struct conf_node *c, struct p
               (rc = conf_string(d, m, "layout", false, &p->mig_layout, err))))
         return rc;
     const char *label = pool_label(p, POOL_MIG_CONFIG_LABEL);
-    if (label && sc->from_migparted) {
+    if (label && sc->from_migparted && !p->from_at) {
         if (p->mig_layout || p->whole)
             return conf_errf(err, d, p->mig_layout ? conf_get(m, "layout") : p->sharing_at,
                              p->mig_layout ? "layout" : "sharing",
@@ -1303,10 +1370,14 @@ static int resolve_pool(struct scenario *sc, const struct conf_node *c, struct p
     if (p->whole)
         return 0;
     const char *layout = p->mig_layout ? p->mig_layout : sc->mig_layout;
-    const struct conf_node *at = p->mig_layout ? (m ? conf_get(m, "layout") : NULL)
-                                               : conf_get(cm, "layout");
+    const struct conf_node *at =
+        p->mig_layout ? (m ? conf_get(m, "layout") : NULL) : conf_get(cm, "layout");
     if (!layout)
-        return conf_errf(err, d, m ? m : p->sharing_at ? p->sharing_at : c, "layout",
+        return conf_errf(err, d,
+                         m               ? m
+                         : p->sharing_at ? p->sharing_at
+                                         : c,
+                         "layout",
                          "pool '%s' has no MIG layout: give it mig.layout, a cluster.mig.layout, "
                          "a label %s with a mig-parted sharing_from, or sharing: none",
                          p->name, POOL_MIG_CONFIG_LABEL);
@@ -1466,7 +1537,10 @@ static int load_root(struct scenario *sc, struct conf_err *err)
         sc->nodes = 0;
         for (uint32_t i = 0; i < sc->npools; i++)
             sc->nodes += sc->pools[i].nodes;
-        sc->gpus_per_node = sc->pools[0].gpus_per_node;
+        sc->gpus_per_node = 0; /* the largest node */
+        for (uint32_t i = 0; i < sc->npools; i++)
+            if (sc->pools[i].gpus_per_node > sc->gpus_per_node)
+                sc->gpus_per_node = sc->pools[i].gpus_per_node;
     } else if ((rc = load_single_pool(sc, c, err)))
         return rc;
     if (conf_get(c, "sharing_from")) {

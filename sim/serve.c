@@ -233,7 +233,7 @@ static void start_batch(struct service *s, uint32_t ri, uint32_t n, sim_time now
 {
     struct replica *r = &s->reps[ri];
     if (s->hot == ri)
-        s->hot = UINT32_MAX;                 /* its card never left inference: nothing to switch */
+        s->hot = UINT32_MAX; /* its card never left inference: nothing to switch */
     else if (cluster_card_mode(s->cl, s->cl->tenants[r->tid].gpu) != SHARE_TIMESLICE)
         /* time-slicing: plan_batch activates it */
         cluster_set_active(s->cl, r->tid, now, true, USE_INFER);
@@ -456,7 +456,7 @@ static uint64_t victim_key(const struct service *s, uint32_t ri)
 {
     const struct cluster *cl = s->cl;
     const struct card *g = &cl->cards[s->reps[ri].gpu];
-    uint64_t occupied = cl->per_node - cl->node_free[g->node];
+    uint64_t occupied = cluster_node_cards(cl, g->node) - cl->node_free[g->node];
     /* A service that prefers some pools gives back a replica elsewhere first. */
     uint64_t pref =
         s->prefer_pools != POOL_ALL && cluster_card_in(cl, s->reps[ri].gpu, s->prefer_pools);

@@ -227,7 +227,7 @@ uint32_t pol_start_whole_masked(struct sim *s, struct jobq *q, bool strict, uint
 uint32_t pol_node_inference_cards(const struct cluster *cl, uint32_t n)
 {
     uint32_t k = 0;
-    for (uint32_t g = n * cl->per_node; g < (n + 1) * cl->per_node; g++) {
+    for (uint32_t g = cluster_node_first(cl, n); g < cluster_node_end(cl, n); g++) {
         const struct card *cd = &cl->cards[g];
         bool inf = false;
         for (uint32_t t = 0; t < cd->nten && !inf; t++)

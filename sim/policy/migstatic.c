@@ -70,7 +70,7 @@ struct migs {
 static bool card_allows(const struct sim *s, uint32_t gpu, bool training)
 {
     const struct migs_cfg *cfg = s->sc->policy.cfg;
-    uint32_t node = s->cl.per_node ? gpu / s->cl.per_node : 0;
+    uint32_t node = s->cl.cards[gpu].node;
     for (uint32_t i = 0; cfg && i < cfg->n; i++)
         if (node >= cfg->g[i].first && node <= cfg->g[i].last)
             return cfg->g[i].use == USE_ANY ||
@@ -298,8 +298,8 @@ static int apply_layouts(struct sim *s, const struct migs_cfg *cfg)
     char err[MIG_ERR_LEN];
     for (uint32_t i = 0; cfg && i < cfg->n; i++)
         for (uint32_t node = cfg->g[i].first; node <= cfg->g[i].last && node < c->nodes; node++)
-            for (uint32_t k = 0; k < c->per_node; k++) {
-                uint32_t gpu = node * c->per_node + k;
+            for (uint32_t gpu = cluster_node_first(c, node); gpu < cluster_node_end(c, node);
+                 gpu++) {
                 int rc =
                     cluster_relayout_begin(c, gpu, s->eng.now, cfg->g[i].layout, err, sizeof(err));
                 if (rc)

@@ -196,8 +196,8 @@ static uint32_t pick_cards(const struct sim *s, struct pack *p, enum tenant_kind
  * the replica goes to the node of the best card that has n such cards, on
  * that node's n best. Returns n, or 0 when no node has n.
  */
-static uint32_t pick_tp(const struct sim *s, struct pack *p, uint32_t svc, double mem, double fraction,
-                        uint32_t n, uint32_t *cards)
+static uint32_t pick_tp(const struct sim *s, struct pack *p, uint32_t svc, double mem,
+                        double fraction, uint32_t n, uint32_t *cards)
 {
     uint32_t m = pick_cards(s, p, TENANT_INFER, svc, mem, fraction, s->cl.ngpus);
     for (uint32_t i = 0; i < m; i++) {
@@ -386,10 +386,9 @@ static void start_pass(struct sim *s, struct pack *p)
             continue;
         }
         uint32_t g = job->spec.gpus;
-        double f = trainer_job_fraction(&job->spec);
+        double f = trainer_job_fraction(&job->spec); /* 0: one slot of each card */
         if (pick_cards(s, p, TENANT_TRAIN, j,
-                       trainer_job_mem_gib(&s->tr, &job->spec, s->cl.mem_gib),
-                       f > 0 ? f : 0, g) == g &&
+                       trainer_job_mem_gib(&s->tr, &job->spec, s->cl.mem_gib), f, g) == g &&
             trainer_start(&s->tr, j, p->base.gang) >= 0) {
             /* Started, or OOM-killed at its first allocation (FAILED): out of the queue. */
             jobq_remove_at(&p->base.q, i);

@@ -8,7 +8,11 @@
  *     an H100 pool layout the driver would refuse, named at file:line:col;
  *   - per-pool time-slicing replicas: 4 tenants per card in a pool with replicas 4, 1 in a
  *     pool of whole cards;
- *   - the mig.config label picks each pool's mig-parted configuration;
+ *   - the mig.config label picks each pool's mig-parted configuration; a pool's own
+ *     sharing_from (a device-plugin file) gives its replicas;
+ *   - pools of 8-GPU and 4-GPU nodes: an 8-GPU gang takes the 8-GPU node, 4-GPU gangs one
+ *     4-GPU node each, and an 8-GPU gang with the 8-GPU node busy two whole 4-GPU nodes of
+ *     one pool; node indices and end times by hand;
  *   - bad per-pool settings, each refused at file:line:col.
  */
 #include <math.h>
@@ -35,13 +39,14 @@ Test(pool_sharing, mig_a100_pool_beside_whole_h100_pool_under_mig_static)
         " { name: a100, gpu: a100-sxm4-80gb, nodes: 1, gpus_per_node: 2,"
         "   mig: { layout: '3g.40gb+3g.40gb' } },"
         " { name: h100, gpu: h100-sxm5-80gb, nodes: 1, gpus_per_node: 2, sharing: none } ] }";
-    static const char *const svc = "services:\n"
-                                   "  - name: small\n"
-                                   "    latency: { a_ms: 1.16, b_ms: 0.28 }\n"
-                                   "    batching: { max_batch: 32, max_wait: 5ms }\n"
-                                   "    replicas: 4\n"
-                                   "    memory_gb: 10\n"
-                                   "    arrivals: { synthetic: { shape: constant, rate_rps: 10 } }\n";
+    static const char *const svc =
+        "services:\n"
+        "  - name: small\n"
+        "    latency: { a_ms: 1.16, b_ms: 0.28 }\n"
+        "    batching: { max_batch: 32, max_wait: 5ms }\n"
+        "    replicas: 4\n"
+        "    memory_gb: 10\n"
+        "    arrivals: { synthetic: { shape: constant, rate_rps: 10 } }\n";
     struct scenario sc;
     struct sim s;
     polsubmit_build(&sc, &s, cluster,
@@ -57,8 +62,7 @@ Test(pool_sharing, mig_a100_pool_beside_whole_h100_pool_under_mig_static)
     cr_expect_str_eq(s.cl.cards[0].layout.inst[0].profile->name, "3g.40gb");
     /* Four replicas, four instances: 3g.40gb (39.25 GiB) is smaller than a whole H100 (80). */
     for (uint32_t g = 0; g < 4; g++)
-        cr_expect_eq(infer_on(&s, g), g < 2 ? 2u : 0u, "card %u: %u replicas", g,
-                     infer_on(&s, g));
+        cr_expect_eq(infer_on(&s, g), g < 2 ? 2u : 0u, "card %u: %u replicas", g, infer_on(&s, g));
     for (uint32_t t = 0; t < s.cl.ntenants; t++)
         if (s.cl.tenants[t].used && s.cl.tenants[t].kind == TENANT_INFER)
             cr_expect_geq(s.cl.tenants[t].instance, 0, "a replica on a MIG instance");
@@ -117,13 +121,14 @@ Test(pool_sharing, h100_mig_table_and_a_bad_h100_pool_layout)
     /* An H100 pool's 3g.40gb runs at 60 of 132 SMs: 0.968 × 60 / 132 (models/mig.h). */
     struct scenario sc;
     struct sim s;
-    simtest_build(&sc, &s,
-                  "name: x\nduration: 1h\ncluster:\n  sharing: mig\n  mig: { layout: '3g.40gb*2' }\n"
-                  "  pools:\n"
-                  "    - { name: a, gpu: a100-sxm4-80gb, nodes: 1, gpus_per_node: 1 }\n"
-                  "    - { name: h, gpu: h100-sxm5-80gb, nodes: 1, gpus_per_node: 1 }\n"
-                  "policy: { name: mig-static }\n",
-                  1);
+    simtest_build(
+        &sc, &s,
+        "name: x\nduration: 1h\ncluster:\n  sharing: mig\n  mig: { layout: '3g.40gb*2' }\n"
+        "  pools:\n"
+        "    - { name: a, gpu: a100-sxm4-80gb, nodes: 1, gpus_per_node: 1 }\n"
+        "    - { name: h, gpu: h100-sxm5-80gb, nodes: 1, gpus_per_node: 1 }\n"
+        "policy: { name: mig-static }\n",
+        1);
     const struct mig_profile *a3 = s.cl.cards[0].layout.inst[0].profile,
                              *h3 = s.cl.cards[1].layout.inst[0].profile;
     cr_expect_eq(a3->sms, 42);
@@ -192,7 +197,8 @@ Test(pool_sharing, mig_config_label_picks_each_pools_configuration)
     int rc = scenario_load_string(&sc, "tests/data/lab.yaml", yaml, &err);
     cr_assert_eq(rc, 0, "%s", err.msg);
     cr_expect_eq(sc.sharing, SHARE_MIG, "a configuration enables MIG");
-    cr_expect_str_eq(sc.pools[0].mig_layout, "1g.10gb+1g.10gb+1g.10gb+1g.10gb+1g.10gb+1g.10gb+1g.10gb");
+    cr_expect_str_eq(sc.pools[0].mig_layout,
+                     "1g.10gb+1g.10gb+1g.10gb+1g.10gb+1g.10gb+1g.10gb+1g.10gb");
     cr_expect_str_eq(sc.pools[1].mig_layout, "3g.40gb+3g.40gb");
     cr_expect(sc.pools[2].whole, "mig-enabled: false");
     struct sim s;
@@ -205,10 +211,51 @@ Test(pool_sharing, mig_config_label_picks_each_pools_configuration)
     simtest_free(&sc, &s);
 }
 
+Test(pool_sharing, pool_sharing_from_a_device_plugin_file)
+{
+    static const char *const yaml =
+        "name: dp\nduration: 1h\n"
+        "cluster:\n"
+        "  sharing: timeslice\n"
+        "  timeSlicing: { replicas: 2 }\n"
+        "  pools:\n"
+        "    - { name: ts4, gpu: a100-sxm4-80gb, nodes: 1, gpus_per_node: 2,"
+        " sharing_from: sharing/device-plugin-timeslicing.yaml }\n"
+        "    - { name: ts2, gpu: a100-sxm4-80gb, nodes: 1, gpus_per_node: 2 }\n"
+        "    - { name: off, gpu: h100-sxm5-80gb, nodes: 1, gpus_per_node: 2,"
+        " sharing_from: { file: sharing/mig-parted-pools.yaml, config: all-disabled } }\n"
+        "policy: { name: timeslice }\n";
+    struct scenario sc;
+    struct conf_err err;
+    cr_assert_eq(scenario_load_string(&sc, "tests/data/dp.yaml", yaml, &err), 0, "%s", err.msg);
+    /* The file's replicas: 4 (its resources[0]); the cluster's 2; mig-enabled false: whole. */
+    cr_expect_eq(sc.pools[0].slots, 4u);
+    cr_expect_eq(sc.pools[1].slots, 0u, "the cluster's");
+    cr_expect(sc.pools[2].whole);
+    cr_expect(strstr(sc.warning, "flags") != NULL, "the file's unmodelled fields: %s", sc.warning);
+    struct sim s;
+    cr_assert_eq(sim_init(&s, &sc, 1, NULL), 0, "%s", s.err);
+    cr_expect_eq(cluster_card_slots(&s.cl, 0), 4u);
+    cr_expect_eq(cluster_card_slots(&s.cl, 2), 2u);
+    cr_expect_eq(cluster_card_slots(&s.cl, 4), 1u);
+    simtest_free(&sc, &s);
+    /* A file of another mode than the cluster's. */
+    struct scenario bad;
+    const char *mps =
+        "name: dp\nduration: 1h\ncluster:\n  sharing: mig\n  mig: { layout: 7g.80gb }\n  pools:\n"
+        "    - { name: p, gpu: a100-sxm4-80gb, nodes: 1, sharing_from: "
+        "sharing/device-plugin-mps.yaml "
+        "}\n";
+    cr_expect_lt(scenario_load_string(&bad, "tests/data/dp.yaml", mps, &err), 0);
+    cr_expect(strstr(err.msg, "tests/data/dp.yaml:7:63: 'sharing_from': pool 'p': the file shares "
+                              "by mps, the cluster by mig") != NULL,
+              "%s", err.msg);
+}
+
 Test(pool_sharing, bad_per_pool_settings_name_the_place)
 {
 #define P(EXTRA) "    - { name: p, gpu: a100-sxm4-80gb, nodes: 1" EXTRA " }\n"
-#define Q "    - { name: q, gpu: h100-sxm5-80gb, nodes: 1 }\n"
+#define Q        "    - { name: q, gpu: h100-sxm5-80gb, nodes: 1 }\n"
     static const struct {
         const char *yaml, *want;
     } cases[] = {
@@ -232,8 +279,7 @@ Test(pool_sharing, bad_per_pool_settings_name_the_place)
          "bad.yaml:6:77: 'timeSlicing': pool 'p' takes whole cards (sharing: none)"},
         {"cluster:\n  sharing: timeslice\n  pools:\n" P(", timeSlicing: { slice: 10ms }") Q,
          "bad.yaml:6:71: 'slice': set for the whole cluster (cluster.timeSlicing.slice)"},
-        {"cluster:\n  sharing: mig\n  pools:\n" P("") Q,
-         "'layout': pool 'p' has no MIG layout"},
+        {"cluster:\n  sharing: mig\n  pools:\n" P("") Q, "'layout': pool 'p' has no MIG layout"},
         {"cluster:\n  sharing: mig\n  pools:\n" P(", mig: { layout: 7g.80gb, efficiency: 0.9 }") Q
          "  mig: { layout: 7g.80gb }\n",
          "bad.yaml:6:85: 'efficiency': set for the whole cluster (cluster.mig.efficiency)"},
@@ -256,5 +302,126 @@ Test(pool_sharing, bad_per_pool_settings_name_the_place)
         char yaml[1024];
         snprintf(yaml, sizeof(yaml), "name: x\nduration: 1h\n%s", cases[i].yaml);
         simtest_expect_rejected(yaml, cases[i].want, i);
+    }
+}
+
+Test(pool_sharing, pools_of_different_node_sizes)
+{
+    static const char *const cluster =
+        "{ pools: ["
+        " { name: big, gpu: a100-sxm4-80gb, nodes: 1, gpus_per_node: 8 },"
+        " { name: small, gpu: h100-sxm5-80gb, nodes: 2, gpus_per_node: 4 } ] }";
+    struct scenario sc;
+    struct sim s;
+    polsubmit_build(&sc, &s, cluster, "", NULL, "{ name: dedicated }");
+    /* Node 0: cards 0-7 (A100); node 1: 8-11, node 2: 12-15 (H100). */
+    cr_assert_eq(s.cl.ngpus, 16u);
+    cr_assert_eq(s.cl.nodes, 3u);
+    cr_expect_eq(scenario_gpus(&sc), 16u);
+    for (uint32_t g = 0; g < 16; g++)
+        cr_expect_eq(s.cl.cards[g].node, g < 8 ? 0u : g < 12 ? 1u : 2u, "card %u", g);
+    cr_expect_eq(cluster_node_cards(&s.cl, 0), 8u);
+    cr_expect_eq(cluster_node_cards(&s.cl, 2), 4u);
+    cr_expect_eq(cluster_node_first(&s.cl, 2), 12u);
+    cr_expect_eq(s.cl.pools[1].first_gpu, 8u);
+    cr_expect_eq(s.cl.pools[1].ngpus, 8u);
+
+    /* A: 8 GPUs, 7200 s; B, C: 4 GPUs, 3600 s each; D: 8 GPUs, 3600 s (A100 work). */
+    uint32_t a = polsubmit_job(&s, 7200, 8, NULL), b = polsubmit_job(&s, 3600, 4, NULL),
+             c = polsubmit_job(&s, 3600, 4, NULL), d = polsubmit_job(&s, 3600, 8, NULL);
+    /* A fits no 4-GPU node: the 8-GPU node. B and C: best fit, a 4-GPU node each. D waits. */
+    for (uint32_t i = 0; i < 8; i++)
+        cr_expect_eq(s.cl.cards[s.tr.jobs[a].gpus[i]].node, 0u);
+    for (uint32_t i = 0; i < 4; i++) {
+        cr_expect_eq(s.cl.cards[s.tr.jobs[b].gpus[i]].node, 1u);
+        cr_expect_eq(s.cl.cards[s.tr.jobs[c].gpus[i]].node, 2u);
+    }
+    cr_expect_eq(s.tr.jobs[d].state, JOB_QUEUED);
+    engine_run(&s.eng, 6 * 3600 * SIM_SEC);
+    /* B and C end at 3600 / 1.73 = 2080.925 s on the H100s; then D, larger than a 4-GPU node
+     * with the 8-GPU node still A's (to 7200 s), takes both whole 4-GPU nodes: cards 8-15,
+     * ending at 2 × 2080.925 = 4161.850 s. */
+    cr_expect(fabs(polsubmit_end_s(&s, b) - 3600 / 1.73) < 1e-5, "B %f", polsubmit_end_s(&s, b));
+    cr_expect(fabs(polsubmit_end_s(&s, d) - 7200 / 1.73) < 1e-5, "D %f", polsubmit_end_s(&s, d));
+    cr_expect(fabs(polsubmit_end_s(&s, a) - 7200) < 1e-5, "A %f", polsubmit_end_s(&s, a));
+    for (uint32_t i = 0; i < 8; i++)
+        cr_expect_eq(s.tr.jobs[d].gpus[i], 8 + i, "D on the 4-GPU nodes, card %u",
+                     s.tr.jobs[d].gpus[i]);
+    simtest_free(&sc, &s);
+}
+
+/*
+ * Every policy on a pool of one 8-GPU node beside a pool of two 4-GPU nodes, 6 h: it runs,
+ * serves and finishes jobs, and under the whole-card policies every gang sits on one
+ * node, or (larger than a node) on whole nodes of one pool.
+ */
+Test(pool_sharing, every_policy_on_pools_of_different_node_sizes)
+{
+    static const struct {
+        const char *name, *sharing, *policy;
+        bool aligned; /* gangs node-aligned (whole-card placement) */
+    } cases[] = {
+        {"dedicated", "", "{ name: dedicated, inference_gpus: 2 }", true},
+        {"timeslice", "  sharing: timeslice\n  timeSlicing: { replicas: 2 }\n",
+         "{ name: timeslice, inference_gpus: 2 }", false},
+        {"mps", "  sharing: mps\n  mps: { replicas: 2 }\n", "{ name: mps, inference_gpus: 2 }",
+         false},
+        {"mig-static", "  sharing: mig\n  mig: { layout: 7g.80gb }\n",
+         "{ name: mig-static, inference_gpus: 2, layouts: [{ nodes: \"1-2\", layout: "
+         "\"4g.40gb+3g.40gb\" }] }",
+         false},
+        {"kueue", "", "{ name: kueue, inference_gpus: 4 }", true},
+        {"tidal", "", "{ name: tidal, inference_gpus: 2, day_gpus: 4, day: \"09:00-21:00\" }",
+         true},
+        {"kai", "  sharing: timeslice\n  timeSlicing: { replicas: 2 }\n",
+         "{ name: kai, inference_gpus: 4 }", false},
+        {"adaptive", "", "{ name: adaptive, inference_gpus: 2 }", true},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char yaml[2048];
+        snprintf(yaml, sizeof(yaml),
+                 "name: sizes-%s\nduration: 6h\nsample_interval: 5m\n"
+                 "cluster:\n%s  pools:\n"
+                 "    - { name: eight, gpu: a100-sxm4-80gb, nodes: 1, gpus_per_node: 8 }\n"
+                 "    - { name: four, gpu: h100-sxm5-80gb, nodes: 2, gpus_per_node: 4 }\n"
+                 "services:\n  - name: q\n    latency: { a_ms: 2, b_ms: 0.5 }\n"
+                 "    slo: { p99_ms: 200 }\n    replicas: { count: 2, min: 1, max: 6 }\n"
+                 "    arrivals: { synthetic: { peak_rps: 300, trough_ratio: 0.3, peak_hour: 3 } }\n"
+                 "training:\n  backlog: 12\n  memory_gb_per_gpu: 30\n"
+                 "  jobs: { synthetic: { per_hour: 2, duration: { lognormal: { median: 40m, "
+                 "sigma: 0.5 } }, gpus: { 1: 0.4, 4: 0.3, 8: 0.3 } } }\n"
+                 "policy: %s\n",
+                 cases[i].name, cases[i].sharing, cases[i].policy);
+        struct scenario sc;
+        struct sim s;
+        simtest_build(&sc, &s, yaml, 2);
+        cr_assert_eq(s.cl.ngpus, 16u, "%s", cases[i].name);
+        uint32_t bad = 0, samples = 0;
+        for (sim_time t = 5 * SIM_MIN; t <= 6 * SIM_HOUR; t += 5 * SIM_MIN) {
+            cr_assert_eq(engine_run(&s.eng, t), 0, "%s: %s", cases[i].name, s.err);
+            for (uint32_t j = 0; cases[i].aligned && j < s.tr.njobs; j++) {
+                const struct job *jb = &s.tr.jobs[j];
+                if (jb->state != JOB_RUNNING)
+                    continue;
+                samples++;
+                uint32_t on[3] = {0}, pool = cluster_pool_of_card(&s.cl, jb->gpus[0]), nodes = 0;
+                for (uint32_t k = 0; k < jb->spec.gpus; k++) {
+                    on[s.cl.cards[jb->gpus[k]].node]++;
+                    bad += cluster_pool_of_card(&s.cl, jb->gpus[k]) != pool;
+                }
+                uint32_t part = 0; /* nodes the gang holds only in part */
+                for (uint32_t n = 0; n < 3; n++) {
+                    nodes += on[n] > 0;
+                    part += on[n] > 0 && on[n] < cluster_node_cards(&s.cl, n);
+                }
+                bad += nodes > 1 && part > 1;
+            }
+        }
+        cr_expect_eq(bad, 0u, "%s: %u gangs off one node / one pool's whole nodes", cases[i].name,
+                     bad);
+        cr_expect(!cases[i].aligned || samples > 0, "%s: no running job seen", cases[i].name);
+        cr_expect_gt(s.tr.done, 0u, "%s: no training job finished", cases[i].name);
+        cr_expect_gt(s.svcs[0].tot.served, 0u, "%s: nothing served", cases[i].name);
+        simtest_free(&sc, &s);
     }
 }
