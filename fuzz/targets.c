@@ -428,8 +428,8 @@ static int run_snapshot(const uint8_t *data, size_t n, char *msg, size_t msglen)
     if ((rc = write_file(path, data, n, msg, msglen)))
         return rc;
     static const char *const names[2] = {"a", "b"};
-    static const uint32_t first[2] = {0, 2}, nodes[2] = {2, 1};
-    const struct snap_geom g = {2, names, first, nodes, 4};
+    static const uint32_t first[2] = {0, 2}, nodes[2] = {2, 1}, per[2] = {4, 4};
+    const struct snap_geom g = {2, names, first, nodes, per};
     struct snap_job *v = NULL;
     uint32_t nv = 0, used[3] = {0};
     struct trace_err err = {{0}};

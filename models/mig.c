@@ -54,10 +54,14 @@ static const struct mig_profile mig_rows[][MIG_ROWS] = {
     },
 
     /*
-     * H100-SXM5-80GB: IDs, max instances, GiB and SMs from `nvidia-smi mig -lgip`
-     * (jbarrow.ai field notes [weak]); 9.75 / 19.625 / 39.50 / 79.25
-     * GiB -> 9984 / 20096 / 40448 / 81152 MiB. ASSUMED: starts and sizes copied from
-     * the A100 geometry (no public H100 placement table found); the slice counts match.
+     * H100-SXM5-80GB: IDs, max instances, GiB and SMs from `nvidia-smi mig -lgip` run on
+     * an H100, as printed in J. Barrow's field notes "NVIDIA MIG"
+     * (https://jbarrow.ai/field_notes/nvidia-mig/; a field note, not NVIDIA documentation
+     * [weak]): 1g.10gb 9.75 GiB 16 SMs ×7, 1g.20gb 19.62 GiB 26 SMs ×4, 2g.20gb 19.62 GiB
+     * 32 SMs ×3, 3g.40gb 39.50 GiB 60 SMs ×2, 4g.40gb 39.50 GiB 64 SMs ×1, 7g.80gb 79.25 GiB
+     * 132 SMs ×1; 9.75 / 19.625 / 39.50 / 79.25 GiB -> 9984 / 20096 / 40448 / 81152 MiB.
+     * ASSUMED: starts and sizes copied from the A100 geometry (7 compute / 8 memory
+     * slices; no public H100 placement table found); the slice counts match.
      */
     {
         {"1g.10gb", 19, 1, 1, 16, 9984, 7, STARTS_0_6, 1, false},

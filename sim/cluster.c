@@ -129,13 +129,14 @@ int cluster_init(struct cluster *c, uint32_t nodes, uint32_t per_node, const str
         c->slots = 1;
     if (c->slots > CARD_MAX_TENANTS)
         c->slots = CARD_MAX_TENANTS;
-    uint32_t maxten = c->slots > MIG_MAX_INSTANCES ? c->slots : MIG_MAX_INSTANCES;
+    uint32_t maxten = CARD_MAX_TENANTS; /* any pool's slots (cluster_set_pools) */
     c->cards = calloc(c->ngpus, sizeof(*c->cards));
     c->node_free = calloc(nodes, sizeof(*c->node_free));
+    c->node_first = calloc((size_t)nodes + 1, sizeof(*c->node_first));
     c->scratch = calloc(maxten + 1, sizeof(*c->scratch));
     c->speeds = calloc(maxten + 1, sizeof(*c->speeds));
     c->changed = calloc(maxten + 1, sizeof(*c->changed));
-    if (!c->cards || !c->node_free || !c->scratch || !c->speeds || !c->changed) {
+    if (!c->cards || !c->node_free || !c->node_first || !c->scratch || !c->speeds || !c->changed) {
         cluster_release(c);
         return -ENOMEM;
     }
@@ -160,6 +161,8 @@ int cluster_init(struct cluster *c, uint32_t nodes, uint32_t per_node, const str
     }
     for (uint32_t n = 0; n < nodes; n++)
         c->node_free[n] = per_node;
+    for (uint32_t n = 0; n <= nodes; n++)
+        c->node_first[n] = n * per_node;
     c->pools = calloc(1, sizeof(*c->pools));
     if (!c->pools) {
         cluster_release(c);
@@ -172,24 +175,100 @@ int cluster_init(struct cluster *c, uint32_t nodes, uint32_t per_node, const str
                                         .ngpus = c->ngpus,
                                         .train_speed = spec ? spec->train_speed : 1.0,
                                         .infer_speed = spec ? spec->infer_speed : 1.0,
-                                        .mem_gib = c->mem_gib};
+                                        .mem_gib = c->mem_gib,
+                                        .mode = c->mode,
+                                        .slots = c->slots,
+                                        .mig = c->mig};
+    return 0;
+}
+
+/* Pool i's sharing: the cluster's unless the pool takes whole cards or sets its own. */
+static int pool_sharing(const struct cluster *c, const struct pool_cfg *q, struct cluster_pool *p,
+                        struct mig_layout *l)
+{
+    p->mode = q->whole ? SHARE_EXCLUSIVE : c->mode;
+    p->slots = p->mode == SHARE_EXCLUSIVE ? 1
+               : p->mode == SHARE_MIG     ? MIG_MAX_INSTANCES
+               : q->slots                 ? q->slots
+                                          : c->slots;
+    if (p->slots > CARD_MAX_TENANTS)
+        p->slots = CARD_MAX_TENANTS;
+    p->mig = q->mig.gpu ? q->mig : c->mig;
+    memset(l, 0, sizeof(*l));
+    l->gpu = q->spec;
+    if (c->mode == SHARE_MIG && p->mode != SHARE_MIG)
+        return 0; /* whole cards: no instances */
+    if (p->mode != SHARE_MIG || !q->mig_layout)
+        return 1; /* the card keeps the cluster's layout (or none) */
+    char err[MIG_ERR_LEN];
+    if (*q->mig_layout && mig_layout_check(q->spec, q->mig_layout, l, err, sizeof(err)))
+        return -EINVAL;
+    l->gpu = q->spec;
+    return 0;
+}
+
+/*
+ * Lay the (empty) cards out again for pools of their own node sizes: every
+ * card a copy of cluster_init's first, node n with its pool's cards.
+ * Returns 0, -EINVAL (more than 2^32 cards) or -ENOMEM (nothing changed).
+ */
+static int relay_nodes(struct cluster *c, const struct pool_cfg *pools, uint32_t n)
+{
+    uint64_t total = 0;
+    uint32_t most = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        total += (uint64_t)pools[i].nodes * pools[i].gpus_per_node;
+        most = pools[i].gpus_per_node > most ? pools[i].gpus_per_node : most;
+    }
+    if (total > UINT32_MAX)
+        return -EINVAL;
+    struct card *cards = calloc(total ? total : 1, sizeof(*cards));
+    if (!cards)
+        return -ENOMEM;
+    struct card tmpl = c->cards[0];
+    uint32_t g = 0, node = 0;
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t k = 0; k < pools[i].nodes; k++, node++) {
+            c->node_first[node] = g;
+            c->node_free[node] = pools[i].gpus_per_node;
+            for (uint32_t m = 0; m < pools[i].gpus_per_node; m++, g++) {
+                cards[g] = tmpl;
+                cards[g].node = node;
+            }
+        }
+    c->node_first[node] = g;
+    free(c->cards);
+    c->cards = cards;
+    c->ngpus = c->free_cards = g;
+    c->per_node = most;
     return 0;
 }
 
 int cluster_set_pools(struct cluster *c, const struct pool_cfg *pools, uint32_t n)
 {
     uint32_t nodes = 0;
+    bool sizes = false; /* a pool's node size differs from cluster_init's */
     for (uint32_t i = 0; i < n; i++) {
-        if (pools[i].gpus_per_node != c->per_node)
+        if (pools[i].gpus_per_node == 0)
             return -EINVAL;
+        sizes |= pools[i].gpus_per_node != c->per_node;
         nodes += pools[i].nodes;
     }
-    if (n == 0 || n > POOL_MAX || nodes != c->nodes)
+    if (n == 0 || n > POOL_MAX || nodes != c->nodes || c->free_cards != c->ngpus)
         return -EINVAL;
+    int rc = sizes ? relay_nodes(c, pools, n) : 0;
+    if (rc)
+        return rc;
     struct cluster_pool *p = calloc(n, sizeof(*p));
-    if (!p)
+    struct mig_layout *lay = calloc(n, sizeof(*lay));
+    int *own = calloc(n, sizeof(*own));
+    if (!p || !lay || !own) {
+        free(p);
+        free(lay);
+        free(own);
         return -ENOMEM;
-    uint32_t first = 0;
+    }
+    uint32_t first = 0, slots = 1;
     double mem = INFINITY;
     for (uint32_t i = 0; i < n; i++) {
         const struct pool_cfg *q = &pools[i];
@@ -197,26 +276,43 @@ int cluster_set_pools(struct cluster *c, const struct pool_cfg *pools, uint32_t 
                                      .spec = q->spec,
                                      .first_node = first,
                                      .nodes = q->nodes,
-                                     .first_gpu = first * c->per_node,
-                                     .ngpus = q->nodes * c->per_node,
+                                     .first_gpu = c->node_first[first],
+                                     .ngpus = q->nodes * q->gpus_per_node,
                                      .train_speed = q->train_speed,
                                      .infer_speed = q->infer_speed,
                                      .mem_gib = q->spec->memory_gb,
                                      .labels = q->labels,
                                      .nlabels = q->nlabels};
+        own[i] = pool_sharing(c, q, &p[i], &lay[i]);
+        if (own[i] < 0) {
+            free(p);
+            free(lay);
+            free(own);
+            return -EINVAL;
+        }
         /* The single-pool form may override the board's memory (cluster.spec). */
         if (n == 1)
             p[i].mem_gib = c->mem_gib;
-        for (uint32_t g = p[i].first_gpu; g < p[i].first_gpu + p[i].ngpus; g++)
-            c->cards[g].pool = i;
         if (p[i].mem_gib < mem)
             mem = p[i].mem_gib;
+        if (p[i].mode != SHARE_MIG && p[i].slots > slots)
+            slots = p[i].slots;
         first += q->nodes;
     }
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t g = p[i].first_gpu; g < p[i].first_gpu + p[i].ngpus; g++) {
+            c->cards[g].pool = i;
+            if (own[i] == 0) /* its own layout, or none (MIG off) */
+                c->cards[g].layout = lay[i];
+        }
     free(c->pools);
+    free(lay);
+    free(own);
     c->pools = p;
     c->npools = n;
     c->mem_gib = mem;
+    if (c->mode != SHARE_MIG && c->mode != SHARE_EXCLUSIVE)
+        c->slots = slots;
     return 0;
 }
 
@@ -239,12 +335,14 @@ void cluster_release(struct cluster *c)
     free(c->cards);
     free(c->pools);
     free(c->node_free);
+    free(c->node_first);
     free(c->tenants);
     free(c->scratch);
     free(c->speeds);
     free(c->changed);
     c->cards = NULL;
     c->node_free = NULL;
+    c->node_first = NULL;
     c->tenants = NULL;
     c->scratch = NULL;
     c->speeds = NULL;
@@ -371,7 +469,8 @@ static void replan_rates(struct cluster *c, uint32_t gi, sim_time now)
         return;
 
     uint32_t nchanged = 0;
-    if (c->mode == SHARE_MIG) {
+    enum share_mode mode = c->pools[g->pool].mode;
+    if (mode == SHARE_MIG) {
         for (int k = 0; k < (int)g->layout.n; k++) {
             uint32_t tid = g->inst_tenant[k];
             if (tid == TENANT_NONE)
@@ -393,7 +492,7 @@ static void replan_rates(struct cluster *c, uint32_t gi, sim_time now)
     }
 
     g->alloc_rate = 1;
-    if (c->mode == SHARE_EXCLUSIVE) {
+    if (mode == SHARE_EXCLUSIVE) {
         struct tenant *t = &c->tenants[g->ten[0]];
         bool on = t->st.active && g->pend_at == SIM_TIME_MAX; /* deferred: idle until pend_at */
         t->speed = t->st.active ? 1.0 : 0.0;
@@ -409,9 +508,9 @@ static void replan_rates(struct cluster *c, uint32_t gi, sim_time now)
         c->scratch[i] = c->tenants[g->ten[i]].st;
         nact += c->scratch[i].active;
     }
-    if (c->mode == SHARE_TIMESLICE)
+    if (mode == SHARE_TIMESLICE)
         ts_speeds(c, g);
-    else if (share_speeds(c->mode, &c->knobs, c->scratch, g->nten, c->speeds) != 0)
+    else if (share_speeds(mode, &c->knobs, c->scratch, g->nten, c->speeds) != 0)
         for (uint32_t i = 0; i < g->nten; i++)
             c->speeds[i] = 0;
     double sum = 0, busy = 0;
@@ -424,14 +523,14 @@ static void replan_rates(struct cluster *c, uint32_t gi, sim_time now)
             g->rate[USE_IDLE] += s - used; /* waiting for slower gang members */
             sum += s;
             double u = t->st.demand < t->st.sm_cap ? t->st.demand : t->st.sm_cap;
-            busy += c->mode == SHARE_MPS ? u : 0;
+            busy += mode == SHARE_MPS ? u : 0;
         }
         if (s != t->speed) {
             t->speed = s;
             c->changed[nchanged++] = g->ten[i];
         }
     }
-    if (c->mode == SHARE_TIMESLICE)
+    if (mode == SHARE_TIMESLICE)
         busy = nact ? 1.0 : 0.0;
     if (busy > 1)
         busy = 1;
@@ -469,13 +568,14 @@ static void ts_end(struct tenant *t, sim_time now)
 static void apply_prio(struct cluster *c, struct card *g)
 {
     bool held = c->prio.on && g->ninfer > 0;
+    enum share_mode mode = c->pools[g->pool].mode;
     for (uint32_t i = 0; i < g->nten; i++) {
         struct tenant *t = &c->tenants[g->ten[i]];
-        if (c->mode == SHARE_MPS)
+        if (mode == SHARE_MPS)
             t->st.sm_cap = held && t->kind == TENANT_TRAIN && c->prio.train_cap < t->base_cap
                                ? c->prio.train_cap
                                : t->base_cap;
-        else if (c->mode == SHARE_TIMESLICE)
+        else if (mode == SHARE_TIMESLICE)
             t->st.ts_slice_s = !held                     ? 0
                                : t->kind == TENANT_TRAIN ? c->prio.train_slice_s
                                                          : c->prio.infer_slice_s;
@@ -486,7 +586,7 @@ static int find_instance(const struct cluster *c, const struct card *g, const st
 {
     const struct mig_profile *want = NULL;
     if (r->mig_profile && *r->mig_profile) {
-        want = mig_profile_find(c->spec, r->mig_profile);
+        want = mig_profile_find(c->pools[g->pool].spec, r->mig_profile);
         if (!want)
             return -EINVAL;
     }
@@ -514,11 +614,11 @@ int cluster_can_place(const struct cluster *c, uint32_t gpu, const struct tenant
     const struct card *g = &c->cards[gpu];
     if (g->reconfiguring)
         return -EBUSY;
-    if (c->mode == SHARE_MIG) {
+    if (c->pools[g->pool].mode == SHARE_MIG) {
         int k = find_instance(c, g, r);
         return k < 0 ? k : 0;
     }
-    return g->nten < c->slots ? 0 : -EBUSY;
+    return g->nten < c->pools[g->pool].slots ? 0 : -EBUSY;
 }
 
 int cluster_place(struct cluster *c, uint32_t gpu, sim_time now, const struct tenant_req *r,
@@ -528,7 +628,8 @@ int cluster_place(struct cluster *c, uint32_t gpu, sim_time now, const struct te
     if (rc)
         return rc;
     struct card *g = &c->cards[gpu];
-    int inst = c->mode == SHARE_MIG ? find_instance(c, g, r) : -1;
+    const struct cluster_pool *pl = &c->pools[g->pool];
+    int inst = pl->mode == SHARE_MIG ? find_instance(c, g, r) : -1;
     if (g->nten == g->cap_ten) {
         uint32_t cap = g->cap_ten ? 2 * g->cap_ten : 2;
         uint32_t *t = realloc(g->ten, cap * sizeof(*t));
@@ -551,7 +652,7 @@ int cluster_place(struct cluster *c, uint32_t gpu, sim_time now, const struct te
     share_tenant_init(&t->st);
     t->st.active = false;
     t->st.mem_gib = r->mem_gib;
-    t->st.sm_cap = c->mode == SHARE_MPS && r->sm_cap > 0 && r->sm_cap <= 1 ? r->sm_cap : 1.0;
+    t->st.sm_cap = pl->mode == SHARE_MPS && r->sm_cap > 0 && r->sm_cap <= 1 ? r->sm_cap : 1.0;
     t->base_cap = t->st.sm_cap;
     t->fraction = r->fraction > 0 && r->fraction <= 1 ? r->fraction : 0;
     if (r->demand > 0 && r->demand <= 1)
@@ -560,27 +661,26 @@ int cluster_place(struct cluster *c, uint32_t gpu, sim_time now, const struct te
     /* k8s device plugin MPS: each replica gets 1/N of the memory (its README); time-slicing
      * with enforced quotas (HAMi): the memory it asked for. */
     t->st.mem_quota_gib = r->mem_quota_gib > 0 ? r->mem_quota_gib : 0;
-    t->st.mem_limit_gib =
-        c->mode == SHARE_MPS
-            ? (c->mps_limit_gib > 0 ? c->mps_limit_gib : c->pools[g->pool].mem_gib / c->slots)
-        : c->mode == SHARE_TIMESLICE && c->mem_quota ? t->st.mem_quota_gib
-                                                     : 0;
+    t->st.mem_limit_gib = pl->mode == SHARE_MPS
+                              ? (c->mps_limit_gib > 0 ? c->mps_limit_gib : pl->mem_gib / pl->slots)
+                          : pl->mode == SHARE_TIMESLICE && c->mem_quota ? t->st.mem_quota_gib
+                                                                        : 0;
     if (inst >= 0) {
         t->st.group = inst;
-        t->st.slice_speed = mig_knobs_speed(&c->mig, g->layout.inst[inst].profile);
+        t->st.slice_speed = mig_knobs_speed(&pl->mig, g->layout.inst[inst].profile);
         g->inst_tenant[inst] = id;
     }
 
     /* Memory: does this allocation fail, or kill card-mates it did not kill before? */
     uint32_t victims[CARD_MAX_TENANTS + 1], nvict = 0;
-    if (c->mode != SHARE_MIG) {
+    if (pl->mode != SHARE_MIG) {
         bool before[CARD_MAX_TENANTS + 1] = {false}, killed[CARD_MAX_TENANTS + 1] = {false};
         for (uint32_t i = 0; i < g->nten; i++)
             c->scratch[i] = c->tenants[g->ten[i]].st;
         double mem = c->pools[g->pool].mem_gib;
-        share_oom(c->mode, c->scratch, g->nten, mem, before);
+        share_oom(pl->mode, c->scratch, g->nten, mem, before);
         c->scratch[g->nten] = t->st;
-        share_oom(c->mode, c->scratch, g->nten + 1, mem, killed);
+        share_oom(pl->mode, c->scratch, g->nten + 1, mem, killed);
         if (killed[g->nten]) {
             tenant_free(c, id);
             return 1;
@@ -653,7 +753,7 @@ double cluster_ts_begin(struct cluster *c, uint32_t tid, sim_time now, double wo
 {
     struct tenant *t = &c->tenants[tid];
     struct card *g = &c->cards[t->gpu];
-    if (c->mode != SHARE_TIMESLICE || !(work_us > 0)) {
+    if (c->pools[g->pool].mode != SHARE_TIMESLICE || !(work_us > 0)) {
         cluster_set_active(c, tid, now, true, USE_INFER);
         double v = t->speed > 0 ? t->speed : 1e-9;
         return work_us / v > 1 ? work_us / v : 1;
@@ -714,8 +814,8 @@ bool cluster_defer_active(struct cluster *c, uint32_t tid, sim_time at, enum use
 {
     struct tenant *t = &c->tenants[tid];
     struct card *g = &c->cards[t->gpu];
-    if (c->mode != SHARE_EXCLUSIVE || t->cap >= 0 || t->st.active || g->pend_at != SIM_TIME_MAX ||
-        g->single != USE_IDLE || at < g->last)
+    if (c->pools[g->pool].mode != SHARE_EXCLUSIVE || t->cap >= 0 || t->st.active ||
+        g->pend_at != SIM_TIME_MAX || g->single != USE_IDLE || at < g->last)
         return false;
     t->st.active = true;
     t->state = state;
@@ -766,7 +866,7 @@ uint32_t cluster_fault_victims(const struct cluster *c, uint32_t tid, uint32_t *
         if (g->ten[i] == tid)
             self = i;
     }
-    share_fault_victims(c->mode, c->scratch, g->nten, self, dies);
+    share_fault_victims(c->pools[g->pool].mode, c->scratch, g->nten, self, dies);
     uint32_t n = 0;
     for (uint32_t i = 0; i < g->nten; i++)
         if (dies[i])
@@ -782,15 +882,18 @@ int cluster_relayout_begin(struct cluster *c, uint32_t gpu, sim_time now, const 
     if (gpu >= c->ngpus)
         return -EINVAL;
     struct card *g = &c->cards[gpu];
+    const struct gpu_spec *spec = c->pools[g->pool].spec;
+    if (c->pools[g->pool].mode != SHARE_MIG)
+        return -ENOTSUP; /* not MIG, or a pool of whole cards (MIG off) */
     if (g->nten || g->reconfiguring) {
         snprintf(err, errlen, "GPU %u: re-layout needs an empty card", gpu);
         return -EBUSY;
     }
     struct mig_layout l;
     memset(&l, 0, sizeof(l));
-    if (layout && *layout && mig_layout_check(c->spec, layout, &l, err, errlen))
+    if (layout && *layout && mig_layout_check(spec, layout, &l, err, errlen))
         return -EINVAL;
-    l.gpu = c->spec;
+    l.gpu = spec;
     g->layout = l;
     for (int k = 0; k < MIG_MAX_INSTANCES; k++)
         g->inst_tenant[k] = TENANT_NONE;
@@ -830,39 +933,61 @@ uint32_t cluster_free_cards_in(const struct cluster *c, uint64_t mask)
     return n;
 }
 
+static bool card_free_in(const void *ctx, uint32_t g)
+{
+    const struct cluster *c = ctx;
+    return c->cards[g].nten == 0 && !c->cards[g].reconfiguring;
+}
+
+int cluster_gang_whole_nodes(const struct cluster *c, uint32_t count, uint64_t mask,
+                             cluster_card_fn usable, const void *ctx, uint32_t *out)
+{
+    for (uint32_t p = 0; p < c->npools; p++) {
+        const struct cluster_pool *pl = &c->pools[p];
+        uint32_t per = pl->nodes ? pl->ngpus / pl->nodes : 0;
+        if (!((mask >> p) & 1u) || per == 0 || count <= per)
+            continue;
+        uint32_t need = (count + per - 1) / per, have = 0;
+        for (uint32_t n = pl->first_node; n < pl->first_node + pl->nodes && have < need; n++) {
+            bool whole = true;
+            for (uint32_t g = cluster_node_first(c, n); g < cluster_node_end(c, n) && whole; g++)
+                whole = usable(ctx, g);
+            have += whole;
+        }
+        if (have < need)
+            continue;
+        uint32_t k = 0;
+        for (uint32_t n = pl->first_node; n < pl->first_node + pl->nodes && k < count; n++) {
+            bool whole = true;
+            for (uint32_t g = cluster_node_first(c, n); g < cluster_node_end(c, n) && whole; g++)
+                whole = usable(ctx, g);
+            for (uint32_t g = cluster_node_first(c, n);
+                 whole && g < cluster_node_end(c, n) && k < count; g++)
+                out[k++] = g;
+        }
+        return 0;
+    }
+    return -ENOSPC;
+}
+
 int cluster_find_gang_in(const struct cluster *c, uint32_t count, uint32_t *out, uint64_t mask)
 {
     if (count == 0 || count > c->free_cards)
         return -ENOSPC;
-    if (count <= c->per_node) {
-        uint32_t best = UINT32_MAX, best_free = UINT32_MAX;
-        for (uint32_t n = 0; n < c->nodes; n++) {
-            uint32_t f = c->node_free[n];
-            if (f >= count && f < best_free && ((mask >> cluster_pool_of_node(c, n)) & 1u)) {
-                best = n;
-                best_free = f;
-            }
+    uint32_t best = UINT32_MAX, best_free = UINT32_MAX;
+    for (uint32_t n = 0; n < c->nodes; n++) {
+        uint32_t f = c->node_free[n];
+        if (f >= count && f < best_free && ((mask >> cluster_pool_of_node(c, n)) & 1u)) {
+            best = n;
+            best_free = f;
         }
-        if (best == UINT32_MAX)
-            return -ENOSPC;
+    }
+    if (best != UINT32_MAX) {
         uint32_t k = 0;
-        for (uint32_t i = best * c->per_node; k < count; i++)
+        for (uint32_t i = cluster_node_first(c, best); k < count; i++)
             if (c->cards[i].nten == 0 && !c->cards[i].reconfiguring)
                 out[k++] = i;
         return 0;
     }
-    uint32_t need = (count + c->per_node - 1) / c->per_node, have = 0;
-    for (uint32_t n = 0; n < c->nodes && have < need; n++)
-        if (c->node_free[n] == c->per_node && ((mask >> cluster_pool_of_node(c, n)) & 1u))
-            have++;
-    if (have < need)
-        return -ENOSPC;
-    uint32_t k = 0;
-    for (uint32_t n = 0; n < c->nodes && k < count; n++) {
-        if (c->node_free[n] != c->per_node || !((mask >> cluster_pool_of_node(c, n)) & 1u))
-            continue;
-        for (uint32_t i = n * c->per_node; i < (n + 1) * c->per_node && k < count; i++)
-            out[k++] = i;
-    }
-    return 0;
+    return cluster_gang_whole_nodes(c, count, mask, card_free_in, c, out);
 }

@@ -1,8 +1,10 @@
 /*
  * cluster.h — the cards of the cluster, their tenants, sharing, and time accounting.
  *
- * A cluster is nodes × gpus_per_node cards, numbered node-major, all in one
- * sharing mode (models/share.h):
+ * A cluster is nodes of cards, numbered node-major (node n holds cards
+ * [node_first[n], node_first[n + 1]); the nodes of one pool all have its
+ * gpus_per_node cards, pools may differ), in one sharing mode (models/share.h;
+ * a pool may take whole cards instead):
  *   exclusive  one tenant per card (nvidia.com/gpu: 1);
  *   timeslice  up to `slots` tenants per card (device-plugin replicas);
  *   mps        up to `slots` clients per card (<= 48);
@@ -145,16 +147,24 @@ struct cluster_pool {
     double mem_gib; /* card memory of its board */
     const struct pool_label *labels;
     uint32_t nlabels;
+    /* How its cards are shared: the cluster's mode, or SHARE_EXCLUSIVE for a pool of whole
+     * cards (`sharing: none`: MIG off, one tenant per card); its tenants per card (slots);
+     * under MIG the speeds of its board's profiles. */
+    enum share_mode mode;
+    uint32_t slots;
+    struct mig_knobs mig;
 };
 
 struct cluster {
     struct card *cards;
-    uint32_t ngpus, nodes, per_node;
-    uint32_t free_cards; /* cards with no tenant and not reconfiguring */
-    uint32_t *node_free; /* such cards per node */
-    enum share_mode mode;
-    uint32_t slots;              /* tenants per card: 1, timeslice/MPS replicas */
-    const struct gpu_spec *spec; /* the first pool's board (MIG tables: one board under MIG) */
+    uint32_t ngpus, nodes, per_node; /* per_node: the largest node's cards */
+    uint32_t *node_first;            /* nodes + 1 entries: node n's first card, then the end */
+    uint32_t free_cards;             /* cards with no tenant and not reconfiguring */
+    uint32_t *node_free;             /* such cards per node */
+    enum share_mode mode; /* the cluster's mode; a pool may take whole cards (pools[].mode) */
+    uint32_t slots;       /* tenants per card: 1, timeslice/MPS replicas (the most of any
+                             pool's: each card's own is cluster_card_slots) */
+    const struct gpu_spec *spec; /* the first pool's board (each card's: cluster_card_spec) */
     struct share_knobs knobs;
     struct mig_knobs mig;
     double mem_gib;       /* card memory (the smallest of the pools': what policies pack to) */
@@ -194,11 +204,53 @@ void cluster_release(struct cluster *c);
 
 /*
  * Split the cards into the scenario's pools (in order, whole nodes each; the
- * scenario checked that their nodes add up to the cluster's and that they
- * share its node size). The cluster borrows names and labels. Returns 0,
- * -EINVAL (nodes or node size do not match: nothing changed) or -ENOMEM.
+ * scenario checked that their nodes add up to the cluster's), each node with
+ * its pool's gpus_per_node cards (the cards are laid out again when the sizes
+ * differ from cluster_init's), and give each pool its own sharing settings
+ * (pool_cfg.whole, slots, mig_layout, mig; unset: the cluster's). Call it on
+ * empty cards. The cluster borrows names and labels. Returns 0, -EINVAL
+ * (nodes or node size do not match, an invalid layout: nothing changed) or
+ * -ENOMEM.
  */
 int cluster_set_pools(struct cluster *c, const struct pool_cfg *pools, uint32_t n);
+
+/* How card g is shared: its pool's mode (the cluster's, or exclusive for whole cards). */
+static inline enum share_mode cluster_card_mode(const struct cluster *c, uint32_t g)
+{
+    return c->pools[c->cards[g].pool].mode;
+}
+
+/* Tenants card g holds at most (1 for whole cards, the pool's replicas, MIG: 7). */
+static inline uint32_t cluster_card_slots(const struct cluster *c, uint32_t g)
+{
+    return c->pools[c->cards[g].pool].slots;
+}
+
+/* Board of card g (its MIG profile table). */
+static inline const struct gpu_spec *cluster_card_spec(const struct cluster *c, uint32_t g)
+{
+    return c->pools[c->cards[g].pool].spec;
+}
+
+/* MIG speeds of card g's board. */
+static inline const struct mig_knobs *cluster_card_mig(const struct cluster *c, uint32_t g)
+{
+    return &c->pools[c->cards[g].pool].mig;
+}
+
+/* Node n's cards: [cluster_node_first, cluster_node_end), cluster_node_cards of them. */
+static inline uint32_t cluster_node_first(const struct cluster *c, uint32_t n)
+{
+    return c->node_first[n];
+}
+static inline uint32_t cluster_node_end(const struct cluster *c, uint32_t n)
+{
+    return c->node_first[n + 1];
+}
+static inline uint32_t cluster_node_cards(const struct cluster *c, uint32_t n)
+{
+    return c->node_first[n + 1] - c->node_first[n];
+}
 
 /* Pool of card g / of node n (index into c->pools). */
 static inline uint32_t cluster_pool_of_card(const struct cluster *c, uint32_t g)
@@ -207,7 +259,7 @@ static inline uint32_t cluster_pool_of_card(const struct cluster *c, uint32_t g)
 }
 static inline uint32_t cluster_pool_of_node(const struct cluster *c, uint32_t n)
 {
-    return c->cards[n * c->per_node].pool;
+    return c->cards[c->node_first[n]].pool;
 }
 
 /* Board of node n (models/gpu.h). */
@@ -286,7 +338,7 @@ static inline void cluster_set_active(struct cluster *c, uint32_t tid, sim_time 
 {
     struct tenant *t = &c->tenants[tid];
     struct card *g = &c->cards[t->gpu];
-    if (c->mode == SHARE_EXCLUSIVE && t->cap < 0 && g->single >= 0) {
+    if (c->pools[g->pool].mode == SHARE_EXCLUSIVE && t->cap < 0 && g->single >= 0) {
         /* Fast path (inline: twice per batch): one tenant, the card wholly in one state. */
         cluster_account(g, now);
         g->pend_at = SIM_TIME_MAX; /* an explicit change overrides a deferred one */
@@ -346,10 +398,10 @@ static inline double tenant_mem_request(const struct tenant *t)
     return t->st.mem_quota_gib > 0 ? t->st.mem_quota_gib : t->st.mem_gib;
 }
 
-/* The card share a tenant asked for: its fraction, else one slot (1 / slots). */
+/* The card share a tenant asked for: its fraction, else one slot of its card (1 / slots). */
 static inline double tenant_units(const struct cluster *c, const struct tenant *t)
 {
-    return t->fraction > 0 ? t->fraction : 1.0 / c->slots;
+    return t->fraction > 0 ? t->fraction : 1.0 / cluster_card_slots(c, t->gpu);
 }
 
 static inline double cluster_tenant_speed(const struct cluster *c, uint32_t tid)
@@ -379,14 +431,28 @@ void cluster_relayout_done(struct cluster *c, uint32_t gpu, sim_time now);
 
 /*
  * Cards with no tenant (and not reconfiguring), for whole-card gang placement:
- * count <= gpus per node on the node with the fewest free cards that has
- * them, else whole free nodes, lowest first. Fills out[0..count). Returns 0
- * or -ENOSPC (nothing written).
+ * on one node, the one with the fewest free cards that holds count; else, for
+ * a gang larger than a node, whole free nodes of one pool
+ * (cluster_gang_whole_nodes). Fills out[0..count). Returns 0 or -ENOSPC
+ * (nothing written).
  */
 int cluster_find_gang(const struct cluster *c, uint32_t count, uint32_t *out);
 
 /* The same within the pools of mask (bit i = pool i). */
 int cluster_find_gang_in(const struct cluster *c, uint32_t count, uint32_t *out, uint64_t mask);
+
+/* A predicate on card g for a gang search (ctx: the caller's). */
+typedef bool (*cluster_card_fn)(const void *ctx, uint32_t g);
+
+/*
+ * Whole nodes for a gang larger than a node: in the first pool of mask (pool
+ * order) whose nodes are smaller than count and that has enough nodes all of
+ * whose cards pass usable, its lowest such nodes, as many as count needs (the
+ * last one in part). A gang never spans pools. Fills out[0..count). Returns 0
+ * or -ENOSPC (nothing written).
+ */
+int cluster_gang_whole_nodes(const struct cluster *c, uint32_t count, uint64_t mask,
+                             cluster_card_fn usable, const void *ctx, uint32_t *out);
 
 /* Free cards (no tenant, not reconfiguring) in the pools of mask. */
 uint32_t cluster_free_cards_in(const struct cluster *c, uint64_t mask);

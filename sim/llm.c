@@ -1147,7 +1147,9 @@ uint32_t llm_pick_victim(const struct service *s)
         if (rp->gone || rp->draining)
             continue;
         const struct card *g = &s->cl->cards[rp->gpu];
-        uint64_t key = (uint64_t)(s->cl->per_node - s->cl->node_free[g->node]) << 32 | g->nten;
+        uint64_t key = (uint64_t)(cluster_node_cards(s->cl, g->node) - s->cl->node_free[g->node])
+                           << 32 |
+                       g->nten;
         uint64_t load = rp->down ? 0 : 1 + running(&ls->reps[i]) + ls->reps[i].qlen;
         if (best == UINT32_MAX || key < bkey || (key == bkey && load < bload)) {
             best = i;

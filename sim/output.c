@@ -338,11 +338,11 @@ int sim_output_open(struct sim_output **out, const char *path, const struct scen
 }
 
 /*
- * Free cards of pool `pool` (UINT32_MAX: every pool, constraints ignored) that
+ * Nodes of one size: free cards of pool `pool` (UINT32_MAX: every pool, constraints ignored) that
  * no queued gang allowed there could use now: the smallest such gang that fits
  * a node, and the fewest whole nodes of the pool a bigger one needs.
  */
-static uint32_t fragmented_in(const struct sim *s, uint32_t pool)
+static uint32_t fragmented_alike_pool(const struct sim *s, uint32_t pool)
 {
     const struct cluster *cl = &s->cl;
     const struct trainer *tr = &s->tr;
@@ -380,6 +380,74 @@ static uint32_t fragmented_in(const struct sim *s, uint32_t pool)
         if (!usable)
             frag += f;
     }
+    return frag;
+}
+
+static uint32_t fragmented_alike(const struct sim *s)
+{
+    return fragmented_alike_pool(s, UINT32_MAX);
+}
+
+/*
+ * Free cards of pool `pool` (UINT32_MAX: every pool, constraints ignored) that
+ * no queued gang allowed there could use now: the smallest such gang that fits
+ * one of its nodes, and the fewest whole nodes of the pool a bigger one needs
+ * (a gang larger than a node takes whole nodes of one pool).
+ */
+static uint32_t fragmented_pool(const struct sim *s, uint32_t p, bool constrained)
+{
+    const struct cluster *cl = &s->cl;
+    const struct trainer *tr = &s->tr;
+    const struct cluster_pool *pl = &cl->pools[p];
+    uint32_t per = pl->nodes ? pl->ngpus / pl->nodes : 0, n0 = pl->first_node, n1 = n0 + pl->nodes;
+    if (per == 0)
+        return 0;
+    /* Queued jobs are mostly recent: walk back until all of them are seen. */
+    uint32_t small = UINT32_MAX, nodes_big = UINT32_MAX, seen = 0;
+    for (uint32_t j = tr->njobs; j-- > 0 && seen < tr->queued;) {
+        if (tr->jobs[j].state != JOB_QUEUED)
+            continue;
+        seen++;
+        if (constrained && !((tr->jobs[j].pools_allow >> p) & 1u))
+            continue;
+        uint32_t g = tr->jobs[j].spec.gpus;
+        if (g <= per) {
+            if (g < small)
+                small = g;
+        } else if ((g + per - 1) / per < nodes_big) {
+            nodes_big = (g + per - 1) / per;
+        }
+    }
+    uint32_t whole = 0;
+    for (uint32_t n = n0; n < n1; n++)
+        whole += cl->node_free[n] == per;
+    uint32_t frag = 0;
+    for (uint32_t n = n0; n < n1; n++) {
+        uint32_t f = cl->node_free[n];
+        bool usable = (small != UINT32_MAX && f >= small) ||
+                      (nodes_big != UINT32_MAX && f == per && whole >= nodes_big);
+        if (!usable)
+            frag += f;
+    }
+    return frag;
+}
+
+static uint32_t fragmented_in(const struct sim *s, uint32_t pool)
+{
+    const struct cluster *cl = &s->cl;
+    if (s->tr.queued == 0 || cl->free_cards == 0 || cl->per_node == 0)
+        return 0;
+    if (pool != UINT32_MAX)
+        return fragmented_pool(s, pool, true);
+    /* The whole cluster as one pool when its nodes are alike (as it always was). */
+    bool alike = true;
+    for (uint32_t p = 0; p < cl->npools; p++)
+        alike = alike && cl->pools[p].ngpus == cl->pools[p].nodes * cl->per_node;
+    if (alike)
+        return fragmented_alike(s);
+    uint32_t frag = 0;
+    for (uint32_t p = 0; p < cl->npools; p++)
+        frag += fragmented_pool(s, p, false);
     return frag;
 }
 

@@ -3,13 +3,15 @@
  * constraints services and jobs put on them (require / prefer), as read from a
  * scenario (docs/scenario.md "cluster.pools", "Placement constraints").
  *
- * A pool is a run of whole nodes of one board: nodes × gpus_per_node cards,
- * its labels (Kubernetes node labels, string → string), and its speed for
- * training and inference relative to the reference board (A100 = 1; defaults
- * from models/gpu.c, overridable per pool). Pools are numbered in file order
- * and their nodes follow each other: pool 0 holds nodes [0, n0), pool 1
- * [n0, n0 + n1), ... The single-pool form (cluster.gpu, cluster.nodes, ...)
- * is one pool named "default" with no labels.
+ * A pool is a run of whole nodes of one board: nodes × gpus_per_node cards
+ * (pools may differ in node size), its labels (Kubernetes node labels,
+ * string → string), its speed for training and inference relative to the
+ * reference board (A100 = 1; defaults from models/gpu.c, overridable per
+ * pool), and its own sharing settings within the cluster's mode (whole cards,
+ * its MIG layout, its replicas; resolved by the scenario). Pools are numbered
+ * in file order and their nodes follow each other: pool 0 holds nodes
+ * [0, n0), pool 1 [n0, n0 + n1), ... The single-pool form (cluster.gpu,
+ * cluster.nodes, ...) is one pool named "default" with no labels.
  *
  * A constraint names a board and/or labels; a pool matches when its board is
  * that board and it carries every label with that value. `require` keeps a
@@ -29,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "models/mig.h"
 #include "sim/conf.h"
 
 struct gpu_spec;
@@ -48,6 +51,16 @@ struct pool_cfg {
     struct pool_label *labels;       /* owned */
     uint32_t nlabels;
     double gpu_hour; /* price per GPU-hour of its board under the scenario's pricing */
+    /* Its own sharing settings as read (pools[].sharing / mig / timeSlicing / mps; NULL =
+     * absent), resolved against the cluster's mode by the scenario (scenario.c) into: */
+    const struct conf_node *node; /* its mapping in the file (NULL: the single-pool form) */
+    const struct conf_node *sharing_at, *mig_at, *ts_at, *mps_at, *from_at;
+    bool whole;             /* sharing: none — whole cards, one tenant each (MIG off) */
+    uint32_t slots;         /* tenants per card under timeslice / mps; 0 = the cluster's */
+    const char *mig_layout; /* its cards' MIG layout; NULL = the cluster's (cluster.mig.layout) */
+    char *layout_own;       /* owned: the layout read from a mig-parted file (mig_layout points
+                               here) */
+    struct mig_knobs mig;   /* MIG speeds of its board; mig.gpu NULL = the cluster's knobs */
 };
 
 /* A node selector: a board (NULL = any) and labels that must all match. */
@@ -72,6 +85,12 @@ struct gpu_type_map {
     const char **from, **to; /* owned arrays */
     uint32_t n;
 };
+
+/* The node label the NVIDIA mig-manager reads to pick a node's nvidia-mig-parted configuration. */
+#define POOL_MIG_CONFIG_LABEL "nvidia.com/mig.config"
+
+/* Value of pool p's label `key`, or NULL when it does not carry it. */
+const char *pool_label(const struct pool_cfg *p, const char *key);
 
 /* The pools whose board and labels satisfy m (every pool when m is not given). */
 uint64_t pool_match_mask(const struct pool_cfg *pools, uint32_t npools, const struct pool_match *m);

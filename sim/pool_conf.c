@@ -61,6 +61,14 @@ uint64_t pool_match_mask(const struct pool_cfg *pools, uint32_t npools, const st
     return mask;
 }
 
+const char *pool_label(const struct pool_cfg *p, const char *key)
+{
+    for (uint32_t i = 0; i < p->nlabels; i++)
+        if (strcmp(p->labels[i].key, key) == 0)
+            return p->labels[i].value;
+    return NULL;
+}
+
 /* A mapping of string keys to scalar values into a label array (owned by the caller). */
 static int load_labels(const struct conf_doc *d, const struct conf_node *n, const char *key,
                        struct pool_label **out, uint32_t *nout, struct conf_err *err)
@@ -155,20 +163,27 @@ static bool plain_name(const char *v)
 static int load_pool(const struct conf_doc *d, const struct conf_node *n, struct pool_cfg *p,
                      struct conf_err *err)
 {
-    static const char *const keys[] = {"name",   "gpu",   "nodes", "gpus_per_node",
-                                       "labels", "speed", NULL};
+    static const char *const keys[] = {"name",        "gpu",   "nodes",        "gpus_per_node",
+                                       "labels",      "speed", "sharing",      "mig",
+                                       "timeSlicing", "mps",   "sharing_from", NULL};
     static const char *const skeys[] = {"training", "inference", NULL};
-    static const char *const cluster_wide[] = {"sharing", "mig",  "timeSlicing", "mps",
-                                               "faults",  "spec", NULL};
+    static const char *const cluster_wide[] = {"faults", "spec", NULL};
     int rc;
     if (n->kind != CONF_MAP)
         return conf_errf(err, d, n, "pools", "expected a mapping {name, gpu, nodes, ...}");
     for (size_t k = 0; cluster_wide[k]; k++)
         if (conf_get(n, cluster_wide[k]))
             return conf_errf(err, d, conf_get(n, cluster_wide[k]), cluster_wide[k],
-                             "set for the whole cluster (cluster.%s), not per pool: every pool "
-                             "shares the cluster's sharing mode",
+                             "set for the whole cluster (cluster.%s), not per pool",
                              cluster_wide[k]);
+    /* Per-pool sharing settings: read here, checked against the cluster's mode by the
+     * scenario (it knows the mode and the sharing_from file). */
+    p->node = n;
+    p->sharing_at = conf_get(n, "sharing");
+    p->mig_at = conf_get(n, "mig");
+    p->ts_at = conf_get(n, "timeSlicing");
+    p->mps_at = conf_get(n, "mps");
+    p->from_at = conf_get(n, "sharing_from");
     p->gpus_per_node = 8;
     if ((rc = conf_check_keys(d, n, "pools", keys, err)) ||
         (rc = conf_string(d, n, "name", true, &p->name, err)) ||
@@ -216,11 +231,6 @@ int pool_cfg_load(const struct conf_doc *d, const struct conf_node *seq, struct 
             if (strcmp(p[k].name, p[i].name) == 0)
                 rc = conf_errf(err, d, conf_get(seq->items[i], "name"), "name",
                                "pool '%s' is named twice", p[i].name);
-        if (rc == 0 && p[i].gpus_per_node != p[0].gpus_per_node)
-            rc = conf_errf(err, d, seq->items[i], "gpus_per_node",
-                           "every pool needs the same gpus_per_node (%u in pool '%s'); pools of "
-                           "different node sizes are not supported yet",
-                           p[0].gpus_per_node, p[0].name);
         nodes += p[i].nodes;
         if (rc == 0 && nodes > (1u << 16))
             rc = conf_errf(err, d, seq->items[i], "nodes", "expected at most 65536 nodes in all");
@@ -299,8 +309,10 @@ void placement_release(struct placement_cfg *p)
 
 void pool_cfg_release(struct pool_cfg *pools, uint32_t n)
 {
-    for (uint32_t i = 0; pools && i < n; i++)
+    for (uint32_t i = 0; pools && i < n; i++) {
         free(pools[i].labels);
+        free(pools[i].layout_own);
+    }
     free(pools);
 }
 

@@ -18,6 +18,15 @@ static const char *const sharing_names[] = {"exclusive", "timeslice", "mps", "mi
 static const char *const dist_names[] = {"deterministic", "exponential", "lognormal", NULL};
 static const char *const shape_names[] = {"constant", "cosine", "hourly", "servegen", NULL};
 #define SHAPE_SERVEGEN 3
+/* Whether some pool's board has a MIG profile of this name. */
+static bool pools_know(const struct scenario *sc, const char *profile)
+{
+    for (uint32_t i = 0; sc->pools_given && i < sc->npools; i++)
+        if (mig_profile_find(sc->pools[i].spec, profile))
+            return true;
+    return false;
+}
+
 static int get_u32(const struct conf_doc *d, const struct conf_node *m, const char *key, bool req,
                    int64_t min, int64_t max, uint32_t *out, struct conf_err *err);
 
@@ -592,7 +601,8 @@ static int load_service(const struct conf_doc *d, const struct conf_node *n, str
         (rc = conf_double(d, n, "demand", false, 0.01, 1, &c->demand, err)) ||
         (rc = conf_string(d, n, "mig_profile", false, &c->mig_profile, err)))
         return rc;
-    if (c->mig_profile && !mig_profile_find(sc_spec, c->mig_profile))
+    if (c->mig_profile && !mig_profile_find(sc_spec, c->mig_profile) &&
+        !pools_know(scn, c->mig_profile))
         return conf_errf(err, d, conf_get(n, "mig_profile"), "mig_profile",
                          "unknown MIG profile '%.40s' for this GPU", c->mig_profile);
     c->sm_cap = atp / 100;
@@ -856,19 +866,21 @@ static int load_snapshot(struct scenario *sc, struct conf_err *err)
     const char **names = calloc(sc->npools, sizeof(*names));
     uint32_t *first = calloc(sc->npools, sizeof(*first));
     uint32_t *nodes = calloc(sc->npools, sizeof(*nodes));
-    if (names && first && nodes) {
+    uint32_t *per = calloc(sc->npools, sizeof(*per));
+    if (names && first && nodes && per) {
         uint32_t at = 0;
         for (uint32_t i = 0; i < sc->npools; i++) {
             names[i] = sc->pools[i].name;
             first[i] = at;
             nodes[i] = sc->pools[i].nodes;
+            per[i] = sc->pools[i].gpus_per_node;
             at += nodes[i];
         }
         struct snap_geom g = {.npools = sc->npools,
                               .pool_names = names,
                               .pool_first_node = first,
                               .pool_nodes = nodes,
-                              .per_node = sc->gpus_per_node};
+                              .pool_per_node = per};
         struct trace_err te = {{0}};
         rc = snapshot_load(t->snapshot_path, &g, &t->snap, &t->nsnap, &te);
         if (rc)
@@ -880,6 +892,7 @@ static int load_snapshot(struct scenario *sc, struct conf_err *err)
     free(names);
     free(first);
     free(nodes);
+    free(per);
     return rc;
 }
 
@@ -974,7 +987,8 @@ static int load_sharing(struct scenario *sc, const struct conf_node *c, struct c
         if (!sc->spec->mig_capable)
             return conf_errf(err, d, conf_get(c, "sharing"), "sharing", "%s has no MIG profiles",
                              sc->spec->name);
-        if (!m && !sc->from_layout)
+        /* Pools may carry their own layouts (resolve_pools): then the cluster's is a default. */
+        if (!m && !sc->from_layout && !sc->pools_given)
             return conf_errf(err, d, c, "mig", "missing (expected {layout: ...})");
         if (sc->from_layout && conf_get(m, "layout"))
             return conf_errf(err, d, conf_get(m, "layout"), "layout",
@@ -985,7 +999,8 @@ static int load_sharing(struct scenario *sc, const struct conf_node *c, struct c
         sim_time rec = sim_time_from_sec(sc->mig.reconfig_s);
         sim_time drain = sim_time_from_sec(sc->mig.drain_grace_s);
         if ((rc = conf_check_keys(d, m, "mig", mkeys, err)) ||
-            (!sc->from_layout && (rc = conf_string(d, m, "layout", true, &sc->mig_layout, err))) ||
+            (!sc->from_layout &&
+             (rc = conf_string(d, m, "layout", !sc->pools_given, &sc->mig_layout, err))) ||
             (rc = conf_double(d, m, "efficiency", false, 0.01, 1.2, &eff, err)) ||
             (rc = conf_duration(d, m, "reconfig", false, 0, &rec, err)) ||
             (rc = conf_duration(d, m, "drain_grace", false, 0, &drain, err)))
@@ -998,7 +1013,7 @@ static int load_sharing(struct scenario *sc, const struct conf_node *c, struct c
             double v = 0;
             if ((rc = conf_double(d, sp, sp->keys[i], true, 1e-3, 1, &v, err)))
                 return rc;
-            if (mig_knobs_set_speed(&sc->mig, sp->keys[i], v)) {
+            if (mig_knobs_set_speed(&sc->mig, sp->keys[i], v) && !pools_know(sc, sp->keys[i])) {
                 struct conf_node at = {.line = sp->key_line[i], .col = sp->key_col[i]};
                 return conf_errf(err, d, &at, sp->keys[i], "unknown MIG profile for %s",
                                  sc->spec->name);
@@ -1008,7 +1023,8 @@ static int load_sharing(struct scenario *sc, const struct conf_node *c, struct c
         sc->mig.drain_grace_s = sim_time_to_sec(drain);
         struct mig_layout l;
         char msg[400];
-        if (mig_layout_check(sc->spec, sc->mig_layout, &l, msg, sizeof(msg)))
+        /* With pools, each pool checks the layout it uses against its board (resolve_pools). */
+        if (!sc->pools_given && mig_layout_check(sc->spec, sc->mig_layout, &l, msg, sizeof(msg)))
             return conf_errf(err, d, conf_get(m, "layout"), "layout", "%s", msg);
     }
     if (sc->sharing == SHARE_TIMESLICE) {
@@ -1157,7 +1173,31 @@ static int load_sharing_from(struct scenario *sc, const struct conf_node *c, str
     }
     if (!path)
         return -EINVAL;
+    bool mp = false;
+    uint32_t labelled = 0;
+    if ((rc = sharing_from_is_migparted(path, &mp, err))) {
+        free(path);
+        return rc;
+    }
+    sc->from_migparted = mp;
+    sc->from_path = path;
+    for (uint32_t i = 0; mp && !config && sc->pools_given && i < sc->npools; i++)
+        labelled += pool_label(&sc->pools[i], POOL_MIG_CONFIG_LABEL) != NULL;
     struct sharing_from out;
+    if (labelled) {
+        /* Per-node configurations, as the mig-manager reads them: each pool's label names its
+         * own (resolve_pools reads its layout). The cluster shares by MIG when any enables it. */
+        sc->sharing = SHARE_EXCLUSIVE;
+        for (uint32_t i = 0; rc == 0 && i < sc->npools; i++) {
+            const char *lab = pool_label(&sc->pools[i], POOL_MIG_CONFIG_LABEL);
+            if (!lab)
+                continue;
+            rc = sharing_from_load(path, lab, sc->pools[i].spec, &out, err);
+            if (rc == 0 && out.mode == SHARE_MIG)
+                sc->sharing = SHARE_MIG;
+        }
+        return rc;
+    }
     rc = sharing_from_load(path, config, sc->spec, &out, err);
     if (rc == 0) {
         sc->sharing = out.mode;
@@ -1168,7 +1208,220 @@ static int load_sharing_from(struct scenario *sc, const struct conf_node *c, str
             snprintf(sc->warning, sizeof(sc->warning), "%s: read but not modelled: %s", path,
                      out.ignored);
     }
+    return rc;
+}
+
+/*
+ * A pool's own sharing_from (FILE or {file, config}; sim/sharing_from.h): the
+ * device plugin's or mig-parted's configuration of its nodes, read for its
+ * board. It must share by the cluster's mode or give whole cards; it says what
+ * the pool's sharing, layout and replicas would say.
+ */
+static int load_pool_from(struct scenario *sc, struct pool_cfg *p, struct conf_err *err)
+{
+    static const char *const keys[] = {"file", "config", NULL};
+    const struct conf_doc *d = &sc->doc;
+    const struct conf_node *sf = p->from_at;
+    const struct conf_node *own[] = {p->sharing_at, conf_get(p->mig_at, "layout"),
+                                     conf_get(p->ts_at, "replicas"),
+                                     conf_get(p->mps_at, "replicas")};
+    static const char *const own_keys[] = {"sharing", "layout", "replicas", "replicas"};
+    for (size_t k = 0; k < 4; k++)
+        if (own[k])
+            return conf_errf(err, d, own[k], own_keys[k],
+                             "pool '%s': its sharing_from says this; give one or the other",
+                             p->name);
+    const char *config = pool_label(p, POOL_MIG_CONFIG_LABEL);
+    char *path = NULL;
+    int rc;
+    if (sf->kind == CONF_MAP) {
+        if ((rc = conf_check_keys(d, sf, "sharing_from", keys, err)) ||
+            (rc = conf_string(d, sf, "config", false, &config, err)))
+            return rc;
+        path = resolve_path(d, sf, "file", err);
+    } else {
+        path = resolve_path(d, p->node, "sharing_from", err);
+    }
+    if (!path)
+        return -EINVAL;
+    bool mp = false;
+    struct sharing_from out;
+    if ((rc = sharing_from_is_migparted(path, &mp, err)) == 0)
+        rc = sharing_from_load(path, mp ? config : NULL, p->spec, &out, err);
+    if (rc == 0 && out.ignored[0] && !sc->warning[0])
+        snprintf(sc->warning, sizeof(sc->warning), "%s: read but not modelled: %s", path,
+                 out.ignored);
     free(path);
+    if (rc)
+        return rc;
+    if (out.mode == SHARE_EXCLUSIVE) {
+        p->whole = true;
+        return 0;
+    }
+    if (out.mode != sc->sharing)
+        return conf_errf(err, d, sf, "sharing_from",
+                         "pool '%s': the file shares by %s, the cluster by %s: a pool takes the "
+                         "cluster's mode or whole cards",
+                         p->name, share_mode_name(out.mode), share_mode_name(sc->sharing));
+    if (out.mode == SHARE_MIG) {
+        if (!(p->layout_own = strdup(out.layout)))
+            return -ENOMEM;
+        p->mig_layout = p->layout_own;
+    } else {
+        p->slots = out.replicas;
+    }
+    return 0;
+}
+
+/*
+ * One pool's own sharing settings (cluster.pools[].sharing / mig / timeSlicing / mps and the
+ * nvidia.com/mig.config label), within the cluster's mode: a pool may take whole cards
+ * (`sharing: none`), its own MIG layout, or its own replicas; never another mode.
+ * c is the cluster mapping (for the cluster layout's position in messages).
+ */
+static int resolve_pool(struct scenario *sc, const struct conf_node *c, struct pool_cfg *p,
+                        struct conf_err *err)
+{
+    static const char *const modes[] = {"none", "exclusive", "timeslice", "mps", "mig", NULL};
+    static const char *const mkeys[] = {"layout", "speeds", NULL};
+    static const char *const rkeys[] = {"replicas", NULL};
+    static const char *const wide_mig[] = {"efficiency", "reconfig", "drain_grace", NULL};
+    const struct conf_doc *d = &sc->doc;
+    const char *have = share_mode_name(sc->sharing);
+    int rc;
+    if (p->from_at && (rc = load_pool_from(sc, p, err)))
+        return rc;
+    if (p->sharing_at) {
+        int m = 0;
+        if ((rc = conf_enum(d, p->node, "sharing", true, modes, &m, err)))
+            return rc;
+        if (m <= 1)
+            p->whole = true;
+        else if ((enum share_mode)(m - 1) != sc->sharing)
+            return conf_errf(err, d, p->sharing_at, "sharing",
+                             "pool '%s' cannot share by %s in a cluster that shares by %s: a "
+                             "pool takes the cluster's mode or 'none' (whole cards); pools of "
+                             "different modes are not supported (every policy places on one "
+                             "kind of shared card)",
+                             p->name, modes[m], have);
+    }
+    struct {
+        const struct conf_node *at;
+        const char *key;
+        enum share_mode mode;
+    } own[] = {{p->mig_at, "mig", SHARE_MIG},
+               {p->ts_at, "timeSlicing", SHARE_TIMESLICE},
+               {p->mps_at, "mps", SHARE_MPS}};
+    for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++) {
+        if (!own[k].at)
+            continue;
+        if (sc->sharing != own[k].mode)
+            return conf_errf(err, d, own[k].at, own[k].key,
+                             "pool '%s': only in a cluster with 'sharing: %s' (this one shares "
+                             "by %s)",
+                             p->name, share_mode_name(own[k].mode), have);
+        if (p->whole)
+            return conf_errf(err, d, own[k].at, own[k].key,
+                             "pool '%s' takes whole cards (sharing: none): it has no %s settings",
+                             p->name, own[k].key);
+    }
+    if (p->ts_at || p->mps_at) {
+        const struct conf_node *t = p->ts_at ? p->ts_at : p->mps_at;
+        const char *key = p->ts_at ? "timeSlicing" : "mps";
+        for (size_t i = 0; i < t->n && t->kind == CONF_MAP; i++)
+            if (strcmp(t->keys[i], "replicas"))
+                return conf_errf(err, d, t->items[i], t->keys[i],
+                                 "set for the whole cluster (cluster.%s.%s), not per pool; a "
+                                 "pool sets only its replicas",
+                                 key, t->keys[i]);
+        if ((rc = conf_check_keys(d, t, key, rkeys, err)) ||
+            (rc = get_u32(d, t, "replicas", true, 1, p->ts_at ? 64 : SHARE_MPS_MAX_CLIENTS,
+                          &p->slots, err)))
+            return rc;
+    }
+    if (sc->sharing != SHARE_MIG)
+        return 0;
+    const struct conf_node *m = p->mig_at, *cm = conf_get(c, "mig");
+    for (size_t i = 0; m && wide_mig[i]; i++)
+        if (conf_get(m, wide_mig[i]))
+            return conf_errf(err, d, conf_get(m, wide_mig[i]), wide_mig[i],
+                             "set for the whole cluster (cluster.mig.%s), not per pool",
+                             wide_mig[i]);
+    if (m && ((rc = conf_check_keys(d, m, "mig", mkeys, err)) ||
+              (rc = conf_string(d, m, "layout", false, &p->mig_layout, err))))
+        return rc;
+    const char *label = pool_label(p, POOL_MIG_CONFIG_LABEL);
+    if (label && sc->from_migparted && !p->from_at) {
+        if (p->mig_layout || p->whole)
+            return conf_errf(err, d, p->mig_layout ? conf_get(m, "layout") : p->sharing_at,
+                             p->mig_layout ? "layout" : "sharing",
+                             "pool '%s': its label %s=%s picks its configuration in %s; give "
+                             "one or the other",
+                             p->name, POOL_MIG_CONFIG_LABEL, label, sc->from_path);
+        struct sharing_from out;
+        if ((rc = sharing_from_load(sc->from_path, label, p->spec, &out, err)))
+            return rc;
+        if (out.mode != SHARE_MIG)
+            p->whole = true; /* mig-enabled: false */
+        else if (!(p->layout_own = strdup(out.layout)))
+            return -ENOMEM;
+        p->mig_layout = p->layout_own;
+    }
+    if (p->whole)
+        return 0;
+    const char *layout = p->mig_layout ? p->mig_layout : sc->mig_layout;
+    const struct conf_node *at =
+        p->mig_layout ? (m ? conf_get(m, "layout") : NULL) : conf_get(cm, "layout");
+    if (!layout)
+        return conf_errf(err, d,
+                         m               ? m
+                         : p->sharing_at ? p->sharing_at
+                                         : c,
+                         "layout",
+                         "pool '%s' has no MIG layout: give it mig.layout, a cluster.mig.layout, "
+                         "a label %s with a mig-parted sharing_from, or sharing: none",
+                         p->name, POOL_MIG_CONFIG_LABEL);
+    struct mig_layout l;
+    char msg[400];
+    if (mig_layout_check(p->spec, layout, &l, msg, sizeof(msg)))
+        return conf_errf(err, d, at ? at : c, "layout", "pool '%s' (%s): %s", p->name,
+                         p->spec->name, msg);
+    p->mig_layout = layout; /* every MIG pool names its layout (sim_init lays out by pool) */
+    /* Its board's MIG speeds: the cluster's efficiency and speeds, then its own speeds. */
+    if (!conf_get(m, "speeds") && strcmp(p->spec->name, sc->spec->name) == 0) {
+        p->mig = sc->mig;
+        return 0;
+    }
+    if (mig_knobs_init(&p->mig, p->spec))
+        return conf_errf(err, d, c, "sharing", "%s has no MIG profiles", p->spec->name);
+    mig_knobs_set_efficiency(&p->mig, sc->mig.efficiency);
+    p->mig.reconfig_s = sc->mig.reconfig_s;
+    p->mig.drain_grace_s = sc->mig.drain_grace_s;
+    const struct conf_node *speeds[2] = {conf_get(cm, "speeds"), conf_get(m, "speeds")};
+    for (int w = 0; w < 2; w++) {
+        const struct conf_node *sp = speeds[w];
+        if (sp && sp->kind != CONF_MAP)
+            return conf_errf(err, d, sp, "speeds", "expected a mapping of profile to speed");
+        for (size_t i = 0; sp && i < sp->n; i++) {
+            double v = 0;
+            if ((rc = conf_double(d, sp, sp->keys[i], true, 1e-3, 1, &v, err)))
+                return rc;
+            if (mig_knobs_set_speed(&p->mig, sp->keys[i], v) && w == 1) {
+                struct conf_node kat = {.line = sp->key_line[i], .col = sp->key_col[i]};
+                return conf_errf(err, d, &kat, sp->keys[i], "unknown MIG profile for %s",
+                                 p->spec->name);
+            }
+        }
+    }
+    return 0;
+}
+
+/* Every pool's own settings (resolve_pool); the single-pool form has none. */
+static int resolve_pools(struct scenario *sc, const struct conf_node *c, struct conf_err *err)
+{
+    int rc = 0;
+    for (uint32_t i = 0; sc->pools_given && rc == 0 && i < sc->npools; i++)
+        rc = resolve_pool(sc, c, &sc->pools[i], err);
     return rc;
 }
 
@@ -1284,7 +1537,10 @@ static int load_root(struct scenario *sc, struct conf_err *err)
         sc->nodes = 0;
         for (uint32_t i = 0; i < sc->npools; i++)
             sc->nodes += sc->pools[i].nodes;
-        sc->gpus_per_node = sc->pools[0].gpus_per_node;
+        sc->gpus_per_node = 0; /* the largest node */
+        for (uint32_t i = 0; i < sc->npools; i++)
+            if (sc->pools[i].gpus_per_node > sc->gpus_per_node)
+                sc->gpus_per_node = sc->pools[i].gpus_per_node;
     } else if ((rc = load_single_pool(sc, c, err)))
         return rc;
     if (conf_get(c, "sharing_from")) {
@@ -1295,14 +1551,8 @@ static int load_root(struct scenario *sc, struct conf_err *err)
             return rc;
         sc->sharing = (enum share_mode)sharing;
     }
-    if ((rc = load_sharing(sc, c, err)))
+    if ((rc = load_sharing(sc, c, err)) || (rc = resolve_pools(sc, c, err)))
         return rc;
-    for (uint32_t i = 1; sc->sharing == SHARE_MIG && i < sc->npools; i++)
-        if (sc->pools[i].spec != sc->pools[0].spec)
-            return conf_errf(err, d, conf_get(c, "sharing"), "sharing",
-                             "MIG over pools of different boards (%s, %s) is not supported yet: "
-                             "one MIG layout is read for the whole cluster",
-                             sc->pools[0].spec->name, sc->pools[i].spec->name);
 
     const struct conf_node *o = conf_get(root, "output");
     sc->per_gpu_timeseries = true;
@@ -1411,6 +1661,8 @@ void scenario_release(struct scenario *sc)
     sc->npools = 0;
     free(sc->from_layout);
     sc->from_layout = NULL;
+    free(sc->from_path);
+    sc->from_path = NULL;
     free(sc->services);
     sc->services = NULL;
     sc->nservices = 0;

@@ -161,8 +161,8 @@ struct scenario {
     const char *mig_layout;   /* every card's initial MIG layout */
     sim_time restart_delay;   /* a replica killed by a fault serves again after this */
     /* Node pools (sim/pool_cfg.h): cluster.pools, or one pool "default" for the single-pool
-     * form. nodes and gpus_per_node above are the totals / the common node size; gpu and spec
-     * are the first pool's board. */
+     * form. nodes above is the total and gpus_per_node the largest node's cards (pools may
+     * differ: scenario_gpus sums them); gpu and spec are the first pool's board. */
     struct pool_cfg *pools; /* owned */
     uint32_t npools;
     bool pools_given; /* the scenario wrote cluster.pools (results then get /pools) */
@@ -170,6 +170,8 @@ struct scenario {
      * (owned; NULL: none); warning: fields it holds that tidesim does not model ("" none). */
     uint32_t from_replicas;
     char *from_layout;
+    char *from_path;     /* owned: the sharing_from file (pools' nvidia.com/mig.config labels) */
+    bool from_migparted; /* it is a mig-parted file */
     char warning[600];
 
     struct service_cfg *services;
@@ -210,9 +212,15 @@ int scenario_load_set(struct scenario *sc, const char *path, const char *text,
 
 void scenario_release(struct scenario *sc);
 
+/* Cards in the cluster: Σ over pools of nodes × gpus_per_node. */
 static inline uint32_t scenario_gpus(const struct scenario *sc)
 {
-    return sc->nodes * sc->gpus_per_node;
+    if (!sc->npools)
+        return sc->nodes * sc->gpus_per_node;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < sc->npools; i++)
+        n += sc->pools[i].nodes * sc->pools[i].gpus_per_node;
+    return n;
 }
 
 #endif

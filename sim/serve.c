@@ -210,7 +210,7 @@ static void plan_batch(struct service *s, uint32_t ri, uint64_t from, uint32_t n
     r->work_left = work;
     r->since = start + (sim_time)(wait + 0.5);
     double us;
-    if (s->cl->mode == SHARE_TIMESLICE && !r->reserved) {
+    if (!r->reserved && cluster_card_mode(s->cl, s->cl->tenants[r->tid].gpu) == SHARE_TIMESLICE) {
         /* Round-robin slices: the batch's latency in closed form (models/share.h). */
         us = cluster_ts_begin(s->cl, r->tid, start, work / r->board);
         r->speed = replica_speed(s, r);
@@ -233,8 +233,9 @@ static void start_batch(struct service *s, uint32_t ri, uint32_t n, sim_time now
 {
     struct replica *r = &s->reps[ri];
     if (s->hot == ri)
-        s->hot = UINT32_MAX;                 /* its card never left inference: nothing to switch */
-    else if (s->cl->mode != SHARE_TIMESLICE) /* time-slicing: plan_batch activates it */
+        s->hot = UINT32_MAX; /* its card never left inference: nothing to switch */
+    else if (cluster_card_mode(s->cl, s->cl->tenants[r->tid].gpu) != SHARE_TIMESLICE)
+        /* time-slicing: plan_batch activates it */
         cluster_set_active(s->cl, r->tid, now, true, USE_INFER);
     r->speed = replica_speed(s, r);
     plan_batch(s, ri, 0, n, now, 0);
@@ -397,7 +398,7 @@ static void on_batch_done(void *ctx, uint64_t arg)
         return;
     }
     s->idle[s->nidle++] = (uint32_t)arg;
-    if (s->cl->mode != SHARE_EXCLUSIVE) {
+    if (cluster_card_mode(s->cl, s->cl->tenants[r->tid].gpu) != SHARE_EXCLUSIVE) {
         cluster_set_active(s->cl, r->tid, now, false, USE_INFER);
         kick(s, now);
         return;
@@ -455,7 +456,7 @@ static uint64_t victim_key(const struct service *s, uint32_t ri)
 {
     const struct cluster *cl = s->cl;
     const struct card *g = &cl->cards[s->reps[ri].gpu];
-    uint64_t occupied = cl->per_node - cl->node_free[g->node];
+    uint64_t occupied = cluster_node_cards(cl, g->node) - cl->node_free[g->node];
     /* A service that prefers some pools gives back a replica elsewhere first. */
     uint64_t pref =
         s->prefer_pools != POOL_ALL && cluster_card_in(cl, s->reps[ri].gpu, s->prefer_pools);

@@ -253,3 +253,15 @@ int sharing_from_load(const char *path, const char *config, const struct gpu_spe
     conf_release(&d);
     return rc;
 }
+
+int sharing_from_is_migparted(const char *path, bool *yes, struct conf_err *err)
+{
+    struct conf_doc d;
+    *yes = false;
+    int rc = conf_load_file(&d, path, err);
+    if (rc)
+        return rc;
+    *yes = d.root && d.root->kind == CONF_MAP && conf_get(d.root, "mig-configs") != NULL;
+    conf_release(&d);
+    return 0;
+}

@@ -18,6 +18,7 @@
 #ifndef TIDESIM_SHARING_FROM_H
 #define TIDESIM_SHARING_FROM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "models/share.h"
@@ -40,5 +41,12 @@ struct sharing_from {
  */
 int sharing_from_load(const char *path, const char *config, const struct gpu_spec *spec,
                       struct sharing_from *out, struct conf_err *err);
+
+/*
+ * Whether `path` is an nvidia-mig-parted config (top-level mig-configs:) into
+ * *yes. Returns 0, or a negative code with err naming the file when it cannot
+ * be read or parsed.
+ */
+int sharing_from_is_migparted(const char *path, bool *yes, struct conf_err *err);
 
 #endif

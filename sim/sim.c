@@ -105,8 +105,8 @@ int sim_pinned_gang(const struct sim *s, uint32_t j, const bool *ok, uint32_t *o
         return 1;
     const struct cluster *c = &s->cl;
     uint32_t k = 0;
-    for (uint32_t g = jb->pin_node * c->per_node;
-         g < (jb->pin_node + 1) * c->per_node && k < jb->spec.gpus; g++)
+    for (uint32_t g = cluster_node_first(c, jb->pin_node);
+         g < cluster_node_end(c, jb->pin_node) && k < jb->spec.gpus; g++)
         if (c->cards[g].nten == 0 && !c->cards[g].reconfiguring && (!ok || ok[g]) &&
             cluster_card_in(c, g, jb->pools_allow))
             out[k++] = g;
@@ -739,8 +739,10 @@ int sim_init(struct sim *s, const struct scenario *sc, uint64_t seed, const stru
     if ((rc = engine_init(&s->eng)) ||
         (rc = rng_init(&s->fault_rng, seed, rng_stream_id("faults"))))
         goto fail;
+    /* With cluster.pools every MIG pool names its own layout (cluster_set_pools). */
     rc = cluster_init(&s->cl, sc->nodes, sc->gpus_per_node, sc->spec, sc->sharing, sc->slots,
-                      &sc->knobs, &sc->mig, sc->mig_layout, s->err, sizeof(s->err));
+                      &sc->knobs, &sc->mig, sc->pools_given ? NULL : sc->mig_layout, s->err,
+                      sizeof(s->err));
     if (rc == -EINVAL)
         goto fail_msg;
     if (rc)
@@ -855,7 +857,8 @@ int sim_start_replica(struct sim *s, uint32_t svc, uint32_t gpu, sim_time delay)
         return -EPERM; /* a pool its constraints rule out (sim/pool_cfg.h) */
     cards[0] = gpu;
     uint32_t got = 1, node = s->cl.cards[gpu].node;
-    for (uint32_t g = node * s->cl.per_node; g < (node + 1) * s->cl.per_node && got < n; g++)
+    for (uint32_t g = cluster_node_first(&s->cl, node);
+         g < cluster_node_end(&s->cl, node) && got < n; g++)
         if (g != gpu && cluster_can_place(&s->cl, g, &req) == 0)
             cards[got++] = g;
     if (got < n)

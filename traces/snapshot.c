@@ -56,6 +56,15 @@ static int integer(const struct reader *r, int c, int64_t lo, int64_t hi, const 
 }
 
 /* One row into j (node/pool checks against g; room per node is checked by the caller). */
+/* Cards of cluster-wide node n (its pool's node size). */
+static uint32_t node_cards(const struct snap_geom *g, int64_t n)
+{
+    for (uint32_t i = 0; i < g->npools; i++)
+        if (n >= g->pool_first_node[i] && n < (int64_t)g->pool_first_node[i] + g->pool_nodes[i])
+            return g->pool_per_node[i];
+    return 0;
+}
+
 static int read_row(const struct reader *r, const struct snap_geom *g, struct snap_job *j)
 {
     int64_t v;
@@ -96,10 +105,10 @@ static int read_row(const struct reader *r, const struct snap_geom *g, struct sn
             snprintf(exp, sizeof(exp), "a pool of cluster.pools (%s)", want);
             return bad(r, C_POOL, exp);
         }
-        pool_gpus = (uint64_t)g->pool_nodes[j->pool] * g->per_node;
+        pool_gpus = (uint64_t)g->pool_nodes[j->pool] * g->pool_per_node[j->pool];
     } else {
         for (uint32_t i = 0; i < g->npools; i++)
-            pool_gpus += (uint64_t)g->pool_nodes[i] * g->per_node;
+            pool_gpus += (uint64_t)g->pool_nodes[i] * g->pool_per_node[i];
     }
     if (j->gpus > pool_gpus) {
         char exp[160];
@@ -123,11 +132,11 @@ static int read_row(const struct reader *r, const struct snap_geom *g, struct sn
         if ((rc = integer(r, C_NODE, 0, (int64_t)nodes - 1, exp, &v)))
             return rc;
         j->node = (int64_t)first + v;
-        if (j->gpus > g->per_node) {
+        if (j->gpus > node_cards(g, j->node)) {
             snprintf(exp, sizeof(exp),
                      "at most the %u GPUs of one node when 'node' is given (leave 'node' empty "
                      "for a job over several nodes)",
-                     g->per_node);
+                     node_cards(g, j->node));
             return csvstream_field_error(r->cs, r->err, (size_t)r->col[C_GPUS], exp);
         }
     }
@@ -176,7 +185,9 @@ int snapshot_load(const char *path, const struct snap_geom *g, struct snap_job *
         rc = -ENOMEM;
         goto out;
     }
-    uint64_t total = 0, cluster = (uint64_t)nodes * g->per_node;
+    uint64_t total = 0, cluster = 0;
+    for (uint32_t i = 0; i < g->npools; i++)
+        cluster += (uint64_t)g->pool_nodes[i] * g->pool_per_node[i];
     while ((rc = csvstream_next(r.cs, err)) == 0) {
         if (used_n == SNAPSHOT_MAX_JOBS) {
             rc = csvstream_error(r.cs, err, "more than %u jobs in one snapshot", SNAPSHOT_MAX_JOBS);
@@ -203,13 +214,13 @@ int snapshot_load(const char *path, const struct snap_geom *g, struct snap_job *
             }
         if (j->node >= 0) {
             uint32_t *u = &used[j->node];
-            if (*u + j->gpus > g->per_node) {
+            if (*u + j->gpus > node_cards(g, j->node)) {
                 rc = csvstream_error(
                     r.cs, err,
                     "column 'node': node %lld has %u GPUs; the jobs before this "
                     "one hold %u of them, this one asks for %u more",
                     (long long)(j->node - (j->pool >= 0 ? g->pool_first_node[j->pool] : 0)),
-                    g->per_node, *u, j->gpus);
+                    node_cards(g, j->node), *u, j->gpus);
                 goto out;
             }
             *u += j->gpus;

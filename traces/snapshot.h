@@ -27,12 +27,12 @@
 /* Rows one snapshot may hold (each is a running job; far above any cluster's pods). */
 #define SNAPSHOT_MAX_JOBS 100000u
 
-/* The cluster a snapshot is checked against: pools of whole nodes of per_node cards each. */
+/* The cluster a snapshot is checked against: pools of whole nodes, pool_per_node cards each. */
 struct snap_geom {
     uint32_t npools;
     const char *const *pool_names; /* npools names */
     const uint32_t *pool_first_node, *pool_nodes;
-    uint32_t per_node; /* cards per node, every pool */
+    const uint32_t *pool_per_node; /* cards per node of each pool */
 };
 
 struct snap_job {

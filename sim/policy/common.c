@@ -82,8 +82,11 @@ static struct autoscale_cfg service_as_cfg(const struct sim *s, uint32_t i)
         a.min_replicas = c->min_replicas;
         a.max_replicas = c->max_replicas ? c->max_replicas : a.max_replicas;
     }
-    if (a.max_replicas > s->cl.ngpus * s->cl.slots)
-        a.max_replicas = s->cl.ngpus * s->cl.slots;
+    uint32_t room = 0; /* replicas the cards hold: each pool's cards × its slots */
+    for (uint32_t k = 0; k < s->cl.npools; k++)
+        room += s->cl.pools[k].ngpus * s->cl.pools[k].slots;
+    if (a.max_replicas > room)
+        a.max_replicas = room;
     if (a.min_replicas > a.max_replicas)
         a.min_replicas = a.max_replicas;
     return a;
@@ -224,7 +227,7 @@ uint32_t pol_start_whole_masked(struct sim *s, struct jobq *q, bool strict, uint
 uint32_t pol_node_inference_cards(const struct cluster *cl, uint32_t n)
 {
     uint32_t k = 0;
-    for (uint32_t g = n * cl->per_node; g < (n + 1) * cl->per_node; g++) {
+    for (uint32_t g = cluster_node_first(cl, n); g < cluster_node_end(cl, n); g++) {
         const struct card *cd = &cl->cards[g];
         bool inf = false;
         for (uint32_t t = 0; t < cd->nten && !inf; t++)

@@ -30,7 +30,8 @@ bool pol_gang_fits(const struct sim *s, uint32_t svc, uint32_t g)
     if (g >= cl->ngpus || !card_free(cl, g) || !sim_svc_allows(s, svc, g))
         return false;
     uint32_t need = pol_gang_size(s, svc), node = cl->cards[g].node, got = 0;
-    for (uint32_t k = node * cl->per_node; k < (node + 1) * cl->per_node && got < need; k++)
+    for (uint32_t k = cluster_node_first(cl, node); k < cluster_node_end(cl, node) && got < need;
+         k++)
         got += card_free(cl, k);
     return got >= need;
 }
@@ -44,7 +45,7 @@ uint32_t pol_gang_around(const struct sim *s, uint32_t svc, uint32_t g, uint32_t
     struct tenant_req req = sim_replica_req(svc, c);
     uint32_t n = pol_gang_size(s, svc), node = cl->cards[g].node, got = 1;
     cards[0] = g;
-    for (uint32_t k = node * cl->per_node; k < (node + 1) * cl->per_node && got < n; k++)
+    for (uint32_t k = cluster_node_first(cl, node); k < cluster_node_end(cl, node) && got < n; k++)
         if (k != g && cluster_can_place(cl, k, &req) == 0)
             cards[got++] = k;
     return got == n ? n : 0;
@@ -58,9 +59,9 @@ static uint32_t pick_gang_in(const struct sim *s, uint32_t svc, const bool *ok, 
     uint32_t best = UINT32_MAX, best_inf = 0, best_free = 0, need = pol_gang_size(s, svc);
     for (uint32_t n = 0; n < cl->nodes; n++) {
         uint32_t f = 0;
-        for (uint32_t g = n * cl->per_node; g < (n + 1) * cl->per_node; g++)
+        for (uint32_t g = cluster_node_first(cl, n); g < cluster_node_end(cl, n); g++)
             f += card_free(cl, g) && (!ok || ok[g]);
-        if (f == 0 || f < need || (in && !in(s, svc, n * cl->per_node)))
+        if (f == 0 || f < need || (in && !in(s, svc, cluster_node_first(cl, n))))
             continue;
         uint32_t inf = pol_node_inference_cards(cl, n);
         if (best == UINT32_MAX || inf > best_inf || (inf == best_inf && f < best_free)) {
@@ -72,7 +73,8 @@ static uint32_t pick_gang_in(const struct sim *s, uint32_t svc, const bool *ok, 
     if (best == UINT32_MAX)
         return 0;
     uint32_t got = 0;
-    for (uint32_t g = best * cl->per_node; g < (best + 1) * cl->per_node && got < need; g++)
+    for (uint32_t g = cluster_node_first(cl, best); g < cluster_node_end(cl, best) && got < need;
+         g++)
         if (card_free(cl, g) && (!ok || ok[g]))
             cards[got++] = g;
     return got;
@@ -160,53 +162,50 @@ static bool usable(const struct cluster *c, const bool *ok, uint64_t mask, uint3
     return card_free(c, g) && ok[g] && (mask == POOL_ALL || cluster_card_in(c, g, mask));
 }
 
+struct usable_ctx {
+    const struct cluster *c;
+    const bool *ok;
+    uint64_t mask;
+};
+
+static bool usable_at(const void *ctx, uint32_t g)
+{
+    const struct usable_ctx *u = ctx;
+    return usable(u->c, u->ok, u->mask, g);
+}
+
 /* pol_find_gang_masked within the pools of mask (bits of cluster pools, POOL_ALL: all). */
 static int find_gang_masked_in(const struct cluster *c, const bool *ok, uint32_t count,
                                uint32_t *out, uint64_t mask)
 {
     if (!ok)
         return cluster_find_gang_in(c, count, out, mask);
-    uint32_t per = c->per_node, total = 0;
+    uint32_t total = 0;
     for (uint32_t g = 0; g < c->ngpus; g++)
         total += usable(c, ok, mask, g);
     if (count == 0 || count > total)
         return -ENOSPC;
-    if (count <= per) { /* best fit: the node with the fewest allowed free cards that holds it */
-        uint32_t best = UINT32_MAX, best_free = UINT32_MAX;
-        for (uint32_t n = 0; n < c->nodes; n++) {
-            uint32_t f = 0;
-            for (uint32_t g = n * per; g < (n + 1) * per; g++)
-                f += usable(c, ok, mask, g);
-            if (f >= count && f < best_free) {
-                best = n;
-                best_free = f;
-            }
+    /* best fit: the node with the fewest allowed free cards that holds it */
+    uint32_t best = UINT32_MAX, best_free = UINT32_MAX;
+    for (uint32_t n = 0; n < c->nodes; n++) {
+        uint32_t f = 0;
+        for (uint32_t g = cluster_node_first(c, n); g < cluster_node_end(c, n); g++)
+            f += usable(c, ok, mask, g);
+        if (f >= count && f < best_free) {
+            best = n;
+            best_free = f;
         }
-        if (best == UINT32_MAX)
-            return -ENOSPC;
+    }
+    if (best != UINT32_MAX) {
         uint32_t k = 0;
-        for (uint32_t g = best * per; k < count; g++)
+        for (uint32_t g = cluster_node_first(c, best); k < count; g++)
             if (usable(c, ok, mask, g))
                 out[k++] = g;
         return 0;
     }
-    uint32_t k = 0, need = (count + per - 1) / per, have = 0;
-    for (uint32_t n = 0; n < c->nodes; n++) {
-        bool whole = true;
-        for (uint32_t g = n * per; g < (n + 1) * per && whole; g++)
-            whole = usable(c, ok, mask, g);
-        have += whole;
-    }
-    if (have < need)
-        return -ENOSPC;
-    for (uint32_t n = 0; n < c->nodes && k < count; n++) {
-        bool whole = true;
-        for (uint32_t g = n * per; g < (n + 1) * per && whole; g++)
-            whole = usable(c, ok, mask, g);
-        for (uint32_t g = n * per; whole && g < (n + 1) * per && k < count; g++)
-            out[k++] = g;
-    }
-    return 0;
+    /* larger than a node: whole nodes of one pool */
+    struct usable_ctx u = {c, ok, mask};
+    return cluster_gang_whole_nodes(c, count, mask, usable_at, &u, out);
 }
 
 int pol_find_gang_masked(const struct cluster *c, const bool *ok, uint32_t count, uint32_t *out)
@@ -277,7 +276,7 @@ static uint32_t freed_with(const struct sim *s, uint32_t node, const bool *ok,
 {
     const struct cluster *c = &s->cl;
     uint32_t f = 0;
-    for (uint32_t g = node * c->per_node; g < (node + 1) * c->per_node && f < cap; g++) {
+    for (uint32_t g = cluster_node_first(c, node); g < cluster_node_end(c, node) && f < cap; g++) {
         const struct card *cd = &c->cards[g];
         if (cd->nten == 0 || cd->reconfiguring || (ok && !ok[g]) || in_list(cards, got, g))
             continue;
@@ -303,7 +302,7 @@ uint32_t pol_plan_room(const struct sim *s, uint32_t node, uint32_t n, const boo
     *total = 0;
     if (!chosen)
         return UINT32_MAX;
-    for (uint32_t g = node * per; g < (node + 1) * per && got < n; g++)
+    for (uint32_t g = cluster_node_first(c, node); g < cluster_node_end(c, node) && got < n; g++)
         if (card_free(c, g) && (!ok || ok[g]))
             cards[got++] = g;
     while (got < n) {
@@ -312,7 +311,7 @@ uint32_t pol_plan_room(const struct sim *s, uint32_t node, uint32_t n, const boo
          * 1-GPU jobs; one 1-GPU job beats a 4-GPU job when one card is missing. */
         uint32_t best = UINT32_MAX, best_f = 0, best_m = 0;
         int64_t best_k = 0, k;
-        for (uint32_t g = node * per; g < (node + 1) * per; g++) {
+        for (uint32_t g = cluster_node_first(c, node); g < cluster_node_end(c, node); g++) {
             if (c->cards[g].nten == 0 || (ok && !ok[g]) || in_list(cards, got, g))
                 continue;
             uint32_t m = card_jobs(s, g, cost, ctx, chosen, nchosen, add, &k);
@@ -342,7 +341,8 @@ uint32_t pol_plan_room(const struct sim *s, uint32_t node, uint32_t n, const boo
         }
         *total += k;
         /* Every card whose tenants are all chosen now comes free with it. */
-        for (uint32_t g = node * per; g < (node + 1) * per && got < n; g++)
+        for (uint32_t g = cluster_node_first(c, node); g < cluster_node_end(c, node) && got < n;
+             g++)
             if (c->cards[g].nten > 0 && (!ok || ok[g]) && !in_list(cards, got, g) &&
                 card_jobs(s, g, cost, ctx, chosen, nchosen, add, &k) == 0)
                 cards[got++] = g;
@@ -365,7 +365,7 @@ static uint32_t plan_best_in(const struct sim *s, uint32_t svc, uint32_t n, cons
     if (!tj)
         return UINT32_MAX;
     for (uint32_t node = 0; node < c->nodes; node++) {
-        if (in && !in(s, svc, node * c->per_node))
+        if (in && !in(s, svc, cluster_node_first(c, node)))
             continue;
         uint32_t m = pol_plan_room(s, node, n, ok, cost, ctx, tj, tc, &k);
         if (m == UINT32_MAX)

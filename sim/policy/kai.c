@@ -195,6 +195,15 @@ static int kai_parse(struct scenario *sc, const struct conf_node *p, struct conf
         return conf_errf(err, d, p, "name",
                          "kai bin-packs fractions on shared cards: use sharing timeslice or mps "
                          "(or exclusive for whole cards), not mig");
+    /* KAI counts a fraction of a card in quota the same on every card: a pool of whole cards
+     * (a fraction there holds the card) would break that count. */
+    for (uint32_t i = 0; sc->sharing != SHARE_EXCLUSIVE && i < sc->npools; i++)
+        if (sc->pools[i].whole)
+            return conf_errf(err, d, sc->pools[i].sharing_at, "sharing",
+                             "pool '%s' takes whole cards (sharing: none), which policy 'kai' "
+                             "does not support in a %s cluster (its quotas count card "
+                             "fractions alike on every card); give the pool the cluster's mode",
+                             sc->pools[i].name, share_mode_name(sc->sharing));
     const struct conf_node *qs = p ? conf_get(p, "queues") : NULL;
     const struct conf_node *mf = p ? conf_get(p, "manifests") : NULL;
     if (qs && mf)

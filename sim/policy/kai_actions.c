@@ -139,63 +139,46 @@ static bool held_by(const struct kp *k, uint32_t g, uint8_t kind, uint32_t owner
     return k->hold[g].kind == kind && k->hold[g].owner == owner;
 }
 
+static bool ok_at(const void *ctx, uint32_t g)
+{
+    return ((const bool *)ctx)[g];
+}
+
 /*
  * Whole cards for a gang of `count` among the cards ok[] allows: within one
- * node when count <= gpus_per_node (the node with the most cards held for
- * job `owner`, then the fewest free: best fit), else whole free nodes (as
+ * node when one holds it (the node with the most cards held for job `owner`,
+ * then the fewest free: best fit), else whole nodes of one pool (as
  * cluster_find_gang). Fills out[0..count). Returns true if found.
  */
 static bool gang_in(const struct sim *s, const struct kp *k, const bool *ok, uint32_t count,
                     uint32_t owner, uint32_t *out)
 {
     const struct cluster *c = &s->cl;
-    uint32_t per = c->per_node;
     if (count == 0)
         return false;
-    if (count <= per) {
-        uint32_t best = UINT32_MAX, best_free = 0, best_held = 0;
-        for (uint32_t n = 0; n < c->nodes; n++) {
-            uint32_t f = 0, h = 0;
-            for (uint32_t g = n * per; g < (n + 1) * per; g++) {
-                f += ok[g];
-                h += ok[g] && held_by(k, g, KAI_HOLD_TRAIN, owner);
-            }
-            if (f < count)
-                continue;
-            if (best == UINT32_MAX || h > best_held || (h == best_held && f < best_free)) {
-                best = n;
-                best_free = f;
-                best_held = h;
-            }
+    uint32_t best = UINT32_MAX, best_free = 0, best_held = 0;
+    for (uint32_t n = 0; n < c->nodes; n++) {
+        uint32_t f = 0, h = 0;
+        for (uint32_t g = cluster_node_first(c, n); g < cluster_node_end(c, n); g++) {
+            f += ok[g];
+            h += ok[g] && held_by(k, g, KAI_HOLD_TRAIN, owner);
         }
-        if (best == UINT32_MAX)
-            return false;
-        uint32_t m = 0;
-        for (int pass = 0; pass < 2; pass++) /* held cards first */
-            for (uint32_t g = best * per; g < (best + 1) * per && m < count; g++)
-                if (ok[g] && held_by(k, g, KAI_HOLD_TRAIN, owner) == (pass == 0))
-                    out[m++] = g;
-        return true;
-    }
-    uint32_t need = (count + per - 1) / per, have = 0;
-    for (uint32_t n = 0; n < c->nodes && have < need; n++) {
-        uint32_t f = 0;
-        for (uint32_t g = n * per; g < (n + 1) * per; g++)
-            f += ok[g];
-        have += f == per;
-    }
-    if (have < need)
-        return false;
-    uint32_t m = 0;
-    for (uint32_t n = 0; n < c->nodes && m < count; n++) {
-        uint32_t f = 0;
-        for (uint32_t g = n * per; g < (n + 1) * per; g++)
-            f += ok[g];
-        if (f != per)
+        if (f < count)
             continue;
-        for (uint32_t g = n * per; g < (n + 1) * per && m < count; g++)
-            out[m++] = g;
+        if (best == UINT32_MAX || h > best_held || (h == best_held && f < best_free)) {
+            best = n;
+            best_free = f;
+            best_held = h;
+        }
     }
+    if (best == UINT32_MAX)
+        return cluster_gang_whole_nodes(c, count, POOL_ALL, ok_at, ok, out) == 0;
+    uint32_t m = 0;
+    for (int pass = 0; pass < 2; pass++) /* held cards first */
+        for (uint32_t g = cluster_node_first(c, best); g < cluster_node_end(c, best) && m < count;
+             g++)
+            if (ok[g] && held_by(k, g, KAI_HOLD_TRAIN, owner) == (pass == 0))
+                out[m++] = g;
     return true;
 }
 
@@ -231,12 +214,12 @@ static uint32_t pack_card(struct sim *s, struct kp *k, double u, const struct te
 static uint32_t pick_tp(struct sim *s, struct kp *k, uint32_t svc, uint32_t *cards)
 {
     const struct cluster *c = &s->cl;
-    uint32_t n = pol_gang_size(s, svc), per = c->per_node, best = UINT32_MAX, best_h = 0;
+    uint32_t n = pol_gang_size(s, svc), best = UINT32_MAX, best_h = 0;
     for (uint32_t g = 0; g < c->ngpus; g++)
         k->mark[g] = free_for(s, k, g, KAI_HOLD_INFER, svc);
     for (uint32_t node = 0; node < c->nodes; node++) {
         uint32_t f = 0, h = 0;
-        for (uint32_t g = node * per; g < (node + 1) * per; g++) {
+        for (uint32_t g = cluster_node_first(c, node); g < cluster_node_end(c, node); g++) {
             f += k->mark[g];
             h += k->mark[g] && held_by(k, g, KAI_HOLD_INFER, svc);
         }
@@ -249,7 +232,7 @@ static uint32_t pick_tp(struct sim *s, struct kp *k, uint32_t svc, uint32_t *car
         return pol_pick_gang_masked(s, svc, k->mark, cards);
     uint32_t m = 0;
     for (int pass = 0; pass < 2; pass++) /* held cards first */
-        for (uint32_t g = best * per; g < (best + 1) * per && m < n; g++)
+        for (uint32_t g = cluster_node_first(c, best); g < cluster_node_end(c, best) && m < n; g++)
             if (k->mark[g] && held_by(k, g, KAI_HOLD_INFER, svc) == (pass == 0))
                 cards[m++] = g;
     return m;
@@ -483,9 +466,9 @@ static uint32_t plan_node(struct sim *s, struct kp *k, uint32_t n, uint32_t need
                           uint32_t *nm, uint32_t *dest)
 {
     const struct cluster *c = &s->cl;
-    uint32_t per = c->per_node, max = k->cfg->max_consolidation_preemptees;
+    uint32_t max = k->cfg->max_consolidation_preemptees;
     uint32_t cand[64], nc = 0;
-    for (uint32_t g = n * per; g < (n + 1) * per; g++) {
+    for (uint32_t g = cluster_node_first(c, n); g < cluster_node_end(c, n); g++) {
         const struct card *cd = &c->cards[g];
         if (cd->nten != 1 || k->hold[g].kind != KAI_HOLD_NONE)
             continue;
@@ -537,7 +520,7 @@ static uint32_t plan_node(struct sim *s, struct kp *k, uint32_t n, uint32_t need
 static bool consolidate_for(struct sim *s, struct kp *k, uint32_t j)
 {
     const struct cluster *c = &s->cl;
-    uint32_t gpus = s->tr.jobs[j].spec.gpus, per = c->per_node;
+    uint32_t gpus = s->tr.jobs[j].spec.gpus;
     uint32_t free_total = 0;
     for (uint32_t g = 0; g < c->ngpus; g++)
         free_total += free_for(s, k, g, KAI_HOLD_TRAIN, j);
@@ -548,9 +531,9 @@ static bool consolidate_for(struct sim *s, struct kp *k, uint32_t j)
     uint32_t *dest = k->gang2, *best_dest = k->gang2 + c->ngpus;
     for (uint32_t n = 0; n < c->nodes; n++) {
         uint32_t f = 0;
-        for (uint32_t g = n * per; g < (n + 1) * per; g++)
+        for (uint32_t g = cluster_node_first(c, n); g < cluster_node_end(c, n); g++)
             f += free_for(s, k, g, KAI_HOLD_TRAIN, j);
-        if (f >= gpus || f + per < gpus) /* allocate would have placed it / cannot */
+        if (f >= gpus || f + cluster_node_cards(c, n) < gpus) /* allocate placed it / cannot */
             continue;
         uint32_t cost = plan_node(s, k, n, gpus - f, movers, &nm, dest);
         if (cost < best_cost) {
@@ -571,7 +554,8 @@ static bool consolidate_for(struct sim *s, struct kp *k, uint32_t j)
             k->hold[best_dest[at + x]] = (struct kai_hold){KAI_HOLD_TRAIN, m, 0, s->eng.now};
         at += mg;
     }
-    for (uint32_t g = best_n * per; g < (best_n + 1) * per && held < gpus; g++)
+    for (uint32_t g = cluster_node_first(c, best_n); g < cluster_node_end(c, best_n) && held < gpus;
+         g++)
         if (free_for(s, k, g, KAI_HOLD_TRAIN, j)) {
             k->hold[g] = (struct kai_hold){KAI_HOLD_TRAIN, j, 0, s->eng.now};
             held++;
@@ -794,7 +778,8 @@ static uint32_t places_after(const struct sim *s, const struct kp *k, uint32_t g
         others += !(tn->kind == TENANT_TRAIN && tn->owner == j);
     }
     double used = k->card_used[g] - (others < c->nten ? kai_job_units(s, job) / job->spec.gpus : 0);
-    uint32_t by_slot = s->cl.slots > others ? s->cl.slots - others : 0;
+    uint32_t slots = cluster_card_slots(&s->cl, g);
+    uint32_t by_slot = slots > others ? slots - others : 0;
     double by_room = floor((1 - used) / u + EPS);
     return by_room < by_slot ? (uint32_t)(by_room > 0 ? by_room : 0) : by_slot;
 }

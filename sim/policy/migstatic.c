@@ -30,10 +30,19 @@
  * and is free on g distinct cards (lowest card indices), one member per card;
  * the gang runs at the speed of that profile (models/mig.h). A job that no
  * layout of the cluster could ever hold is rejected at submission.
+ *
+ * Pools (cluster.pools) may have their own layouts and boards (each card's
+ * profiles are its board's: a profile name is looked up per card, and a gang
+ * takes instances of one board's profile) or whole cards (`sharing: none`,
+ * MIG off). A whole card counts as one instance of the card's memory at full
+ * speed: a replica takes one only when no MIG instance holds it (instances
+ * are smaller), and a training job without spec.mig_profile takes whole cards
+ * first (larger than any instance), then the largest profile as above.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "sim/policy/common.h"
 #include "sim/scenario.h"
@@ -61,7 +70,7 @@ struct migs {
 static bool card_allows(const struct sim *s, uint32_t gpu, bool training)
 {
     const struct migs_cfg *cfg = s->sc->policy.cfg;
-    uint32_t node = s->cl.per_node ? gpu / s->cl.per_node : 0;
+    uint32_t node = s->cl.cards[gpu].node;
     for (uint32_t i = 0; cfg && i < cfg->n; i++)
         if (node >= cfg->g[i].first && node <= cfg->g[i].last)
             return cfg->g[i].use == USE_ANY ||
@@ -69,24 +78,42 @@ static bool card_allows(const struct sim *s, uint32_t gpu, bool training)
     return true;
 }
 
+/* A whole card (a pool with sharing: none, MIG off): one tenant, the card's memory. */
+static bool whole_card(const struct cluster *c, uint32_t gpu)
+{
+    return cluster_card_mode(c, gpu) != SHARE_MIG;
+}
+
 /*
- * Smallest free instance of card gpu that holds mem (of profile want when not
- * NULL): its index, or -1.
+ * Smallest free instance of card gpu that holds mem (of the profile named want
+ * when not NULL): its memory in MiB into *mib and its index, or -1. A whole
+ * card is one instance (index MIG_MAX_INSTANCES) of the card's memory, for a
+ * replica that names no profile.
  */
-static int smallest_free(const struct cluster *c, uint32_t gpu, const struct mig_profile *want,
-                         double mem)
+static int smallest_free(const struct cluster *c, uint32_t gpu, const char *want, double mem,
+                         int *mib)
 {
     const struct card *g = &c->cards[gpu];
     if (g->reconfiguring)
         return -1;
+    if (whole_card(c, gpu)) {
+        const struct gpu_spec *spec = cluster_card_spec(c, gpu);
+        if (g->nten || want || mem > c->pools[g->pool].mem_gib)
+            return -1;
+        *mib = spec->memory_mib;
+        return MIG_MAX_INSTANCES;
+    }
     int best = -1;
     for (int k = 0; k < (int)g->layout.n; k++) {
         const struct mig_profile *p = g->layout.inst[k].profile;
-        if (g->inst_tenant[k] != TENANT_NONE || (want && p != want) || !mig_fits_memory(p, mem))
+        if (g->inst_tenant[k] != TENANT_NONE || (want && strcasecmp(p->name, want)) ||
+            !mig_fits_memory(p, mem))
             continue;
         if (best < 0 || p->memory_mib < g->layout.inst[best].profile->memory_mib)
             best = k;
     }
+    if (best >= 0)
+        *mib = g->layout.inst[best].profile->memory_mib;
     return best;
 }
 
@@ -107,21 +134,16 @@ static bool card_has(const struct cluster *c, uint32_t gpu, const struct mig_pro
 static uint32_t migs_card(struct sim *s, uint32_t svc)
 {
     const struct service_cfg *c = &s->sc->services[svc];
-    const struct mig_profile *want = NULL;
-    if (c->mig_profile && *c->mig_profile) {
-        want = mig_profile_find(s->cl.spec, c->mig_profile);
-        if (!want)
-            return UINT32_MAX;
-    }
+    const char *want = c->mig_profile && *c->mig_profile ? c->mig_profile : NULL;
     uint32_t best = UINT32_MAX;
     int best_mib = 0;
     for (uint32_t g = 0; g < s->cl.ngpus; g++) {
         if (!card_allows(s, g, false))
             continue;
-        int k = smallest_free(&s->cl, g, want, c->mem_gib);
+        int mib = 0;
+        int k = smallest_free(&s->cl, g, want, c->mem_gib, &mib);
         if (k < 0 || !sim_svc_allows(s, svc, g)) /* placement constraints (sim/sim.h) */
             continue;
-        int mib = s->cl.cards[g].layout.inst[k].profile->memory_mib;
         if (best == UINT32_MAX || mib < best_mib) {
             best = g;
             best_mib = mib;
@@ -160,33 +182,67 @@ static uint32_t cards_with(const struct sim *s, uint32_t j, const struct mig_pro
     return n;
 }
 
+/* What job_profile returns for a gang of whole cards (no MIG instance). */
+static const struct mig_profile whole_cards = {.name = "whole card"};
+
 /*
- * The profile job j runs on, if its gang fits now (free_only) or could ever
- * fit the layouts (!free_only); cards into gang. NULL when it does not.
+ * Whole cards (lowest first) job j may use into gang; returns how many, at
+ * most count (free_only: empty ones only).
+ */
+static uint32_t whole_cards_for(const struct sim *s, uint32_t j, double mem, bool free_only,
+                                uint32_t count, uint32_t *gang)
+{
+    uint32_t n = 0;
+    for (uint32_t g = 0; g < s->cl.ngpus && n < count; g++) {
+        const struct card *cd = &s->cl.cards[g];
+        if (whole_card(&s->cl, g) && card_allows(s, g, true) && sim_job_allows(s, j, g) &&
+            mem <= s->cl.pools[cd->pool].mem_gib &&
+            (!free_only || (cd->nten == 0 && !cd->reconfiguring)))
+            gang[n++] = g;
+    }
+    return n;
+}
+
+/*
+ * The profile job j runs on (&whole_cards: whole cards), if its gang fits now
+ * (free_only) or could ever fit the layouts (!free_only); cards into gang.
+ * NULL when it does not. Each MIG board of the pools has its own table; a
+ * gang takes instances of one board's profile.
  */
 static const struct mig_profile *job_profile(const struct sim *s, uint32_t j, bool free_only,
                                              uint32_t *gang)
 {
     const struct job *job = &s->tr.jobs[j];
+    const struct cluster *c = &s->cl;
     double mem = s->tr.cfg.mem_gib_per_gpu;
     uint32_t g = job->spec.gpus;
-    if (g == 0 || g > s->cl.ngpus)
+    if (g == 0 || g > c->ngpus)
         return NULL;
-    if (job->spec.mig_profile[0]) {
-        const struct mig_profile *p = mig_profile_find(s->cl.spec, job->spec.mig_profile);
-        if (!p || !mig_fits_memory(p, mem) || cards_with(s, j, p, free_only, g, gang) < g)
-            return NULL;
-        return p;
-    }
-    size_t n;
-    const struct mig_profile *tab = mig_profiles(s->cl.spec, &n);
+    if (!job->spec.mig_profile[0] && whole_cards_for(s, j, mem, free_only, g, gang) == g)
+        return &whole_cards;
     const struct mig_profile *best = NULL;
-    for (size_t i = 0; i < n; i++) {
-        const struct mig_profile *p = &tab[i];
-        if (!mig_fits_memory(p, mem) || (best && !larger(p, best)))
+    for (uint32_t b = 0; b < c->npools; b++) {
+        bool seen = c->pools[b].mode != SHARE_MIG;
+        for (uint32_t e = 0; e < b && !seen; e++) /* each board once */
+            seen = c->pools[e].mode == SHARE_MIG && c->pools[e].spec == c->pools[b].spec;
+        if (seen)
             continue;
-        if (cards_with(s, j, p, free_only, g, gang) == g)
-            best = p;
+        const struct gpu_spec *board = c->pools[b].spec;
+        if (job->spec.mig_profile[0]) {
+            const struct mig_profile *p = mig_profile_find(board, job->spec.mig_profile);
+            if (p && mig_fits_memory(p, mem) && cards_with(s, j, p, free_only, g, gang) == g)
+                return p;
+            continue;
+        }
+        size_t n;
+        const struct mig_profile *tab = mig_profiles(board, &n);
+        for (size_t i = 0; i < n; i++) {
+            const struct mig_profile *p = &tab[i];
+            if (!mig_fits_memory(p, mem) || (best && !larger(p, best)))
+                continue;
+            if (cards_with(s, j, p, free_only, g, gang) == g)
+                best = p;
+        }
     }
     if (best)
         cards_with(s, j, best, free_only, g, gang);
@@ -197,7 +253,7 @@ static const struct mig_profile *job_profile(const struct sim *s, uint32_t j, bo
 static int start_on(struct sim *s, uint32_t j, const struct mig_profile *p, const uint32_t *gang)
 {
     struct job *job = &s->tr.jobs[j];
-    if (job->spec.mig_profile[0])
+    if (job->spec.mig_profile[0] || p == &whole_cards)
         return trainer_start(&s->tr, j, gang);
     size_t len = strlen(p->name);
     if (len >= sizeof(job->spec.mig_profile))
@@ -242,8 +298,8 @@ static int apply_layouts(struct sim *s, const struct migs_cfg *cfg)
     char err[MIG_ERR_LEN];
     for (uint32_t i = 0; cfg && i < cfg->n; i++)
         for (uint32_t node = cfg->g[i].first; node <= cfg->g[i].last && node < c->nodes; node++)
-            for (uint32_t k = 0; k < c->per_node; k++) {
-                uint32_t gpu = node * c->per_node + k;
+            for (uint32_t gpu = cluster_node_first(c, node); gpu < cluster_node_end(c, node);
+                 gpu++) {
                 int rc =
                     cluster_relayout_begin(c, gpu, s->eng.now, cfg->g[i].layout, err, sizeof(err));
                 if (rc)
@@ -262,25 +318,31 @@ static int apply_layouts(struct sim *s, const struct migs_cfg *cfg)
 static void fit_scaler(const struct sim *s, struct autoscale *a, uint32_t svc)
 {
     const struct service_cfg *c = &s->sc->services[svc];
-    const struct mig_profile *want =
-        c->mig_profile && *c->mig_profile ? mig_profile_find(s->cl.spec, c->mig_profile) : NULL;
+    const char *want = c->mig_profile && *c->mig_profile ? c->mig_profile : NULL;
     double speed = 0;
     uint32_t fit = 0;
     for (uint32_t g = 0; g < s->cl.ngpus; g++) {
         if (!card_allows(s, g, false))
             continue;
+        if (whole_card(&s->cl, g)) { /* one replica at full speed, if it names no profile */
+            if (!want && c->mem_gib <= s->cl.pools[s->cl.cards[g].pool].mem_gib) {
+                fit++;
+                speed = speed == 0 || speed > 1 ? 1 : speed;
+            }
+            continue;
+        }
         const struct mig_layout *l = &s->cl.cards[g].layout;
         const struct mig_profile *small = NULL;
         for (size_t k = 0; k < l->n; k++) {
             const struct mig_profile *p = l->inst[k].profile;
-            if ((want && p != want) || !mig_fits_memory(p, c->mem_gib))
+            if ((want && strcasecmp(p->name, want)) || !mig_fits_memory(p, c->mem_gib))
                 continue;
             fit++;
             if (!small || p->memory_mib < small->memory_mib)
                 small = p;
         }
         /* The speed of the smallest instance that holds it: where migs_pick puts replicas. */
-        double v = small ? mig_knobs_speed(&s->cl.mig, small) : 0;
+        double v = small ? mig_knobs_speed(cluster_card_mig(&s->cl, g), small) : 0;
         if (v > 0 && (speed == 0 || v < speed))
             speed = v;
     }
@@ -409,7 +471,27 @@ static int migs_parse(struct scenario *sc, const struct conf_node *p, struct con
         if ((rc = conf_enum(d, it, "use", false, uses, &use, err)))
             break;
         g->use = (enum migs_use)use;
-        if (mig_layout_check(sc->spec, g->layout, &ml, msg, sizeof(msg))) {
+        /* Checked on the board of every pool the group's nodes are in; whole-card pools have
+         * MIG off. The single-pool form: the cluster's board. */
+        uint32_t first = 0;
+        for (uint32_t k = 0; sc->pools_given && k < sc->npools && !rc; k++) {
+            const struct pool_cfg *pc = &sc->pools[k];
+            uint32_t last = first + pc->nodes - 1;
+            if (g->first <= last && first <= g->last) {
+                if (pc->whole)
+                    rc = conf_errf(err, d, nn, "nodes",
+                                   "nodes %u-%u include pool '%s', which takes whole cards "
+                                   "(sharing: none): no MIG layout there",
+                                   g->first, g->last, pc->name);
+                else if (mig_layout_check(pc->spec, g->layout, &ml, msg, sizeof(msg)))
+                    rc = conf_errf(err, d, conf_get(it, "layout"), "layout", "pool '%s' (%s): %s",
+                                   pc->name, pc->spec->name, msg);
+            }
+            first += pc->nodes;
+        }
+        if (rc)
+            break;
+        if (!sc->pools_given && mig_layout_check(sc->spec, g->layout, &ml, msg, sizeof(msg))) {
             rc = conf_errf(err, d, conf_get(it, "layout"), "layout", "%s", msg);
             break;
         }

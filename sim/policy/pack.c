@@ -64,14 +64,17 @@ struct pack {
 
 /*
  * Would card gpu take a tenant of this kind, owner, memory request and card
- * share (units: its fraction, or one slot 1 / slots) under the policy's rules?
+ * fraction (0: one slot of the card, 1 / its pool's slots) under the policy's
+ * rules? A card of a pool of whole cards (sharing: none) takes one tenant.
  */
 static bool card_fits(const struct sim *s, const struct pack *p, uint32_t gpu,
-                      enum tenant_kind kind, uint32_t owner, double mem, double units)
+                      enum tenant_kind kind, uint32_t owner, double mem, double fraction)
 {
     const struct cluster *c = &s->cl;
     const struct card *g = &c->cards[gpu];
-    if (g->reconfiguring || g->nten >= c->slots)
+    uint32_t slots = cluster_card_slots(c, gpu);
+    double units = fraction > 0 ? fraction : 1.0 / slots;
+    if (g->reconfiguring || g->nten >= slots)
         return false;
     /* Placement constraints (sim/pool_cfg.h): pools the replica or job may not use. */
     if (kind == TENANT_INFER ? !sim_svc_allows(s, owner, gpu) : !sim_job_allows(s, owner, gpu))
@@ -97,7 +100,7 @@ static bool card_fits(const struct sim *s, const struct pack *p, uint32_t gpu,
     if (p->cfg.check_memory) {
         if (used + mem > c->mem_gib + PACK_MEM_EPS)
             return false;
-        if (c->mode == SHARE_MPS && mem > c->mem_gib / c->slots + PACK_MEM_EPS)
+        if (cluster_card_mode(c, gpu) == SHARE_MPS && mem > c->mem_gib / slots + PACK_MEM_EPS)
             return false;
     }
     return true;
@@ -166,11 +169,11 @@ static bool better(const struct sim *s, const struct pack *p, uint32_t a, uint32
  * number found (< count: the gang does not fit now).
  */
 static uint32_t pick_cards(const struct sim *s, struct pack *p, enum tenant_kind kind,
-                           uint32_t owner, double mem, double units, uint32_t count)
+                           uint32_t owner, double mem, double fraction, uint32_t count)
 {
     uint32_t n = 0;
     for (uint32_t g = 0; g < s->cl.ngpus; g++)
-        if (card_fits(s, p, g, kind, owner, mem, units))
+        if (card_fits(s, p, g, kind, owner, mem, fraction))
             p->cand[n++] = g;
     uint32_t k = 0;
     for (; k < count && k < n; k++) {
@@ -193,10 +196,10 @@ static uint32_t pick_cards(const struct sim *s, struct pack *p, enum tenant_kind
  * the replica goes to the node of the best card that has n such cards, on
  * that node's n best. Returns n, or 0 when no node has n.
  */
-static uint32_t pick_tp(const struct sim *s, struct pack *p, uint32_t svc, double mem, double units,
-                        uint32_t n, uint32_t *cards)
+static uint32_t pick_tp(const struct sim *s, struct pack *p, uint32_t svc, double mem,
+                        double fraction, uint32_t n, uint32_t *cards)
 {
-    uint32_t m = pick_cards(s, p, TENANT_INFER, svc, mem, units, s->cl.ngpus);
+    uint32_t m = pick_cards(s, p, TENANT_INFER, svc, mem, fraction, s->cl.ngpus);
     for (uint32_t i = 0; i < m; i++) {
         uint32_t node = s->cl.cards[p->base.gang[i]].node, got = 0;
         for (uint32_t k = i; k < m && got < n; k++)
@@ -216,13 +219,13 @@ static uint32_t pack_pick(struct sim *s, void *ctx, uint32_t svc, uint32_t *card
 {
     struct pack *p = ctx;
     const struct service_cfg *c = &s->sc->services[svc];
-    double units = c->gpu_fraction > 0 ? c->gpu_fraction : 1.0 / s->cl.slots;
+    double fraction = c->gpu_fraction > 0 ? c->gpu_fraction : 0; /* 0: one slot of the card */
     uint32_t n = pol_gang_size(s, svc);
     if (n > 1) {
-        if (pick_tp(s, p, svc, c->mem_gib, units, n, cards) < n)
+        if (pick_tp(s, p, svc, c->mem_gib, fraction, n, cards) < n)
             return 0;
     } else {
-        if (pick_cards(s, p, TENANT_INFER, svc, c->mem_gib, units, 1) < 1)
+        if (pick_cards(s, p, TENANT_INFER, svc, c->mem_gib, fraction, 1) < 1)
             return 0;
         cards[0] = p->base.gang[0];
     }
@@ -257,7 +260,8 @@ static bool fits_without_training(const struct sim *s, const struct pack *p, uin
     uint32_t left = 0, ntrain = 0;
     const struct service_cfg *sc = &s->sc->services[svc];
     double used = 0, mem = sc->mem_gib, share = 0;
-    double units = sc->gpu_fraction > 0 ? sc->gpu_fraction : 1.0 / c->slots;
+    uint32_t slots = cluster_card_slots(c, gpu);
+    double units = sc->gpu_fraction > 0 ? sc->gpu_fraction : 1.0 / slots;
     for (uint32_t i = 0; i < g->nten; i++) {
         const struct tenant *t = &c->tenants[g->ten[i]];
         if (t->kind == TENANT_TRAIN) {
@@ -270,7 +274,7 @@ static bool fits_without_training(const struct sim *s, const struct pack *p, uin
         if (p->cfg.spread && t->owner == svc)
             return false;
     }
-    if (ntrain == 0 || left >= c->slots || share + units > 1 + PACK_MEM_EPS)
+    if (ntrain == 0 || left >= slots || share + units > 1 + PACK_MEM_EPS)
         return false;
     if (p->cfg.check_memory && used + mem > c->mem_gib + PACK_MEM_EPS)
         return false;
@@ -361,7 +365,11 @@ static bool job_can_ever_fit(const struct sim *s, const struct pack *p, uint32_t
     if (p->cfg.check_memory) {
         if (mem > c->mem_gib + PACK_MEM_EPS)
             return false;
-        if (c->mode == SHARE_MPS && mem > c->mem_gib / c->slots + PACK_MEM_EPS)
+        bool client_fits = false; /* MPS: some pool's per-client share holds it */
+        for (uint32_t i = 0; i < c->npools && !client_fits; i++)
+            client_fits = c->pools[i].mode != SHARE_MPS ||
+                          mem <= c->mem_gib / c->pools[i].slots + PACK_MEM_EPS;
+        if (!client_fits)
             return false;
     }
     return true;
@@ -378,10 +386,9 @@ static void start_pass(struct sim *s, struct pack *p)
             continue;
         }
         uint32_t g = job->spec.gpus;
-        double f = trainer_job_fraction(&job->spec);
+        double f = trainer_job_fraction(&job->spec); /* 0: one slot of each card */
         if (pick_cards(s, p, TENANT_TRAIN, j,
-                       trainer_job_mem_gib(&s->tr, &job->spec, s->cl.mem_gib),
-                       f > 0 ? f : 1.0 / s->cl.slots, g) == g &&
+                       trainer_job_mem_gib(&s->tr, &job->spec, s->cl.mem_gib), f, g) == g &&
             trainer_start(&s->tr, j, p->base.gang) >= 0) {
             /* Started, or OOM-killed at its first allocation (FAILED): out of the queue. */
             jobq_remove_at(&p->base.q, i);

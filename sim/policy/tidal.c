@@ -144,6 +144,22 @@ static int tidal_parse(struct scenario *sc, const struct conf_node *p, struct co
             (rc = conf_string(d, r, "day", true, &c->day_layout, err)) ||
             (rc = conf_string(d, r, "night", true, &c->night_layout, err)))
             return rc;
+        /* One day and one night layout for every card: pools of their own MIG settings (whole
+         * cards, their own layout, another board) would each need their own. */
+        for (uint32_t i = 0; i < sc->npools; i++)
+            if (sc->pools[i].whole || sc->pools[i].mig_at ||
+                strcmp(sc->pools[i].spec->name, sc->spec->name) ||
+                (sc->from_migparted && pool_label(&sc->pools[i], POOL_MIG_CONFIG_LABEL)))
+                return conf_errf(err, d, r, "relayout",
+                                 "policy 'tidal' re-lays out every card with one day and one "
+                                 "night layout; pool '%s' has MIG settings of its own (%s), "
+                                 "which relayout does not support",
+                                 sc->pools[i].name,
+                                 sc->pools[i].whole    ? "sharing: none"
+                                 : sc->pools[i].mig_at ? "mig"
+                                 : strcmp(sc->pools[i].spec->name, sc->spec->name)
+                                     ? "another board"
+                                     : "a mig.config label");
         struct mig_layout l;
         char msg[400];
         if (mig_layout_check(sc->spec, c->day_layout, &l, msg, sizeof(msg)))
@@ -181,7 +197,6 @@ static uint32_t pick_card(struct sim *s, const struct tidal_state *st, uint32_t 
      * the node with the fewest free cards, then the lowest card. MIG instances keep card
      * order (they fill the instances of one card before the next).
      */
-    bool compact = s->cl.mode != SHARE_MIG;
     for (int pass = s->constrained ? 0 : 1; pass < 2; pass++) {
         uint32_t best = UINT32_MAX, best_inf = 0, best_free = 0;
         uint32_t node = UINT32_MAX, node_inf = 0;
@@ -190,7 +205,8 @@ static uint32_t pick_card(struct sim *s, const struct tidal_state *st, uint32_t 
             if (!sim_svc_allows(s, svc, g) || (pass == 0 && !sim_svc_prefers(s, svc, g)))
                 continue;
             /* Exclusive-style use of whole cards, unless MIG instances split them. */
-            if (compact && cd->nten)
+            bool whole = cluster_card_mode(&s->cl, g) != SHARE_MIG;
+            if (whole && cd->nten)
                 continue;
             if (st->cfg.day_layout && st->layout[g] != want)
                 continue;
@@ -201,8 +217,8 @@ static uint32_t pick_card(struct sim *s, const struct tidal_state *st, uint32_t 
                 training |= s->cl.tenants[cd->ten[k]].kind == TENANT_TRAIN;
             if (training)
                 continue;
-            if (!compact)
-                return g;
+            if (!whole)
+                return g; /* MIG instances: card order */
             if (cd->node != node) {
                 node = cd->node;
                 node_inf = pol_node_inference_cards(&s->cl, node);

@@ -125,8 +125,8 @@ Test(traces_cli, convert_cut_writes_the_running_jobs_and_the_rest)
                           "1800",   "--rest",  rest, "-o",    snap};
     cr_assert_eq(run(11, argv), 0);
     const char *names[] = {"default"};
-    const uint32_t first[] = {0}, nodes[] = {2};
-    struct snap_geom g = {1, names, first, nodes, 8};
+    const uint32_t first[] = {0}, nodes[] = {2}, per[] = {8};
+    struct snap_geom g = {1, names, first, nodes, per};
     struct snap_job *v = NULL;
     uint32_t n = 0;
     struct trace_err e;

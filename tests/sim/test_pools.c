@@ -270,14 +270,15 @@ Test(pools, bad_pool_input_names_the_place)
          "nodes: 1 }\n    - { name: a, gpu: h100-sxm5-80gb, nodes: 1 }\n",
          "pool 'a' is named twice"},
         {"name: x\nduration: 1h\ncluster:\n  pools:\n    - { name: a, gpu: a100-sxm4-80gb, "
-         "nodes: 1, gpus_per_node: 4 }\n    - { name: b, gpu: h100-sxm5-80gb, nodes: 1 }\n",
-         "same gpus_per_node"},
+         "nodes: 1, gpus_per_node: 17 }\n",
+         "test.yaml:5:64: 'gpus_per_node': expected an integer in [1, 16]"},
         {"name: x\nduration: 1h\ncluster:\n  pools:\n    - { name: a, gpu: a100-sxm4-80gb, "
          "nodes: 1, sharing: mps }\n",
-         "'sharing': set for the whole cluster"},
-        {"name: x\nduration: 1h\n" TWO_POOLS(1, 1, 8) "  sharing: mig\n  mig: { layout: 7g.80gb "
-                                                      "}\n",
-         "MIG over pools of different boards"},
+         "test.yaml:5:58: 'sharing': pool 'a' cannot share by mps in a cluster that shares by "
+         "exclusive"},
+        {"name: x\nduration: 1h\ncluster:\n  pools:\n    - { name: a, gpu: a100-sxm4-80gb, "
+         "nodes: 1, faults: { restart: 1m } }\n",
+         "test.yaml:5:57: 'faults': set for the whole cluster"},
         {"name: x\nduration: 1h\n" TWO_POOLS(1, 1, 8) "training:\n  require: { labels: { "
                                                       "tier: gold } }\n  jobs: { synthetic: "
                                                       "{ per_hour: 1 } }\n",
