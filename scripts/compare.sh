@@ -158,6 +158,7 @@ out=docs/results-reference.md
     echo "nodes x 8), the first day a warm-up the headline figures leave out (\`output.warmup: 1d\`:"
     echo "\`adaptive\` forecasts from a day of history; every policy is judged on the same six days)."
     echo "The numbers are whatever the simulator produces; nothing is tuned to a target."
+    echo "\`docs/results-reading.md\` reads them hour by hour (written by hand for the run it names)."
     echo
     echo "Columns: allocated / busy / useful = shares of the GPU-time offered (docs/results.md);"
     echo "within SLO = share of all arrivals served within their service's latency target (drops and"
