@@ -767,8 +767,8 @@ static int chart_pools(struct chart_ctx *c, hid_t root, const struct results *r)
     if (rc || maxh <= 0)
         return rc;
     char extra[2300], keep[sizeof(c->subtitle)];
-    snprintf(extra, sizeof(extra), "runs='%s'; maxh=%g; ylab=\"share of each pool's GPU-time (%%)\"",
-             list, maxh);
+    snprintf(extra, sizeof(extra),
+             "runs='%s'; maxh=%g; ylab=\"share of each pool's GPU-time (%%)\"", list, maxh);
     memcpy(keep, c->subtitle, sizeof(keep));
     snprintf(c->subtitle, sizeof(c->subtitle), "%.400s; per node pool, %% of each pool's GPU-time",
              keep);

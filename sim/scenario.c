@@ -1148,29 +1148,38 @@ static int load_cost(struct scenario *sc, const struct conf_node *root, struct c
 }
 
 /*
+ * The file a sharing_from names (FILE, a key of parent, or {file: FILE, config:
+ * NAME}), resolved beside the scenario; *config is set when the mapping names
+ * one (left as it is otherwise). NULL with err filled on a bad value.
+ */
+static char *sharing_from_path(const struct conf_doc *d, const struct conf_node *parent,
+                               const struct conf_node *sf, const char **config,
+                               struct conf_err *err)
+{
+    static const char *const keys[] = {"file", "config", NULL};
+    if (sf->kind != CONF_MAP)
+        return resolve_path(d, parent, "sharing_from", err);
+    if (conf_check_keys(d, sf, "sharing_from", keys, err) ||
+        conf_string(d, sf, "config", false, config, err))
+        return NULL;
+    return resolve_path(d, sf, "file", err);
+}
+
+/*
  * cluster.sharing_from: FILE or {file: FILE, config: NAME} — the sharing mode and its
  * replicas or MIG layout from a device-plugin or mig-parted config (sim/sharing_from.h).
  * The knob blocks (mig, timeSlicing, mps) may still tune what the file does not say.
  */
 static int load_sharing_from(struct scenario *sc, const struct conf_node *c, struct conf_err *err)
 {
-    static const char *const keys[] = {"file", "config", NULL};
     const struct conf_doc *d = &sc->doc;
     const struct conf_node *sf = conf_get(c, "sharing_from");
     const char *config = NULL;
-    char *path = NULL;
     int rc;
     if (conf_get(c, "sharing"))
         return conf_errf(err, d, conf_get(c, "sharing"), "sharing",
                          "the sharing mode comes from sharing_from; give one or the other");
-    if (sf->kind == CONF_MAP) {
-        if ((rc = conf_check_keys(d, sf, "sharing_from", keys, err)) ||
-            (rc = conf_string(d, sf, "config", false, &config, err)))
-            return rc;
-        path = resolve_path(d, sf, "file", err);
-    } else {
-        path = resolve_path(d, c, "sharing_from", err);
-    }
+    char *path = sharing_from_path(d, c, sf, &config, err);
     if (!path)
         return -EINVAL;
     bool mp = false;
@@ -1219,7 +1228,6 @@ static int load_sharing_from(struct scenario *sc, const struct conf_node *c, str
  */
 static int load_pool_from(struct scenario *sc, struct pool_cfg *p, struct conf_err *err)
 {
-    static const char *const keys[] = {"file", "config", NULL};
     const struct conf_doc *d = &sc->doc;
     const struct conf_node *sf = p->from_at;
     const struct conf_node *own[] = {p->sharing_at, conf_get(p->mig_at, "layout"),
@@ -1232,16 +1240,8 @@ static int load_pool_from(struct scenario *sc, struct pool_cfg *p, struct conf_e
                              "pool '%s': its sharing_from says this; give one or the other",
                              p->name);
     const char *config = pool_label(p, POOL_MIG_CONFIG_LABEL);
-    char *path = NULL;
     int rc;
-    if (sf->kind == CONF_MAP) {
-        if ((rc = conf_check_keys(d, sf, "sharing_from", keys, err)) ||
-            (rc = conf_string(d, sf, "config", false, &config, err)))
-            return rc;
-        path = resolve_path(d, sf, "file", err);
-    } else {
-        path = resolve_path(d, p->node, "sharing_from", err);
-    }
+    char *path = sharing_from_path(d, p->node, sf, &config, err);
     if (!path)
         return -EINVAL;
     bool mp = false;
