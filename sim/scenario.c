@@ -27,6 +27,31 @@ static bool pools_know(const struct scenario *sc, const char *profile)
     return false;
 }
 
+/*
+ * A MIG `speeds` mapping (profile -> speed, NULL: none) into k, for board. A
+ * profile board does not have is an error when strict, unless sc (may be NULL)
+ * has a pool whose board has it; otherwise it is skipped.
+ */
+static int load_mig_speeds(const struct conf_doc *d, const struct conf_node *sp,
+                           struct mig_knobs *k, const struct gpu_spec *board,
+                           const struct scenario *sc, bool strict, struct conf_err *err)
+{
+    if (sp && sp->kind != CONF_MAP)
+        return conf_errf(err, d, sp, "speeds", "expected a mapping of profile to speed");
+    for (size_t i = 0; sp && i < sp->n; i++) {
+        double v = 0;
+        int rc = conf_double(d, sp, sp->keys[i], true, 1e-3, 1, &v, err);
+        if (rc)
+            return rc;
+        if (mig_knobs_set_speed(k, sp->keys[i], v) && strict &&
+            !(sc && pools_know(sc, sp->keys[i]))) {
+            struct conf_node at = {.line = sp->key_line[i], .col = sp->key_col[i]};
+            return conf_errf(err, d, &at, sp->keys[i], "unknown MIG profile for %s", board->name);
+        }
+    }
+    return 0;
+}
+
 static int get_u32(const struct conf_doc *d, const struct conf_node *m, const char *key, bool req,
                    int64_t min, int64_t max, uint32_t *out, struct conf_err *err);
 
@@ -1006,19 +1031,8 @@ static int load_sharing(struct scenario *sc, const struct conf_node *c, struct c
             (rc = conf_duration(d, m, "drain_grace", false, 0, &drain, err)))
             return rc;
         mig_knobs_set_efficiency(&sc->mig, eff);
-        const struct conf_node *sp = conf_get(m, "speeds");
-        if (sp && sp->kind != CONF_MAP)
-            return conf_errf(err, d, sp, "speeds", "expected a mapping of profile to speed");
-        for (size_t i = 0; sp && i < sp->n; i++) {
-            double v = 0;
-            if ((rc = conf_double(d, sp, sp->keys[i], true, 1e-3, 1, &v, err)))
-                return rc;
-            if (mig_knobs_set_speed(&sc->mig, sp->keys[i], v) && !pools_know(sc, sp->keys[i])) {
-                struct conf_node at = {.line = sp->key_line[i], .col = sp->key_col[i]};
-                return conf_errf(err, d, &at, sp->keys[i], "unknown MIG profile for %s",
-                                 sc->spec->name);
-            }
-        }
+        if ((rc = load_mig_speeds(d, conf_get(m, "speeds"), &sc->mig, sc->spec, sc, true, err)))
+            return rc;
         sc->mig.reconfig_s = sim_time_to_sec(rec);
         sc->mig.drain_grace_s = sim_time_to_sec(drain);
         struct mig_layout l;
@@ -1397,23 +1411,10 @@ static int resolve_pool(struct scenario *sc, const struct conf_node *c, struct p
     mig_knobs_set_efficiency(&p->mig, sc->mig.efficiency);
     p->mig.reconfig_s = sc->mig.reconfig_s;
     p->mig.drain_grace_s = sc->mig.drain_grace_s;
-    const struct conf_node *speeds[2] = {conf_get(cm, "speeds"), conf_get(m, "speeds")};
-    for (int w = 0; w < 2; w++) {
-        const struct conf_node *sp = speeds[w];
-        if (sp && sp->kind != CONF_MAP)
-            return conf_errf(err, d, sp, "speeds", "expected a mapping of profile to speed");
-        for (size_t i = 0; sp && i < sp->n; i++) {
-            double v = 0;
-            if ((rc = conf_double(d, sp, sp->keys[i], true, 1e-3, 1, &v, err)))
-                return rc;
-            if (mig_knobs_set_speed(&p->mig, sp->keys[i], v) && w == 1) {
-                struct conf_node kat = {.line = sp->key_line[i], .col = sp->key_col[i]};
-                return conf_errf(err, d, &kat, sp->keys[i], "unknown MIG profile for %s",
-                                 p->spec->name);
-            }
-        }
-    }
-    return 0;
+    /* The cluster's speeds first (a profile of another board is skipped), then its own. */
+    if ((rc = load_mig_speeds(d, conf_get(cm, "speeds"), &p->mig, p->spec, NULL, false, err)))
+        return rc;
+    return load_mig_speeds(d, conf_get(m, "speeds"), &p->mig, p->spec, NULL, true, err);
 }
 
 /* Every pool's own settings (resolve_pool); the single-pool form has none. */
