@@ -77,6 +77,23 @@ static inline long atest_size(const char *p)
     return stat(p, &st) == 0 ? (long)st.st_size : -1;
 }
 
+/* The whole of file p (not empty) in a malloc'd buffer, NUL-terminated; *n its size
+ * (n may be NULL). */
+static inline char *atest_slurp(const char *p, size_t *n)
+{
+    long size = atest_size(p);
+    cr_assert_gt(size, 0, "%s", p);
+    FILE *fp = fopen(p, "rb");
+    cr_assert_not_null(fp, "%s", p);
+    char *buf = calloc((size_t)size + 1, 1);
+    cr_assert_not_null(buf);
+    cr_assert_eq(fread(buf, 1, (size_t)size, fp), (size_t)size, "%s", p);
+    fclose(fp);
+    if (n)
+        *n = (size_t)size;
+    return buf;
+}
+
 /* `tidesim run SCENARIO -o OUT --quiet EXTRA`, asserting success. */
 static inline void atest_sim(const char *scenario, const char *out, const char *extra)
 {

@@ -26,18 +26,6 @@ static void read_head(const char *p, unsigned char *buf, size_t n)
     fclose(f);
 }
 
-static char *slurp(const char *p)
-{
-    long size = atest_size(p);
-    cr_assert_gt(size, 0, "%s", p);
-    FILE *fp = fopen(p, "r");
-    cr_assert_not_null(fp, "%s", p);
-    char *text = calloc((size_t)size + 1, 1);
-    cr_assert_eq(fread(text, 1, (size_t)size, fp), (size_t)size);
-    fclose(fp);
-    return text;
-}
-
 /* Distinct series of a gnuplot SVG: ids gnuplot_plot_<n><panel letter?>. */
 static int svg_series(const char *svg)
 {
@@ -72,7 +60,7 @@ static void check_chart(const char *dir, const struct chart_want *w)
 {
     char img[256];
     snprintf(img, sizeof(img), "%s/%s.svg", dir, w->name);
-    char *svg = slurp(img);
+    char *svg = atest_slurp(img, NULL);
     cr_expect(strstr(svg, "</svg>") != NULL, "%s is truncated", img);
     cr_expect(svg_text(svg, w->title), "%s lacks its title '%s'", img, w->title);
     if (w->xlabel)
@@ -162,7 +150,7 @@ Test(analysis_plot, png_and_svg_of_every_chart)
         check_chart(out_dir, &want[i]);
     char *svg = NULL;
     snprintf(img, sizeof(img), "%s/compare.svg", out_dir);
-    svg = slurp(img);
+    svg = atest_slurp(img, NULL);
     static const char *const units[] = {"requests outside the SLO (% of arrivals)",
                                         "p99 latency (ms)", "training work (GPU-h per day)",
                                         "checkpoint overhead (% of busy GPU-time)", "energy (kWh)"};
@@ -170,7 +158,7 @@ Test(analysis_plot, png_and_svg_of_every_chart)
         cr_expect(svg_text(svg, units[i]), "compare lacks the panel axis '%s'", units[i]);
     free(svg);
     snprintf(img, sizeof(img), "%s/util.svg", out_dir);
-    svg = slurp(img);
+    svg = atest_slurp(img, NULL);
     cr_expect(svg_text(svg, "free") && svg_text(svg, "idle (allocated)"), "util: free vs idle");
     free(svg);
     /* The exported data are kept for restyling. */
@@ -245,13 +233,13 @@ Test(analysis_plot, timeline_shows_preemptions_checkpoints_and_restores)
     cr_expect_geq(dat_rows(path, 1, 1), restored, "a restore segment per restored job");
     cr_expect_gt(dat_rows(path, 1, 1), 0);
     snprintf(path, sizeof(path), "%s/out/jobs.svg", dir);
-    char *svg = slurp(path), want[64];
+    char *svg = atest_slurp(path, NULL), want[64];
     snprintf(want, sizeof(want), "preempted (%d)", (int)npre);
     cr_expect(svg_text(svg, want), "jobs.svg lacks '%s'", want);
     free(svg);
     /* The service "chat_bert" is drawn whole, not as chat + subscript b. */
     snprintf(path, sizeof(path), "%s/out/p99.svg", dir);
-    svg = slurp(path);
+    svg = atest_slurp(path, NULL);
     cr_expect(svg_text(svg, "chat_bert p99"), "p99.svg: the name is not drawn as text");
     free(svg);
     atest_rmdir(dir);
@@ -288,7 +276,7 @@ Test(analysis_plot, several_runs_on_one_chart)
         check_chart(od, &want[i]);
     char path[256];
     snprintf(path, sizeof(path), "%s/busy.svg", od);
-    char *svg = slurp(path);
+    char *svg = atest_slurp(path, NULL);
     cr_expect(svg_text(svg, "dedicated busy") && svg_text(svg, "tidal busy"), "legend by policy");
     cr_expect(svg_text(svg, "2 runs: dedicated, tidal; mean of each file's replications"),
               "subtitle names the runs");
@@ -354,18 +342,18 @@ Test(analysis_plot, queues_per_gpu_flavor_and_pools)
         check_chart(od, &want[i]);
     char path[256];
     snprintf(path, sizeof(path), "%s/flavors.svg", od);
-    char *svg = slurp(path);
+    char *svg = atest_slurp(path, NULL);
     cr_expect(svg_text(svg, "flavor h100") && svg_text(svg, "flavor a100"), "panel titles");
     cr_expect(svg_text(svg, "inference") && svg_text(svg, "team-a") && svg_text(svg, "team-b"),
               "queue names in the legend");
     cr_expect(svg_text(svg, "scenario mixed-fleet-kueue, policy kueue"), "subtitle");
     free(svg);
     snprintf(path, sizeof(path), "%s/quota.svg", od);
-    svg = slurp(path);
+    svg = atest_slurp(path, NULL);
     cr_expect(!strstr(svg, "team-a/h100"), "a flavor drawn as a queue");
     free(svg);
     snprintf(path, sizeof(path), "%s/pools.svg", od);
-    svg = slurp(path);
+    svg = atest_slurp(path, NULL);
     cr_expect(svg_text(svg, "a100 busy") && svg_text(svg, "h100 allocated"), "pool legend");
     free(svg);
 

@@ -15,18 +15,6 @@
 static const char *const sections[] = {"summary", "services", "training",  "gpu-time",
                                        "charts",  "scenario", "provenance"};
 
-static char *slurp(const char *p)
-{
-    long size = atest_size(p);
-    cr_assert_gt(size, 0, "%s", p);
-    FILE *fp = fopen(p, "r");
-    cr_assert_not_null(fp);
-    char *text = calloc((size_t)size + 1, 1);
-    cr_assert_eq(fread(text, 1, (size_t)size, fp), (size_t)size);
-    fclose(fp);
-    return text;
-}
-
 static int count(const char *s, const char *w)
 {
     int n = 0;
@@ -83,7 +71,7 @@ static int console_lines(const char *log, char **text)
         *text = calloc(1, 1);
         return 0;
     }
-    *text = slurp(log);
+    *text = atest_slurp(log, NULL);
     return count(*text, ":CONSOLE");
 }
 
@@ -101,7 +89,7 @@ Test(report_html, self_contained_page_renders_in_chromium, .timeout = 240)
     snprintf(cmd, sizeof(cmd), "%s report %s --format html -o %s", atest_bin(), a, one);
     cr_assert_eq(atest_run(cmd, &out), 0, "%s", out);
     free(out);
-    char *html = slurp(one);
+    char *html = atest_slurp(one, NULL);
     check_page(html, 8);
     cr_expect(strstr(html, "2 replications: values are means ± 95 % Student-t intervals") != NULL);
     cr_expect(strstr(html, "name: small") != NULL, "the scenario text");
@@ -112,7 +100,7 @@ Test(report_html, self_contained_page_renders_in_chromium, .timeout = 240)
     snprintf(cmd, sizeof(cmd), "%s report %s %s --format html -o %s", atest_bin(), a, b, page);
     cr_assert_eq(atest_run(cmd, &out), 0, "%s", out);
     free(out);
-    html = slurp(page);
+    html = atest_slurp(page, NULL);
     check_page(html, 11);
     cr_expect(strstr(html, "<th>dedicated</th><th>tidal</th>") != NULL, "runs side by side");
     cr_expect(strstr(html, "name: small_tidal") != NULL, "the second scenario");
@@ -149,7 +137,7 @@ Test(report_html, self_contained_page_renders_in_chromium, .timeout = 240)
     cr_assert_eq(browse(dir, page, dom, log), 0, "chromium failed");
     cr_expect_eq(console_lines(log, &text), 0, "console messages:\n%s", text);
     free(text);
-    char *d = slurp(dom);
+    char *d = atest_slurp(dom, NULL);
     for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
         char id[64];
         snprintf(id, sizeof(id), "id=\"%s\"", sections[i]);

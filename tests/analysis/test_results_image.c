@@ -45,22 +45,6 @@ static char *everything(const struct results *r)
     return buf;
 }
 
-static void *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "%s", path);
-    cr_assert_eq(fseek(f, 0, SEEK_END), 0);
-    long len = ftell(f);
-    cr_assert_gt(len, 0);
-    rewind(f);
-    void *buf = malloc((size_t)len);
-    cr_assert_not_null(buf);
-    cr_assert_eq(fread(buf, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
-    *n = (size_t)len;
-    return buf;
-}
-
 Test(results_image, reads_as_the_file_on_disk)
 {
     struct atest_pair pr;
@@ -68,7 +52,7 @@ Test(results_image, reads_as_the_file_on_disk)
     /* Three simulated days, two replications: the reports hold a per-day table. */
     atest_sim("tests/data/scenarios/small_60h.yaml", pr.a, "--replications 2");
     size_t n;
-    void *bytes = slurp(pr.a, &n);
+    void *bytes = atest_slurp(pr.a, &n);
 
     struct results disk, mem;
     char err[512];
@@ -107,7 +91,7 @@ Test(results_image, refuses_what_is_not_a_results_file)
     atest_pair_init(&pr);
     atest_sim("tests/data/scenarios/small.yaml", pr.a, NULL);
     size_t n;
-    void *bytes = slurp(pr.a, &n);
+    void *bytes = atest_slurp(pr.a, &n);
     struct h5_rd rd;
     hid_t f = h5_rd_open_image(&rd, bytes, n);
     cr_assert_geq(f, 0, "%s", rd.why);
