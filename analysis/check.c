@@ -10,7 +10,6 @@
 
 #include "analysis/escape.h"
 #include "analysis/compare.h"
-#include "analysis/h5read.h"
 #include "analysis/results.h"
 #include "analysis/stats.h"
 
@@ -269,24 +268,21 @@ static int gate_duration(struct check_list *l, bool confident, const char *gate,
  * The initial backlog of replication `rep` (jobs submitted at t = 0): when its
  * last job finished (*drained_s; +inf when one is still queued or running at
  * the end), how many it holds and how many were rejected. 0, -ENOENT (no /jobs)
- * or a refusal code (rd->why says why).
+ * or a refusal code (results_why says why). The columns are r's (results_col:
+ * read once, from the file results_open opened).
  */
-static int backlog_of(struct h5_rd *rd, hid_t root, double *drained_s, size_t *njobs,
+static int backlog_of(const struct results *r, size_t rep, double *drained_s, size_t *njobs,
                       size_t *rejected, size_t *unfinished)
 {
-    hid_t g = h5_rd_group(rd, root, "jobs");
-    if (g < 0)
-        return rd->rc ? rd->rc : -ENOENT;
-    double *sub = NULL, *end = NULL, *st = NULL;
+    const double *sub = NULL, *end = NULL, *st = NULL;
     size_t n = 0, m1 = 0, m2 = 0;
-    int rc = h5_rd_f64(rd, g, "submit_s", &sub, &n);
+    int rc = results_col(r, rep, "jobs", "submit_s", &sub, &n);
     if (!rc)
-        rc = h5_rd_f64(rd, g, "end_s", &end, &m1);
+        rc = results_col(r, rep, "jobs", "end_s", &end, &m1);
     if (!rc)
-        rc = h5_rd_f64(rd, g, "state", &st, &m2);
-    H5Gclose(g);
+        rc = results_col(r, rep, "jobs", "state", &st, &m2);
     if (!rc && (m1 != n || m2 != n))
-        rc = h5_rd_fail(rd, -EIO, "/jobs: columns of unequal length");
+        rc = -EIO; /* results_open checked the columns of /jobs equally long: not reached */
     *drained_s = 0;
     *njobs = *rejected = *unfinished = 0;
     for (size_t i = 0; !rc && i < n; i++) {
@@ -305,35 +301,20 @@ static int backlog_of(struct h5_rd *rd, hid_t root, double *drained_s, size_t *n
             *drained_s = INFINITY;
         }
     }
-    free(sub);
-    free(end);
-    free(st);
     return rc;
 }
 
 static int gate_backlog(struct check_list *l, bool confident, const struct results *r, double bound)
 {
     const char *gate = "backlog-drained-by";
-    struct h5_rd rd;
-    hid_t f = results_reopen(r, &rd);
-    if (f < 0)
-        return add(l, gate, CHECK_FAIL, "FAIL %s: cannot reopen %s for its jobs", gate, r->path);
     double worst = 0;
     double *per = calloc(r->reps ? r->reps : 1, sizeof(*per));
     size_t jobs = 0, rej = 0, unf = 0, nrep = 0;
     int rc = per ? 0 : -ENOMEM;
     for (size_t i = 0; i < r->reps && !rc; i++) {
-        char name[32];
-        results_rep_root(r, i, name, sizeof(name));
-        hid_t root = H5Gopen2(f, name, H5P_DEFAULT);
-        if (root < 0) {
-            rc = -EIO;
-            break;
-        }
         double d;
         size_t nj, nr, nu;
-        rc = backlog_of(&rd, root, &d, &nj, &nr, &nu);
-        H5Gclose(root);
+        rc = backlog_of(r, i, &d, &nj, &nr, &nu);
         if (rc)
             break;
         per[nrep++] = d;
@@ -342,7 +323,6 @@ static int gate_backlog(struct check_list *l, bool confident, const struct resul
         rej += nr;
         unf += nu;
     }
-    H5Fclose(f);
     if (rc == -ENOMEM) {
         free(per);
         return rc;
@@ -354,7 +334,7 @@ static int gate_backlog(struct check_list *l, bool confident, const struct resul
     if (rc) {
         free(per);
         return add(l, gate, CHECK_FAIL, "FAIL %s: %s", gate,
-                   rd.why[0] ? rd.why : "unreadable /jobs");
+                   results_why(r)[0] ? results_why(r) : "unreadable /jobs");
     }
     if (jobs == 0) {
         note(l, "note: no initial backlog (no job submitted at t = 0): drained at 0");

@@ -232,18 +232,20 @@ static hid_t attr_open(struct h5_rd *rd, hid_t obj, const char *name, const char
     }
     hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
     *rc = -EIO;
-    obj_path(obj, name, path, sizeof(path));
     if (a < 0) {
+        obj_path(obj, name, path, sizeof(path));
         h5_rd_fail(rd, -EIO, "%s: cannot open the attribute", path);
         return H5I_INVALID_HID;
     }
     if (!one_value(a, got, sizeof(got))) {
+        obj_path(obj, name, path, sizeof(path));
         h5_rd_fail(rd, -EIO, "%s: expected a scalar %s attribute, found %s", path, what, got);
         H5Aclose(a);
         return H5I_INVALID_HID;
     }
     *ft = H5Aget_type(a);
     if (*ft < 0) {
+        obj_path(obj, name, path, sizeof(path));
         h5_rd_fail(rd, -EIO, "%s: unreadable attribute type", path);
         H5Aclose(a);
         return H5I_INVALID_HID;
@@ -297,25 +299,26 @@ int h5_rd_attr_str(struct h5_rd *rd, hid_t obj, const char *name, char **out)
     if (a < 0)
         return rc;
     char path[400], got[80];
-    obj_path(obj, name, path, sizeof(path));
+/* The attribute's path, for a message only (H5Iget_name is not free). */
+#define PATH (obj_path(obj, name, path, sizeof(path)), path)
     if (H5Tget_class(ft) != H5T_STRING) {
         describe_type(ft, got, sizeof(got));
-        rc = h5_rd_fail(rd, -EIO, "%s: expected a string attribute, found %s", path, got);
+        rc = h5_rd_fail(rd, -EIO, "%s: expected a string attribute, found %s", PATH, got);
     } else if (H5Tis_variable_str(ft) > 0) {
         char *s = NULL;
         hid_t mt = H5Tcopy(H5T_C_S1);
         H5Tset_size(mt, H5T_VARIABLE);
         H5Tset_cset(mt, H5Tget_cset(ft));
         if (H5Aread(a, mt, &s) < 0 || !s) {
-            rc = h5_rd_fail(rd, -EIO, "%s: cannot read the string attribute", path);
+            rc = h5_rd_fail(rd, -EIO, "%s: cannot read the string attribute", PATH);
         } else {
             size_t len = strnlen(s, rd->str_max + 1);
             if (len > rd->str_max) {
-                rc = h5_rd_fail(rd, -EIO, "%s: string attribute longer than %zu bytes", path,
+                rc = h5_rd_fail(rd, -EIO, "%s: string attribute longer than %zu bytes", PATH,
                                 rd->str_max);
             } else {
                 *out = dup_bounded(s, len);
-                rc = *out ? 0 : h5_rd_fail(rd, -ENOMEM, "%s: out of memory", path);
+                rc = *out ? 0 : h5_rd_fail(rd, -ENOMEM, "%s: out of memory", PATH);
             }
         }
         if (s)
@@ -325,12 +328,12 @@ int h5_rd_attr_str(struct h5_rd *rd, hid_t obj, const char *name, char **out)
         size_t n = H5Tget_size(ft);
         char *s = n && n <= rd->str_max ? calloc(n + 1, 1) : NULL;
         if (n == 0 || n > rd->str_max)
-            rc = h5_rd_fail(rd, -EIO, "%s: fixed-length string of %zu bytes (limit %zu)", path, n,
+            rc = h5_rd_fail(rd, -EIO, "%s: fixed-length string of %zu bytes (limit %zu)", PATH, n,
                             rd->str_max);
         else if (!s)
-            rc = h5_rd_fail(rd, -ENOMEM, "%s: out of memory", path);
+            rc = h5_rd_fail(rd, -ENOMEM, "%s: out of memory", PATH);
         else if (H5Aread(a, ft, s) < 0)
-            rc = h5_rd_fail(rd, -EIO, "%s: cannot read the string attribute", path);
+            rc = h5_rd_fail(rd, -EIO, "%s: cannot read the string attribute", PATH);
         if (rc)
             free(s);
         else
@@ -339,6 +342,7 @@ int h5_rd_attr_str(struct h5_rd *rd, hid_t obj, const char *name, char **out)
     H5Tclose(ft);
     H5Aclose(a);
     return rc;
+#undef PATH
 }
 
 H5T_class_t h5_rd_attr_class(hid_t obj, const char *name)
@@ -366,20 +370,22 @@ static hid_t link_open(struct h5_rd *rd, hid_t parent, const char *name, const c
     *rc = -ENOENT;
     if (H5Lexists(parent, name, H5P_DEFAULT) <= 0)
         return H5I_INVALID_HID;
-    obj_path(parent, name, path, sizeof(path));
     *rc = -EIO;
     H5L_info_t li;
     if (H5Lget_info(parent, name, &li, H5P_DEFAULT) < 0) {
+        obj_path(parent, name, path, sizeof(path));
         h5_rd_fail(rd, -EIO, "%s: unreadable link", path);
         return H5I_INVALID_HID;
     }
     if (li.type != H5L_TYPE_HARD) {
+        obj_path(parent, name, path, sizeof(path));
         h5_rd_fail(rd, -EIO, "%s: expected %s, found %s (not followed)", path, want,
                    li.type == H5L_TYPE_SOFT ? "a soft link" : "an external link");
         return H5I_INVALID_HID;
     }
     hid_t o = H5Oopen(parent, name, H5P_DEFAULT);
     if (o < 0) {
+        obj_path(parent, name, path, sizeof(path));
         h5_rd_fail(rd, -EIO, "%s: cannot open the object", path);
         return H5I_INVALID_HID;
     }
@@ -401,20 +407,25 @@ static const char *kind_of(hid_t o)
     }
 }
 
-hid_t h5_rd_group(struct h5_rd *rd, hid_t parent, const char *name)
+hid_t h5_rd_group_rc(struct h5_rd *rd, hid_t parent, const char *name, int *rc)
 {
-    int rc;
-    hid_t o = link_open(rd, parent, name, "a group", &rc);
+    hid_t o = link_open(rd, parent, name, "a group", rc);
     if (o < 0)
         return H5I_INVALID_HID;
     if (H5Iget_type(o) != H5I_GROUP) {
         char path[400];
         obj_path(parent, name, path, sizeof(path));
-        h5_rd_fail(rd, -EIO, "%s: expected a group, found %s", path, kind_of(o));
+        *rc = h5_rd_fail(rd, -EIO, "%s: expected a group, found %s", path, kind_of(o));
         H5Oclose(o);
         return H5I_INVALID_HID;
     }
     return o;
+}
+
+hid_t h5_rd_group(struct h5_rd *rd, hid_t parent, const char *name)
+{
+    int rc;
+    return h5_rd_group_rc(rd, parent, name, &rc);
 }
 
 /* How the data are stored: in the file, with filters we know. NULL when fine, else what is wrong.
@@ -475,10 +486,11 @@ static hid_t dset_open(struct h5_rd *rd, hid_t grp, const char *name, uint64_t *
     hid_t d = link_open(rd, grp, name, want, rc);
     if (d < 0)
         return H5I_INVALID_HID;
-    obj_path(grp, name, path, sizeof(path));
+/* The dataset's path, for a message only (H5Iget_name is not free). */
+#define PATH (obj_path(grp, name, path, sizeof(path)), path)
     *rc = -EIO;
     if (H5Iget_type(d) != H5I_DATASET) {
-        h5_rd_fail(rd, -EIO, "%s: expected %s, found %s", path, want, kind_of(d));
+        h5_rd_fail(rd, -EIO, "%s: expected %s, found %s", PATH, want, kind_of(d));
         H5Oclose(d);
         return H5I_INVALID_HID;
     }
@@ -488,31 +500,31 @@ static hid_t dset_open(struct h5_rd *rd, hid_t grp, const char *name, uint64_t *
     uint64_t chunk = 0;
     if (ft < 0 || !std_number(ft)) {
         describe_type(ft, got, sizeof(got));
-        h5_rd_fail(rd, -EIO, "%s: expected %s, found a dataset of %s", path, want, got);
+        h5_rd_fail(rd, -EIO, "%s: expected %s, found a dataset of %s", PATH, want, got);
         goto fail;
     }
     if (sp < 0 || H5Sget_simple_extent_type(sp) != H5S_SIMPLE ||
         H5Sget_simple_extent_ndims(sp) != 1) {
         describe_space(sp, got, sizeof(got));
-        h5_rd_fail(rd, -EIO, "%s: expected %s, found %s", path, want, got);
+        h5_rd_fail(rd, -EIO, "%s: expected %s, found %s", PATH, want, got);
         goto fail;
     }
     hsize_t dims[1] = {0};
     H5Sget_simple_extent_dims(sp, dims, NULL);
     if ((uint64_t)dims[0] > H5READ_MAX_ELEMS) {
-        h5_rd_fail(rd, -EIO, "%s: declares %llu values (limit %llu)", path,
+        h5_rd_fail(rd, -EIO, "%s: declares %llu values (limit %llu)", PATH,
                    (unsigned long long)dims[0], (unsigned long long)H5READ_MAX_ELEMS);
         goto fail;
     }
     const char *bad = storage_problem(d, &deflated, &chunk, sbuf, sizeof(sbuf));
     if (bad) {
-        h5_rd_fail(rd, -EIO, "%s: stored with %s", path, bad);
+        h5_rd_fail(rd, -EIO, "%s: stored with %s", PATH, bad);
         goto fail;
     }
     /* No overflow: dims ≤ 2^28 and tsize ≤ 8. */
     uint64_t declared = (uint64_t)dims[0] * tsize, stored = (uint64_t)H5Dget_storage_size(d);
     if (stored > rd->filesize) {
-        h5_rd_fail(rd, -EIO, "%s: claims to store %llu bytes, more than the file's %llu", path,
+        h5_rd_fail(rd, -EIO, "%s: claims to store %llu bytes, more than the file's %llu", PATH,
                    (unsigned long long)stored, (unsigned long long)rd->filesize);
         goto fail;
     }
@@ -521,7 +533,7 @@ static hid_t dset_open(struct h5_rd *rd, hid_t grp, const char *name, uint64_t *
         h5_rd_fail(rd, -EIO,
                    "%s: declares %llu values (%llu bytes) but stores only %llu bytes (a "
                    "lying size: %s)",
-                   path, (unsigned long long)dims[0], (unsigned long long)declared,
+                   PATH, (unsigned long long)dims[0], (unsigned long long)declared,
                    (unsigned long long)stored,
                    deflated ? "deflate expands at most 1032:1" : "raw storage does not expand");
         goto fail;
@@ -538,6 +550,44 @@ fail:
         H5Sclose(sp);
     H5Oclose(d);
     return H5I_INVALID_HID;
+#undef PATH
+}
+
+hid_t h5_rd_dset_open(struct h5_rd *rd, hid_t grp, const char *name, uint64_t *len, int *rc)
+{
+    *len = 0;
+    return dset_open(rd, grp, name, len, rc);
+}
+
+int h5_rd_dset_read(struct h5_rd *rd, hid_t d, uint64_t len, double **out)
+{
+    *out = NULL;
+    char path[400];
+/* The dataset's path, for a message only. */
+#define PATH (obj_path(d, NULL, path, sizeof(path)), path)
+    uint64_t bytes = len * sizeof(double);
+    if (bytes > rd->budget || len > SIZE_MAX / sizeof(double))
+        return h5_rd_fail(rd, -EIO,
+                          "%s: reading its %llu values would pass this file's read limit of %llu "
+                          "MiB (%u × its size, at least %llu MiB)",
+                          PATH, (unsigned long long)len,
+                          (unsigned long long)(budget_for(rd->filesize) >> 20), H5READ_MAX_RATIO,
+                          (unsigned long long)(H5READ_MIN_BUDGET >> 20));
+    rd->budget -= bytes;
+    double *v = malloc(len ? (size_t)bytes : sizeof(double));
+    int rc = 0;
+    if (!v)
+        rc = h5_rd_fail(rd, -ENOMEM, "%s: out of memory for %llu values", PATH,
+                        (unsigned long long)len);
+    else if (len && H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0)
+        rc = h5_rd_fail(rd, -EIO, "%s: cannot read the data (damaged file?)", PATH);
+#undef PATH
+    if (rc) {
+        free(v);
+        return rc;
+    }
+    *out = v;
+    return 0;
 }
 
 int h5_rd_f64_len(struct h5_rd *rd, hid_t grp, const char *name, uint64_t *n)
@@ -559,34 +609,11 @@ int h5_rd_f64(struct h5_rd *rd, hid_t grp, const char *name, double **out, size_
     hid_t d = dset_open(rd, grp, name, &len, &rc);
     if (d < 0)
         return rc;
-    char path[400];
-    obj_path(grp, name, path, sizeof(path));
-    uint64_t bytes = len * sizeof(double);
-    if (bytes > rd->budget || len > SIZE_MAX / sizeof(double)) {
-        rc = h5_rd_fail(rd, -EIO,
-                        "%s: reading its %llu values would pass this file's read limit of %llu "
-                        "MiB (%u × its size, at least %llu MiB)",
-                        path, (unsigned long long)len,
-                        (unsigned long long)(budget_for(rd->filesize) >> 20), H5READ_MAX_RATIO,
-                        (unsigned long long)(H5READ_MIN_BUDGET >> 20));
-        H5Oclose(d);
-        return rc;
-    }
-    rd->budget -= bytes;
-    double *v = malloc(len ? (size_t)bytes : sizeof(double));
-    if (!v)
-        rc = h5_rd_fail(rd, -ENOMEM, "%s: out of memory for %llu values", path,
-                        (unsigned long long)len);
-    else if (len && H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0)
-        rc = h5_rd_fail(rd, -EIO, "%s: cannot read the data (damaged file?)", path);
+    rc = h5_rd_dset_read(rd, d, len, out);
     H5Oclose(d);
-    if (rc) {
-        free(v);
-        return rc;
-    }
-    *out = v;
-    *n = (size_t)len;
-    return 0;
+    if (!rc)
+        *n = (size_t)len;
+    return rc;
 }
 
 /* A session for one call of the sessionless readers: obj's file's size, long strings. */

@@ -133,6 +133,8 @@ int h5_rd_fail(struct h5_rd *rd, int rc, const char *fmt, ...)
  * soft/external link or not a group (-EIO recorded).
  */
 hid_t h5_rd_group(struct h5_rd *rd, hid_t parent, const char *name);
+/* The same, with *rc = 0, -ENOENT (absent) or -EIO (refused, recorded). */
+hid_t h5_rd_group_rc(struct h5_rd *rd, hid_t parent, const char *name, int *rc);
 
 /* Numeric attribute into *out. 0; -ENOENT absent; -EIO refused (recorded). */
 int h5_rd_attr_double(struct h5_rd *rd, hid_t obj, const char *name, double *out);
@@ -151,6 +153,18 @@ H5T_class_t h5_rd_attr_class(hid_t obj, const char *name);
  * length. 0; -ENOENT absent; -EIO refused (recorded).
  */
 int h5_rd_f64_len(struct h5_rd *rd, hid_t grp, const char *name, uint64_t *n);
+
+/*
+ * The two steps of h5_rd_f64, for a reader that checks a dataset first and
+ * reads it later without opening it again (analysis/results.c): open and check
+ * 1-D numeric dataset `name` of grp (*len its values); returns its id (the
+ * caller closes it with H5Oclose) or a negative value with *rc = -ENOENT
+ * (absent) or -EIO (recorded). Then read the len values of dataset d as
+ * float64 into *out (malloc'd), charged to the budget: 0, -EIO or -ENOMEM
+ * (recorded).
+ */
+hid_t h5_rd_dset_open(struct h5_rd *rd, hid_t grp, const char *name, uint64_t *len, int *rc);
+int h5_rd_dset_read(struct h5_rd *rd, hid_t d, uint64_t len, double **out);
 
 /*
  * Read 1-D numeric dataset `name` of grp as float64: *out malloc'd (the caller

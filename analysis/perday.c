@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/h5io.h"
-#include "analysis/h5read.h"
 #include "analysis/stats.h"
 #include "analysis/texttable.h"
 
@@ -18,53 +16,59 @@ struct acc {
     double len, busy, alloc, within, decided, train;
 };
 
-/* Columns of one group, all of length *n (absent ones NULL). */
-static int read_cols(struct h5_rd *rd, hid_t g, const char *const *names, double **cols, size_t k,
-                     size_t *n)
+/*
+ * Columns of table `group` of replication rep (results_col: read once, kept by
+ * r), all of length *n (absent ones NULL). 0, or the refusal.
+ */
+static int read_cols(const struct results *r, size_t rep, const char *group,
+                     const char *const *names, const double **cols, size_t k, size_t *n)
 {
     *n = 0;
     for (size_t i = 0; i < k; i++)
-        cols[i] = NULL; /* all of them: the caller frees every one, also after a refusal */
+        cols[i] = NULL;
     for (size_t i = 0; i < k; i++) {
         size_t m = 0;
-        int rc = h5_rd_f64(rd, g, names[i], &cols[i], &m);
+        int rc = results_col(r, rep, group, names[i], &cols[i], &m);
         if (rc == -ENOENT)
             continue;
         if (rc)
             return rc;
         if (i > 0 && *n && m != *n)
-            return h5_rd_fail(rd, -EIO, "%s: %zu rows, expected %zu", names[i], m, *n);
+            return -EIO; /* results_open checked the columns equally long: not reached */
         *n = m;
     }
     return 0;
 }
 
-/* Add one run (root: the file or /repNNNN) to acc[0..ndays). */
-static int add_run(struct h5_rd *rd, hid_t root, double gpus, struct acc **acc, size_t *ndays)
+static int by_name(const void *a, const void *b)
+{
+    return strcmp((*(const struct results_service *const *)a)->name,
+                  (*(const struct results_service *const *)b)->name);
+}
+
+/* Add replication rep to acc[0..ndays). */
+static int add_run(const struct results *r, size_t rep, struct acc **acc, size_t *ndays)
 {
     static const char *const ts[] = {"time_s", "util_busy", "util_allocated", "share_training"};
-    double *c[4];
+    const double *c[4];
     size_t n;
-    hid_t g = h5_rd_group(rd, root, "timeseries");
-    if (g < 0)
-        return rd->rc ? rd->rc : h5_rd_fail(rd, -EINVAL, "/timeseries: missing");
-    int rc = read_cols(rd, g, ts, c, 4, &n);
-    H5Gclose(g);
+    double gpus = r->rep_gpus ? r->rep_gpus[rep] : NAN;
+    int rc = read_cols(r, rep, "timeseries", ts, c, 4, &n);
     if (!rc && (!c[0] || !c[1] || !c[2]))
-        rc = h5_rd_fail(rd, -EINVAL, "/timeseries: time_s, util_busy or util_allocated missing");
+        rc = -EINVAL; /* no /timeseries, or time_s, util_busy or util_allocated missing */
+    if (rc)
+        return rc;
     size_t days = n ? (size_t)ceil(c[0][n - 1] / DAY_S - 1e-9) : 0;
-    if (!rc && days > *ndays) {
+    if (days > *ndays) {
         struct acc *a = realloc(*acc, days * sizeof(*a));
-        if (!a) {
-            rc = -ENOMEM;
-        } else {
-            memset(a + *ndays, 0, (days - *ndays) * sizeof(*a));
-            *acc = a;
-            *ndays = days;
-        }
+        if (!a)
+            return -ENOMEM;
+        memset(a + *ndays, 0, (days - *ndays) * sizeof(*a));
+        *acc = a;
+        *ndays = days;
     }
     double prev = 0;
-    for (size_t i = 0; !rc && i < n; i++) {
+    for (size_t i = 0; i < n; i++) {
         double t = c[0][i], len = t - prev;
         size_t d = t > 0 ? (size_t)ceil(t / DAY_S - 1e-9) - 1 : 0;
         prev = t;
@@ -77,98 +81,49 @@ static int add_run(struct h5_rd *rd, hid_t root, double gpus, struct acc **acc, 
         if (c[3])
             a->train += c[3][i] * gpus * len / 3600;
     }
-    for (size_t k = 0; k < 4; k++)
-        free(c[k]);
-    if (rc)
-        return rc;
 
-    /* Services: within / decided per day. */
-    hid_t sv = h5_rd_group(rd, root, "services");
-    if (sv < 0)
-        return rd->rc;
-    hsize_t nobj = 0;
-    H5G_info_t info;
-    if (H5Gget_info(sv, &info) >= 0)
-        nobj = info.nlinks;
-    for (hsize_t k = 0; !rc && k < nobj; k++) {
-        char name[256];
-        if (H5Lget_name_by_idx(sv, ".", H5_INDEX_NAME, H5_ITER_INC, k, name, sizeof(name),
-                               H5P_DEFAULT) < 0)
+    /* Services: within / decided per day, every service results_open found, in the order of
+     * their names (HDF5's name index: the order the sums were always made in). */
+    const struct results_service **by = calloc(r->nsvcs ? r->nsvcs : 1, sizeof(*by));
+    if (!by)
+        return -ENOMEM;
+    for (size_t k = 0; k < r->nsvcs; k++)
+        by[k] = &r->svcs[k];
+    qsort(by, r->nsvcs, sizeof(*by), by_name);
+    for (size_t k = 0; !rc && k < r->nsvcs; k++) {
+        static const char *const cols[] = {"time_s", "within_slo", "served", "dropped", "failed"};
+        char group[600];
+        if (snprintf(group, sizeof(group), "services/%s/timeseries", by[k]->name) >=
+            (int)sizeof(group))
             continue;
-        hid_t s = h5_rd_group(rd, sv, name);
-        hid_t st = s >= 0 ? h5_rd_group(rd, s, "timeseries") : H5I_INVALID_HID;
-        if (st >= 0) {
-            static const char *const cols[] = {"time_s", "within_slo", "served", "dropped",
-                                               "failed"};
-            double *v[5];
-            size_t m;
-            rc = read_cols(rd, st, cols, v, 5, &m);
-            for (size_t i = 0; !rc && v[0] && v[1] && v[2] && i < m; i++) {
-                double t = v[0][i];
-                size_t d = t > 0 ? (size_t)ceil(t / DAY_S - 1e-9) - 1 : 0;
-                if (d >= *ndays)
-                    continue;
-                (*acc)[d].within += v[1][i];
-                (*acc)[d].decided += v[2][i] + (v[3] ? v[3][i] : 0) + (v[4] ? v[4][i] : 0);
-            }
-            for (size_t j = 0; j < 5; j++)
-                free(v[j]);
-            H5Gclose(st);
+        const double *v[5];
+        size_t m;
+        rc = read_cols(r, rep, group, cols, v, 5, &m);
+        for (size_t i = 0; !rc && v[0] && v[1] && v[2] && i < m; i++) {
+            double t = v[0][i];
+            size_t d = t > 0 ? (size_t)ceil(t / DAY_S - 1e-9) - 1 : 0;
+            if (d >= *ndays)
+                continue;
+            (*acc)[d].within += v[1][i];
+            (*acc)[d].decided += v[2][i] + (v[3] ? v[3][i] : 0) + (v[4] ? v[4][i] : 0);
         }
-        if (s >= 0)
-            H5Gclose(s);
-        rc = rc ? rc : rd->rc;
     }
-    H5Gclose(sv);
+    free(by);
     return rc;
 }
 
-static double run_gpus(struct h5_rd *rd, hid_t root)
+int perday_read_results(const struct results *r, struct perday *out, char *err, size_t errlen)
 {
-    double g = NAN;
-    hid_t s = h5_rd_group(rd, root, "summary");
-    if (s >= 0) {
-        if (h5_rd_attr_double(rd, s, "gpus", &g))
-            g = NAN;
-        H5Gclose(s);
-    }
-    return g;
-}
-
-/* The per-day figures of f, just opened for session rd; closes f. */
-static int read_file(struct h5_rd *rd, hid_t f, const char *path, struct perday *out, char *err,
-                     size_t errlen)
-{
-    size_t reps = 0;
-    char name[32];
-    for (;; reps++) {
-        snprintf(name, sizeof(name), "rep%04zu", reps);
-        if (H5Lexists(f, name, H5P_DEFAULT) <= 0)
-            break;
-    }
-    bool replicated = reps > 0;
-    if (!replicated)
-        reps = 1;
+    memset(out, 0, sizeof(*out));
+    size_t reps = r->reps ? r->reps : 1;
     struct acc **per = calloc(reps, sizeof(*per));
     size_t *nd = calloc(reps, sizeof(*nd));
     int rc = per && nd ? 0 : -ENOMEM;
-    for (size_t r = 0; !rc && r < reps; r++) {
-        hid_t root = f;
-        if (replicated) {
-            snprintf(name, sizeof(name), "rep%04zu", r);
-            root = h5_rd_group(rd, f, name);
-            if (root < 0) {
-                rc = rd->rc ? rd->rc : -EINVAL;
-                break;
-            }
-        }
-        rc = add_run(rd, root, run_gpus(rd, root), &per[r], &nd[r]);
-        if (replicated)
-            H5Gclose(root);
-        if (nd[r] > out->ndays)
-            out->ndays = nd[r];
+    for (size_t k = 0; !rc && k < reps; k++) {
+        rc = add_run(r, k, &per[k], &nd[k]);
+        if (nd[k] > out->ndays)
+            out->ndays = nd[k];
     }
-    H5Fclose(f);
     size_t D = out->ndays;
     out->reps = reps;
     if (!rc) {
@@ -181,27 +136,30 @@ static int read_file(struct h5_rd *rd, hid_t f, const char *path, struct perday 
             rc = -ENOMEM;
     }
     for (size_t d = 0; !rc && d < D; d++)
-        for (size_t r = 0; r < reps; r++) {
-            const struct acc *a = d < nd[r] ? &per[r][d] : NULL;
-            size_t k = d * reps + r;
+        for (size_t k = 0; k < reps; k++) {
+            const struct acc *a = d < nd[k] ? &per[k][d] : NULL;
+            size_t i = d * reps + k;
             bool any = a && a->len > 0;
-            out->busy[k] = any ? a->busy / a->len : NAN;
-            out->alloc[k] = any ? a->alloc / a->len : NAN;
-            out->train_gpu_h[k] = any ? a->train : NAN;
-            out->slo[k] = a && a->decided > 0 ? a->within / a->decided : NAN;
+            out->busy[i] = any ? a->busy / a->len : NAN;
+            out->alloc[i] = any ? a->alloc / a->len : NAN;
+            out->train_gpu_h[i] = any ? a->train : NAN;
+            out->slo[i] = a && a->decided > 0 ? a->within / a->decided : NAN;
             if (any && a->len / 3600 > out->day_h[d])
                 out->day_h[d] = a->len / 3600;
         }
-    for (size_t r = 0; per && r < reps; r++)
-        free(per[r]);
+    for (size_t k = 0; per && k < reps; k++)
+        free(per[k]);
     free(per);
     free(nd);
     if (rc) {
         if (rc == -ENOMEM)
-            snprintf(err, errlen, "%s: out of memory", path);
+            snprintf(err, errlen, "%s: out of memory", r->path);
+        else if (rc == -EINVAL || rc == -ENOENT)
+            snprintf(err, errlen, "%s: /timeseries: time_s, util_busy or util_allocated missing",
+                     r->path);
         else
-            snprintf(err, errlen, "%s: %s", path,
-                     rd->why[0] ? rd->why : "cannot read the time series");
+            snprintf(err, errlen, "%s: %s", r->path,
+                     results_why(r)[0] ? results_why(r) : "cannot read the time series");
         perday_release(out);
     }
     return rc;
@@ -210,27 +168,13 @@ static int read_file(struct h5_rd *rd, hid_t f, const char *path, struct perday 
 int perday_read(const char *path, struct perday *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof(*out));
-    h5io_quiet();
-    struct h5_rd rd;
-    hid_t f = h5_rd_open(&rd, path);
-    if (f < 0) {
-        snprintf(err, errlen, "%s: %s", path, rd.why[0] ? rd.why : "cannot open");
-        return -ENOENT;
-    }
-    return read_file(&rd, f, path, out, err, errlen);
-}
-
-int perday_read_results(const struct results *r, struct perday *out, char *err, size_t errlen)
-{
-    memset(out, 0, sizeof(*out));
-    h5io_quiet();
-    struct h5_rd rd;
-    hid_t f = results_reopen(r, &rd);
-    if (f < 0) {
-        snprintf(err, errlen, "%s: %s", r->path, rd.why[0] ? rd.why : "cannot open");
-        return -ENOENT;
-    }
-    return read_file(&rd, f, r->path, out, err, errlen);
+    struct results r;
+    int rc = results_open(&r, path, err, errlen);
+    if (rc)
+        return rc;
+    rc = perday_read_results(&r, out, err, errlen);
+    results_release(&r);
+    return rc;
 }
 
 void perday_release(struct perday *p)

@@ -160,8 +160,10 @@ struct chart_ctx {
     char scripts[PLOT_PATH_MAX];     /* absolute scripts folder */
     char stem[256];
     char subtitle[512];
-    const char *file; /* results file being drawn (for messages) */
-    struct h5_rd rd;  /* its reading session */
+    const char *file;        /* results file being drawn (for messages) */
+    const struct results *r; /* its reader (results_col: nothing is opened again) */
+    size_t rep;              /* the replication drawn */
+    int rrc;                 /* the reader's refusal, 0 when none */
     size_t made;
     char *err;
     size_t errlen;
@@ -245,21 +247,39 @@ static FILE *dat_open(struct chart_ctx *c, char *path, size_t n, const char *nam
     return f;
 }
 
-/* A column of the results file, or NULL (absent, or refused: c->rd.rc set). */
-static double *read_col(struct chart_ctx *c, hid_t g, const char *name, size_t *n)
+/*
+ * Column `name` of table `group` of replication c->rep of c->r (results_col,
+ * read once by the reader) as a copy the caller frees, or NULL (absent, or
+ * refused: c->rrc set).
+ */
+static double *read_col(struct chart_ctx *c, const char *group, const char *name, size_t *n)
 {
-    double *v = NULL;
+    const double *v = NULL;
     *n = 0;
-    if (h5_rd_f64(&c->rd, g, name, &v, n))
+    int rc = results_col(c->r, c->rep, group, name, &v, n);
+    if (rc) {
+        if (rc != -ENOENT && !c->rrc)
+            c->rrc = rc;
+        *n = 0;
         return NULL;
-    return v;
+    }
+    double *copy = malloc(*n ? *n * sizeof(*copy) : sizeof(*copy));
+    if (!copy) {
+        c->rrc = c->rrc ? c->rrc : -ENOMEM;
+        *n = 0;
+        return NULL;
+    }
+    if (*n)
+        memcpy(copy, v, *n * sizeof(*copy));
+    return copy;
 }
 
 /* A refusal of the reader as this chart's error. */
 static int refused(struct chart_ctx *c)
 {
-    snprintf(c->err, c->errlen, "%s: %s", c->file, c->rd.why);
-    return c->rd.rc;
+    snprintf(c->err, c->errlen, "%s: %s", c->file,
+             c->rrc == -ENOMEM ? "out of memory" : results_why(c->r));
+    return c->rrc;
 }
 
 /*
@@ -268,7 +288,7 @@ static int refused(struct chart_ctx *c)
  * "idle (allocated)" — a tenant holds the card, its SMs are idle — and "free"
  * (no tenant), the names of docs/results.md; busy (SMs active) as a line.
  */
-static int chart_util(struct chart_ctx *c, hid_t root)
+static int chart_util(struct chart_ctx *c)
 {
     static const char *const cols[] = {"share_inference",     "share_training",  "share_checkpoint",
                                        "share_restore",       "share_recompute", "share_overhead",
@@ -279,9 +299,7 @@ static int chart_util(struct chart_ctx *c, hid_t root)
     static const char *const colors[] = {"#4477aa", "#66ccee", "#ee6677", "#aa3377", "#ccbb44",
                                          "#228833", "#bb5566", "#999999", "#e8e8e8"};
     enum { NCOL = 9 };
-    hid_t g = h5_rd_group(&c->rd, root, "timeseries");
-    if (g < 0)
-        return c->rd.rc ? refused(c) : 0;
+    const char *g = "timeseries";
     size_t n = 0, m, mb = 0;
     double *t = read_col(c, g, "time_s", &n), *busy = read_col(c, g, "util_busy", &mb);
     double *col[NCOL] = {0};
@@ -304,9 +322,8 @@ static int chart_util(struct chart_ctx *c, hid_t root)
         free(col[ncol]);
         col[ncol] = NULL;
     }
-    H5Gclose(g);
     int rc = 0;
-    if (c->rd.rc) {
+    if (c->rrc) {
         rc = refused(c);
         goto out;
     }
@@ -379,26 +396,32 @@ struct svc_list {
     size_t n;
 };
 
-static herr_t list_svc(hid_t g, const char *name, const H5L_info_t *info, void *data)
+/* The first 16 services of r, in the order the file wrote them (results_open's). */
+static void service_names(const struct results *r, struct svc_list *l)
 {
-    struct svc_list *l = data;
-    (void)g;
-    (void)info;
-    if (l->n < 16)
-        snprintf(l->names[l->n++], sizeof(l->names[0]), "%s", name);
-    return 0;
+    l->n = 0;
+    for (size_t k = 0; k < r->nsvcs && l->n < 16; k++)
+        snprintf(l->names[l->n++], sizeof(l->names[0]), "%s", r->svcs[k].name);
 }
 
-static int chart_queue(struct chart_ctx *c, hid_t root)
+/* Attribute `key` of service `name` in replication 0 (results_open read it), NaN when absent. */
+static double svc_attr(const struct results *r, const char *name, const char *key)
 {
-    hid_t g = h5_rd_group(&c->rd, root, "timeseries");
-    if (g < 0)
-        return c->rd.rc ? refused(c) : 0;
+    for (size_t k = 0; k < r->nsvcs; k++)
+        if (!strcmp(r->svcs[k].name, name)) {
+            const struct results_metric *m = results_table_find(&r->svcs[k].t, key);
+            return m ? m->values[0] : NAN;
+        }
+    return NAN;
+}
+
+static int chart_queue(struct chart_ctx *c)
+{
+    const char *g = "timeseries";
     size_t n = 0, m1 = 0, m2 = 0;
     double *t = read_col(c, g, "time_s", &n), *q = read_col(c, g, "jobs_queued", &m1),
            *r = read_col(c, g, "jobs_running", &m2);
-    H5Gclose(g);
-    int rc = c->rd.rc ? refused(c) : 0;
+    int rc = c->rrc ? refused(c) : 0;
     char path[PLOT_PATH_MAX];
     if (!rc && t && q && r && m1 == n && m2 == n && n) {
         FILE *f = dat_open(c, path, sizeof(path), "queue");
@@ -439,27 +462,22 @@ static void add_word(char *buf, size_t n, size_t *at, const char *w)
 }
 
 /*
- * Admitted and borrowed GPUs of the group `sub` under /queues (a queue's "NAME/timeseries" or a
- * flavor's "NAME/flavors/F/timeseries"): *adm and *bor (caller frees), their length in *n
- * (0 when absent or of different lengths; time_s too when t is not NULL). 0, or the refusal.
+ * Admitted and borrowed GPUs of the group `ts` (a queue's "queues/NAME/timeseries" or a
+ * flavor's "queues/NAME/flavors/F/timeseries"): *adm and *bor (caller frees), their length in
+ * *n (0 when absent or of different lengths; time_s too when t is not NULL). 0, or the refusal.
  */
-static int quota_cols(struct chart_ctx *c, hid_t queues, const char *sub, double **t, double **adm,
-                      double **bor, size_t *n)
+static int quota_cols(struct chart_ctx *c, const char *ts, double **t, double **adm, double **bor,
+                      size_t *n)
 {
     *adm = *bor = NULL;
     *n = 0;
-    hid_t ts = H5Lexists(queues, sub, H5P_DEFAULT) > 0 ? h5_rd_group(&c->rd, queues, sub)
-                                                       : H5I_INVALID_HID;
-    if (ts < 0)
-        return c->rd.rc ? refused(c) : 0;
     size_t m0 = 0, m1 = 0, m2 = 0;
     double *tt = t ? read_col(c, ts, "time_s", &m0) : NULL;
     *adm = read_col(c, ts, "admitted_gpus", &m1);
     *bor = read_col(c, ts, "borrowed_gpus", &m2);
-    H5Gclose(ts);
     if (t)
         *t = tt;
-    if (c->rd.rc)
+    if (c->rrc)
         return refused(c);
     if (*adm && *bor && m1 == m2 && (!t || (tt && m0 == m1)))
         *n = m1;
@@ -472,7 +490,7 @@ static int quota_cols(struct chart_ctx *c, hid_t queues, const char *sub, double
  * of them are borrowed. Nothing when the file has no queues. A queue's GPU
  * flavors (results entries "<queue>/<flavor>") are the flavors chart's.
  */
-static int chart_quota(struct chart_ctx *c, hid_t root, const struct results *r)
+static int chart_quota(struct chart_ctx *c, const struct results *r)
 {
     enum { QMAX = 12 };
     size_t qi[QMAX], nq = 0, n = 0;
@@ -481,22 +499,18 @@ static int chart_quota(struct chart_ctx *c, hid_t root, const struct results *r)
             qi[nq++] = i;
     if (nq == 0)
         return 0;
-    hid_t g = h5_rd_group(&c->rd, root, "queues");
-    if (g < 0)
-        return c->rd.rc ? refused(c) : 0;
     double *t = NULL, *adm[QMAX] = {0}, *bor[QMAX] = {0};
     int rc = 0;
     for (size_t i = 0; i < nq && !rc; i++) {
         char sub[600];
-        snprintf(sub, sizeof(sub), "%s/timeseries", r->queues[qi[i]].name);
+        snprintf(sub, sizeof(sub), "queues/%s/timeseries", r->queues[qi[i]].name);
         size_t m = 0;
-        rc = quota_cols(c, g, sub, i ? NULL : &t, &adm[i], &bor[i], &m);
+        rc = quota_cols(c, sub, i ? NULL : &t, &adm[i], &bor[i], &m);
         if (i == 0)
             n = m;
         if (!rc && (m == 0 || m != n))
             nq = i; /* a queue without its columns: draw those before it */
     }
-    H5Gclose(g);
     char path[PLOT_PATH_MAX], names[1024] = "", extra[1200];
     size_t len = 0;
     if (!rc && nq && n) {
@@ -536,7 +550,7 @@ static int chart_quota(struct chart_ctx *c, hid_t root, const struct results *r)
  * GPUs of that flavor its admitted workloads hold and, dashed, how many are borrowed.
  * Nothing for a file without flavors.
  */
-static int chart_flavors(struct chart_ctx *c, hid_t root, const struct results *r)
+static int chart_flavors(struct chart_ctx *c, const struct results *r)
 {
     enum { QMAX = 12, FMAX = 8 };
     const char *qn[QMAX], *fn[FMAX];
@@ -562,19 +576,21 @@ static int chart_flavors(struct chart_ctx *c, hid_t root, const struct results *
     }
     if (nq == 0 || nf == 0)
         return 0;
-    hid_t g = h5_rd_group(&c->rd, root, "queues");
-    if (g < 0)
-        return c->rd.rc ? refused(c) : 0;
     double *t = NULL, *adm[FMAX][QMAX] = {{0}}, *bor[FMAX][QMAX] = {{0}};
     size_t n = 0;
     int rc = 0;
     for (size_t f = 0; f < nf && !rc; f++)
         for (size_t q = 0; q < nq && !rc; q++) {
-            char sub[600];
-            snprintf(sub, sizeof(sub), "%s/flavors/%s/timeseries", qn[q], fn[f]);
+            char sub[600], entry[300];
+            snprintf(sub, sizeof(sub), "queues/%s/flavors/%s/timeseries", qn[q], fn[f]);
+            snprintf(entry, sizeof(entry), "%s/%s", qn[q], fn[f]);
             size_t m = 0;
             bool first = f == 0 && q == 0;
-            rc = quota_cols(c, g, sub, first ? &t : NULL, &adm[f][q], &bor[f][q], &m);
+            /* A pair no replication has (no entry "<queue>/<flavor>") is absent: not looked up. */
+            bool have = false;
+            for (size_t k = 0; k < r->nqueues && !have; k++)
+                have = !strcmp(r->queues[k].name, entry);
+            rc = have ? quota_cols(c, sub, first ? &t : NULL, &adm[f][q], &bor[f][q], &m) : 0;
             if (first)
                 n = m;
             if (!rc && m != n) { /* absent or of another length: drawn as nothing held */
@@ -583,7 +599,6 @@ static int chart_flavors(struct chart_ctx *c, hid_t root, const struct results *
                 adm[f][q] = bor[f][q] = NULL;
             }
         }
-    H5Gclose(g);
     char path[PLOT_PATH_MAX], names[1024] = "", flavors[600] = "", extra[1800];
     size_t ln = 0, lf = 0;
     if (!rc && n) {
@@ -634,26 +649,21 @@ static int chart_flavors(struct chart_ctx *c, hid_t root, const struct results *
  * (a segment that is followed by a wait, not by the job's end). Files without
  * /job_segments draw one running span from start to end.
  */
-static int chart_jobs(struct chart_ctx *c, hid_t root, double end_s)
+static int chart_jobs(struct chart_ctx *c, double end_s)
 {
-    hid_t g = h5_rd_group(&c->rd, root, "jobs");
-    if (g < 0)
-        return c->rd.rc ? refused(c) : 0;
+    const char *g = "jobs", *sg = "job_segments";
     size_t n = 0, m[3] = {0};
     double *sub = read_col(c, g, "submit_s", &n), *st = read_col(c, g, "start_s", &m[0]),
            *en = read_col(c, g, "end_s", &m[1]), *state = read_col(c, g, "state", &m[2]);
-    H5Gclose(g);
     size_t ns = 0, k1 = 0, k2 = 0, k3 = 0;
     double *sj = NULL, *s0 = NULL, *s1 = NULL, *sk = NULL;
-    hid_t sg = c->rd.rc ? H5I_INVALID_HID : h5_rd_group(&c->rd, root, "job_segments");
-    if (sg >= 0) {
+    if (!c->rrc) {
         sj = read_col(c, sg, "job", &ns);
         s0 = read_col(c, sg, "start_s", &k1);
         s1 = read_col(c, sg, "end_s", &k2);
         sk = read_col(c, sg, "kind", &k3);
-        H5Gclose(sg);
     }
-    int rc = c->rd.rc ? refused(c) : 0;
+    int rc = c->rrc ? refused(c) : 0;
     bool segs = sj && s0 && s1 && sk && k1 == ns && k2 == ns && k3 == ns;
     char path[PLOT_PATH_MAX];
     if (!rc && sub && st && en && state && m[0] == n && m[1] == n && m[2] == n && n) {
@@ -724,9 +734,9 @@ static int chart_jobs(struct chart_ctx *c, hid_t root, double end_s)
  * allocated (dashed) share of each pool's GPU-time over time, one colour per
  * pool (busy.gp). No chart for a file without pools.
  */
-static int chart_pools(struct chart_ctx *c, hid_t root, const struct results *r)
+static int chart_pools(struct chart_ctx *c, const struct results *r)
 {
-    if (r->npools == 0 || H5Lexists(root, "pools", H5P_DEFAULT) <= 0)
+    if (r->npools == 0)
         return 0;
     char path[PLOT_PATH_MAX], list[2048] = "";
     FILE *f = dat_open(c, path, sizeof(path), "pools");
@@ -739,16 +749,12 @@ static int chart_pools(struct chart_ctx *c, hid_t root, const struct results *r)
     for (size_t i = 0; i < r->npools && !rc; i++) {
         char sub[300], word[96];
         snprintf(sub, sizeof(sub), "pools/%s/timeseries", r->pools[i].name);
-        hid_t g = h5_rd_group(&c->rd, root, sub);
-        if (g < 0) {
-            rc = c->rd.rc ? refused(c) : 0;
-            break;
-        }
         size_t n = 0, m1 = 0, m2 = 0;
-        double *t = read_col(c, g, "time_s", &n), *b = read_col(c, g, "util_busy", &m1),
-               *a = read_col(c, g, "util_allocated", &m2);
-        H5Gclose(g);
-        rc = c->rd.rc ? refused(c) : 0;
+        double *t = read_col(c, sub, "time_s", &n), *b = read_col(c, sub, "util_busy", &m1),
+               *a = read_col(c, sub, "util_allocated", &m2);
+        rc = c->rrc ? refused(c) : 0;
+        if (!rc && !t && !b && !a) /* this pool's series absent: the pools before it */
+            break;
         if (!rc && t && b && a && m1 == n && m2 == n) {
             for (size_t k = 0; k < n; k++) {
                 fprintf(f, "%.4f %g %g\n", t[k] / 3600, b[k] * 100, a[k] * 100);
@@ -777,45 +783,30 @@ static int chart_pools(struct chart_ctx *c, hid_t root, const struct results *r)
     return rc;
 }
 
-static int plot_file(struct chart_ctx *c, const char *path)
+/* The charts of one file (replication 0), from the reader results_open made of it. */
+static int plot_file(struct chart_ctx *c, const struct results *r)
 {
-    struct results r;
-    int rc = results_open(&r, path, c->err, c->errlen);
-    if (rc)
-        return rc;
     char cname[128], cpol[64];
-    gp_clean(cname, sizeof(cname), r.scenario_name ? r.scenario_name : "-", false);
-    gp_clean(cpol, sizeof(cpol), r.policy ? r.policy : "-", false);
+    gp_clean(cname, sizeof(cname), r->scenario_name ? r->scenario_name : "-", false);
+    gp_clean(cpol, sizeof(cpol), r->policy ? r->policy : "-", false);
     snprintf(c->subtitle, sizeof(c->subtitle), "scenario %s, policy %s%s", cname, cpol,
-             r.replicated ? ", replication 0" : "");
-    c->file = path;
-    hid_t f = h5_rd_open(&c->rd, path);
-    hid_t root = H5I_INVALID_HID;
-    if (f >= 0)
-        root = r.replicated ? h5_rd_group(&c->rd, f, "rep0000") : H5Gopen2(f, "/", H5P_DEFAULT);
-    if (root < 0) {
-        snprintf(c->err, c->errlen, "%s: %s", path,
-                 c->rd.rc ? c->rd.why : "cannot open the first replication");
-        rc = -ENOENT;
-    }
-    double end_s = isfinite(r.sim_time_reached_s) ? r.sim_time_reached_s : r.duration_s;
+             r->replicated ? ", replication 0" : "");
+    c->file = r->path;
+    c->r = r;
+    c->rep = 0;
+    c->rrc = 0;
+    double end_s = isfinite(r->sim_time_reached_s) ? r->sim_time_reached_s : r->duration_s;
+    int rc = chart_util(c);
     if (!rc)
-        rc = chart_util(c, root);
+        rc = chart_queue(c);
     if (!rc)
-        rc = chart_queue(c, root);
+        rc = chart_quota(c, r);
     if (!rc)
-        rc = chart_quota(c, root, &r);
+        rc = chart_flavors(c, r);
     if (!rc)
-        rc = chart_flavors(c, root, &r);
+        rc = chart_jobs(c, end_s);
     if (!rc)
-        rc = chart_jobs(c, root, end_s);
-    if (!rc)
-        rc = chart_pools(c, root, &r);
-    if (root >= 0)
-        H5Gclose(root);
-    if (f >= 0)
-        H5Fclose(f);
-    results_release(&r);
+        rc = chart_pools(c, r);
     return rc;
 }
 
@@ -830,37 +821,29 @@ static void dat_field(char *buf, size_t n, const char *s)
 
 /* The runs of a multi-file chart: open results and a label each (policy; + file stem if shared). */
 struct run_set {
-    struct results *r;
+    const struct results *r;
     char (*label)[96]; /* words for gnuplot: blanks as '_' */
     size_t n;
 };
 
 static void runs_release(struct run_set *s)
 {
-    for (size_t i = 0; s->r && i < s->n; i++)
-        results_release(&s->r[i]);
-    free(s->r);
     free(s->label);
     memset(s, 0, sizeof(*s));
 }
 
-static int runs_open(struct chart_ctx *c, struct run_set *s, const char *const *paths, size_t n)
+/* The labels of runs r[0..n) (opened by the caller, once), read from paths[0..n). */
+static int runs_label(struct chart_ctx *c, struct run_set *s, const struct results *r,
+                      const char *const *paths, size_t n)
 {
     memset(s, 0, sizeof(*s));
-    s->r = calloc(n ? n : 1, sizeof(*s->r));
+    s->r = r;
+    s->n = n;
     s->label = calloc(n ? n : 1, sizeof(*s->label));
-    if (!s->r || !s->label) {
+    if (!s->label) {
         runs_release(s);
         snprintf(c->err, c->errlen, "out of memory");
         return -ENOMEM;
-    }
-    for (size_t i = 0; i < n; i++) {
-        int rc = results_open(&s->r[i], paths[i], c->err, c->errlen);
-        if (rc) {
-            runs_release(s);
-            return rc;
-        }
-        s->n++;
     }
     for (size_t i = 0; i < n; i++) {
         const char *pol = s->r[i].policy ? s->r[i].policy : "-";
@@ -911,16 +894,6 @@ static const char *whisker_note(const struct run_set *s)
                        : "whiskers: 95% CI over replications (none for single runs)";
 }
 
-/* Open replication rep's root of an open file; H5I_INVALID_HID on failure (c->rd says). */
-static hid_t rep_root(struct chart_ctx *c, hid_t f, const struct results *r, size_t rep)
-{
-    if (!r->replicated)
-        return H5Gopen2(f, "/", H5P_DEFAULT);
-    char name[32];
-    snprintf(name, sizeof(name), "rep%04zu", rep);
-    return h5_rd_group(&c->rd, f, name);
-}
-
 /*
  * A /timeseries column averaged over the replications, interval by interval
  * (replications share the interval grid): *t and *v malloc'd, *n rows.
@@ -930,25 +903,22 @@ static int mean_series(struct chart_ctx *c, const struct results *r, const char 
 {
     *t = *v = NULL;
     *n = 0;
-    hid_t f = results_reopen(r, &c->rd);
-    if (f < 0)
-        return refused(c);
+    c->r = r;
+    c->rrc = 0;
+    c->file = r->path;
+    char g[600];
+    if (strcmp(sub, "timeseries"))
+        snprintf(g, sizeof(g), "%s/timeseries", sub);
+    else
+        snprintf(g, sizeof(g), "%s", sub);
     int rc = 0;
     size_t used = 0;
     for (size_t i = 0; i < r->reps && !rc; i++) {
-        hid_t root = rep_root(c, f, r, i);
-        hid_t g = root >= 0 ? h5_rd_group(&c->rd, root, sub) : H5I_INVALID_HID;
-        hid_t ts = g >= 0 && strcmp(sub, "timeseries") ? h5_rd_group(&c->rd, g, "timeseries") : g;
+        c->rep = i;
         size_t m = 0, mt = 0;
-        double *x = ts >= 0 ? read_col(c, ts, col, &m) : NULL;
-        double *tt = ts >= 0 && !*t ? read_col(c, ts, "time_s", &mt) : NULL;
-        if (ts >= 0 && ts != g)
-            H5Gclose(ts);
-        if (g >= 0)
-            H5Gclose(g);
-        if (root >= 0)
-            H5Gclose(root);
-        if (c->rd.rc) {
+        double *x = read_col(c, g, col, &m);
+        double *tt = !*t ? read_col(c, g, "time_s", &mt) : NULL;
+        if (c->rrc) {
             rc = refused(c);
         } else if (x && !*t && tt && mt == m) {
             *t = tt;
@@ -964,7 +934,7 @@ static int mean_series(struct chart_ctx *c, const struct results *r, const char 
         free(x);
         free(tt);
     }
-    H5Fclose(f);
+    c->rep = 0;
     for (size_t k = 0; *v && k < *n; k++)
         (*v)[k] /= (double)used;
     if (rc) {
@@ -1044,43 +1014,22 @@ static int chart_latency(struct chart_ctx *c, const struct run_set *s)
     double maxh = 0;
     for (size_t i = 0; i < s->n && !rc; i++) {
         c->file = s->r[i].path;
-        hid_t f = results_reopen(&s->r[i], &c->rd);
-        if (f < 0) {
-            rc = refused(c);
-            break;
-        }
-        hid_t root = rep_root(c, f, &s->r[i], 0);
-        hid_t g = root >= 0 ? h5_rd_group(&c->rd, root, "services") : H5I_INVALID_HID;
+        c->r = &s->r[i];
+        c->rep = 0;
+        c->rrc = 0;
         struct svc_list l = {.n = 0};
-        if (g >= 0) {
-            hsize_t idx = 0;
-            if (H5Literate(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, list_svc, &l) < 0) {
-                idx = 0;
-                l.n = 0;
-                H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, list_svc, &l);
-            }
-        }
+        service_names(&s->r[i], &l);
         for (size_t k = 0; k < l.n && !rc; k++) {
-            hid_t sv = h5_rd_group(&c->rd, g, l.names[k]);
-            if (sv < 0) {
-                rc = c->rd.rc ? refused(c) : 0;
-                continue;
-            }
-            double slo = NAN;
-            h5_rd_attr_double(&c->rd, sv, "slo_ms", &slo);
-            hid_t ts = h5_rd_group(&c->rd, sv, "timeseries");
+            double slo = svc_attr(&s->r[i], l.names[k], "slo_ms");
+            char ts[300], h[300];
+            snprintf(ts, sizeof(ts), "services/%s/timeseries", l.names[k]);
+            snprintf(h, sizeof(h), "services/%s/histogram", l.names[k]);
             size_t n = 0, m = 0, nc = 0, nh = 0;
-            double *t = ts >= 0 ? read_col(c, ts, "time_s", &n) : NULL;
-            double *p = ts >= 0 ? read_col(c, ts, "p99_ms", &m) : NULL;
-            if (ts >= 0)
-                H5Gclose(ts);
-            hid_t h = c->rd.rc ? H5I_INVALID_HID : h5_rd_group(&c->rd, sv, "histogram");
-            double *cnt = h >= 0 ? read_col(c, h, "count", &nc) : NULL;
-            double *hi = h >= 0 ? read_col(c, h, "hi_us", &nh) : NULL;
-            if (h >= 0)
-                H5Gclose(h);
-            H5Gclose(sv);
-            if (c->rd.rc) {
+            double *t = read_col(c, ts, "time_s", &n);
+            double *p = read_col(c, ts, "p99_ms", &m);
+            double *cnt = c->rrc ? NULL : read_col(c, h, "count", &nc);
+            double *hi = c->rrc ? NULL : read_col(c, h, "hi_us", &nh);
+            if (c->rrc) {
                 rc = refused(c);
             } else if (t && p && m == n && cnt && hi && nc == nh) {
                 char svc[128], name[260];
@@ -1131,11 +1080,6 @@ static int chart_latency(struct chart_ctx *c, const struct run_set *s)
             free(cnt);
             free(hi);
         }
-        if (g >= 0)
-            H5Gclose(g);
-        if (root >= 0)
-            H5Gclose(root);
-        H5Fclose(f);
     }
     fclose(fp);
     fclose(fc);
@@ -1170,47 +1114,26 @@ static int chart_llm(struct chart_ctx *c, const struct run_set *s)
     double maxh = 0;
     for (size_t i = 0; i < s->n && !rc; i++) {
         c->file = s->r[i].path;
-        hid_t f = results_reopen(&s->r[i], &c->rd);
-        if (f < 0) {
-            rc = refused(c);
-            break;
-        }
-        hid_t root = rep_root(c, f, &s->r[i], 0);
-        hid_t g = root >= 0 ? h5_rd_group(&c->rd, root, "services") : H5I_INVALID_HID;
+        c->r = &s->r[i];
+        c->rep = 0;
+        c->rrc = 0;
         struct svc_list l = {.n = 0};
-        if (g >= 0) {
-            hsize_t idx = 0;
-            if (H5Literate(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, list_svc, &l) < 0) {
-                idx = 0;
-                l.n = 0;
-                H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, list_svc, &l);
-            }
-        }
+        service_names(&s->r[i], &l);
         for (size_t k = 0; k < l.n && !rc; k++) {
-            hid_t sv = h5_rd_group(&c->rd, g, l.names[k]);
-            if (sv < 0) {
-                rc = c->rd.rc ? refused(c) : 0;
-                continue;
-            }
-            if (H5Lexists(sv, "llm_timeseries", H5P_DEFAULT) <= 0) {
-                H5Gclose(sv);
-                continue;
-            }
-            double tslo = NAN, pslo = NAN;
-            h5_rd_attr_double(&c->rd, sv, "ttft_slo_ms", &tslo);
-            h5_rd_attr_double(&c->rd, sv, "tpot_slo_ms", &pslo);
-            hid_t ts = h5_rd_group(&c->rd, sv, "llm_timeseries");
+            char ts[300];
+            snprintf(ts, sizeof(ts), "services/%s/llm_timeseries", l.names[k]);
             size_t n = 0, m[6] = {0};
-            double *t = ts >= 0 ? read_col(c, ts, "time_s", &n) : NULL, *v[6] = {NULL};
+            double *t = read_col(c, ts, "time_s", &n), *v[6] = {NULL};
+            if (!t && !c->rrc) /* no llm_timeseries: not an LLM service */
+                continue;
+            double tslo = svc_attr(&s->r[i], l.names[k], "ttft_slo_ms");
+            double pslo = svc_attr(&s->r[i], l.names[k], "tpot_slo_ms");
             bool ok = t != NULL;
-            for (size_t q = 0; q < 6 && ts >= 0; q++) {
+            for (size_t q = 0; q < 6 && t; q++) {
                 v[q] = read_col(c, ts, cols[q], &m[q]);
                 ok = ok && v[q] && m[q] == n;
             }
-            if (ts >= 0)
-                H5Gclose(ts);
-            H5Gclose(sv);
-            if (c->rd.rc) {
+            if (c->rrc) {
                 rc = refused(c);
             } else if (ok) {
                 char svc[128], name[260];
@@ -1248,11 +1171,6 @@ static int chart_llm(struct chart_ctx *c, const struct run_set *s)
             for (size_t q = 0; q < 6; q++)
                 free(v[q]);
         }
-        if (g >= 0)
-            H5Gclose(g);
-        if (root >= 0)
-            H5Gclose(root);
-        H5Fclose(f);
     }
     fclose(fp);
     if (rc || series == 0)
@@ -1284,22 +1202,14 @@ static int chart_daily(struct chart_ctx *c, const struct run_set *s)
     for (size_t i = 0; i < s->n && !rc; i++) {
         const struct results *r = &s->r[i];
         c->file = r->path;
-        hid_t f = results_reopen(r, &c->rd);
-        if (f < 0) {
-            rc = refused(c);
-            break;
-        }
+        c->r = r;
+        c->rrc = 0;
         for (size_t rep = 0; rep < r->reps && rep < 64 && !rc; rep++) {
-            hid_t root = rep_root(c, f, r, rep);
-            hid_t g = root >= 0 ? h5_rd_group(&c->rd, root, "timeseries") : H5I_INVALID_HID;
+            c->rep = rep;
             size_t n = 0, m = 0;
-            double *t = g >= 0 ? read_col(c, g, "time_s", &n) : NULL;
-            double *b = g >= 0 ? read_col(c, g, "util_busy", &m) : NULL;
-            if (g >= 0)
-                H5Gclose(g);
-            if (root >= 0)
-                H5Gclose(root);
-            if (c->rd.rc)
+            double *t = read_col(c, "timeseries", "time_s", &n);
+            double *b = read_col(c, "timeseries", "util_busy", &m);
+            if (c->rrc)
                 rc = refused(c);
             double sum[MAXDAYS] = {0}, cnt[MAXDAYS] = {0};
             double dt = n > 1 ? t[1] - t[0] : (n ? t[0] : 1);
@@ -1321,7 +1231,7 @@ static int chart_daily(struct chart_ctx *c, const struct run_set *s)
             free(t);
             free(b);
         }
-        H5Fclose(f);
+        c->rep = 0;
         days = ndays[i] > days ? ndays[i] : days;
     }
     char path[PLOT_PATH_MAX], list[2048] = "";
@@ -1729,20 +1639,20 @@ static int plain_dir(const char *dir, char *buf, size_t n, const char *what, cha
     return 0;
 }
 
-int plot_all(const struct plot_opts *o, const char *const *paths, size_t n, size_t *made, char *err,
-             size_t errlen)
+/* The context of a drawing: the output and scripts folders made and checked. NULL: see *rc. */
+static struct chart_ctx *plot_setup(const struct plot_opts *o, char *err, size_t errlen, int *rc)
 {
     struct chart_ctx *c = calloc(1, sizeof(*c));
-    *made = 0;
     if (!c) {
         snprintf(err, errlen, "out of memory");
-        return -ENOMEM;
+        *rc = -ENOMEM;
+        return NULL;
     }
     c->o = o;
     c->err = err;
     c->errlen = errlen;
     h5io_quiet();
-    int rc = 0;
+    *rc = 0;
     /* Refuse an unsafe name before creating anything; then resolve it (links too). */
     char probe[PLOT_PATH_MAX];
     snprintf(probe, sizeof(probe), "/%s", o->dir);
@@ -1751,22 +1661,74 @@ int plot_all(const struct plot_opts *o, const char *const *paths, size_t n, size
                  "%s: the output folder's name holds a quote, backquote or control character, "
                  "which gnuplot cannot be handed safely; choose another",
                  o->dir);
-        rc = -EINVAL;
+        *rc = -EINVAL;
     } else if (mkdir(o->dir, 0777) && errno != EEXIST) {
         snprintf(err, errlen, "%s: cannot create the folder", o->dir);
-        rc = -EIO;
+        *rc = -EIO;
     }
-    if (!rc)
-        rc = plain_dir(o->dir, c->dir, sizeof(c->dir), "output folder", err, errlen);
-    if (!rc)
-        rc = plain_dir(o->scripts, c->scripts, sizeof(c->scripts), "scripts folder", err, errlen);
-    if (!rc) {
+    if (!*rc)
+        *rc = plain_dir(o->dir, c->dir, sizeof(c->dir), "output folder", err, errlen);
+    if (!*rc)
+        *rc = plain_dir(o->scripts, c->scripts, sizeof(c->scripts), "scripts folder", err, errlen);
+    if (!*rc) {
         snprintf(c->datadir, sizeof(c->datadir), "%s/data", c->dir);
         if (mkdir(c->datadir, 0777) && errno != EEXIST) {
             snprintf(err, errlen, "%s: cannot create the folder", c->datadir);
-            rc = -EIO;
+            *rc = -EIO;
         }
     }
+    if (*rc) {
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* Every chart of rs[0..n): each file's, then the charts of all of them. */
+static int plot_runs(struct chart_ctx *c, const struct results *rs, size_t n)
+{
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (n > 1)
+            stem_of(rs[i].path, c->stem, sizeof(c->stem));
+        else
+            c->stem[0] = 0;
+        rc = plot_file(c, &rs[i]);
+    }
+    struct run_set runs = {0};
+    c->stem[0] = 0;
+    const char **paths = calloc(n ? n : 1, sizeof(*paths));
+    for (size_t i = 0; paths && i < n; i++)
+        paths[i] = rs[i].path;
+    if (!rc && !paths) {
+        snprintf(c->err, c->errlen, "out of memory");
+        rc = -ENOMEM;
+    }
+    if (!rc)
+        rc = runs_label(c, &runs, rs, paths, n);
+    if (!rc)
+        rc = chart_busy(c, &runs);
+    if (!rc)
+        rc = chart_latency(c, &runs);
+    if (!rc)
+        rc = chart_llm(c, &runs);
+    if (!rc)
+        rc = chart_daily(c, &runs);
+    if (!rc)
+        rc = plot_compare(c, &runs);
+    runs_release(&runs);
+    free(paths);
+    return rc;
+}
+
+int plot_all(const struct plot_opts *o, const char *const *paths, size_t n, size_t *made, char *err,
+             size_t errlen)
+{
+    int rc;
+    *made = 0;
+    struct chart_ctx *c = plot_setup(o, err, errlen, &rc);
+    if (!c)
+        return rc;
     bool index = n >= 1 && sweepidx_is_index(paths[0]);
     for (size_t i = 1; i < n && !rc; i++)
         if (index || sweepidx_is_index(paths[i])) {
@@ -1782,28 +1744,35 @@ int plot_all(const struct plot_opts *o, const char *const *paths, size_t n, size
         free(c);
         return rc;
     }
-    for (size_t i = 0; i < n && !rc; i++) {
-        if (n > 1)
-            stem_of(paths[i], c->stem, sizeof(c->stem));
-        else
-            c->stem[0] = 0;
-        rc = plot_file(c, paths[i]);
+    /* Each file opened once (results_open: read in a child process first), for every chart. */
+    struct results *rs = calloc(n ? n : 1, sizeof(*rs));
+    size_t opened = 0;
+    if (!rs && !rc) {
+        snprintf(err, errlen, "out of memory");
+        rc = -ENOMEM;
     }
-    struct run_set runs = {0};
-    c->stem[0] = 0;
+    for (; !rc && opened < n; opened++)
+        if ((rc = results_open(&rs[opened], paths[opened], err, errlen)) != 0)
+            break;
     if (!rc)
-        rc = runs_open(c, &runs, paths, n);
-    if (!rc)
-        rc = chart_busy(c, &runs);
-    if (!rc)
-        rc = chart_latency(c, &runs);
-    if (!rc)
-        rc = chart_llm(c, &runs);
-    if (!rc)
-        rc = chart_daily(c, &runs);
-    if (!rc)
-        rc = plot_compare(c, &runs);
-    runs_release(&runs);
+        rc = plot_runs(c, rs, n);
+    for (size_t i = 0; rs && i < opened; i++)
+        results_release(&rs[i]);
+    free(rs);
+    *made = c->made;
+    free(c);
+    return rc;
+}
+
+int plot_results(const struct plot_opts *o, const struct results *rs, size_t n, size_t *made,
+                 char *err, size_t errlen)
+{
+    int rc;
+    *made = 0;
+    struct chart_ctx *c = plot_setup(o, err, errlen, &rc);
+    if (!c)
+        return rc;
+    rc = plot_runs(c, rs, n);
     *made = c->made;
     free(c);
     return rc;

@@ -68,4 +68,13 @@ bool plot_have_gnuplot(const char *gnuplot);
 int plot_all(const struct plot_opts *o, const char *const *paths, size_t n, size_t *made, char *err,
              size_t errlen);
 
+struct results;
+/*
+ * plot_all for results files already open (results_open; the HTML report's):
+ * every chart of rs[0..n), read through the same readers (nothing is opened
+ * again). Same returns.
+ */
+int plot_results(const struct plot_opts *o, const struct results *rs, size_t n, size_t *made,
+                 char *err, size_t errlen);
+
 #endif

@@ -12,7 +12,6 @@
 
 #include "analysis/escape.h"
 #include "analysis/h5io.h"
-#include "analysis/h5read.h"
 #include "analysis/plot.h"
 #include "analysis/results.h"
 
@@ -24,49 +23,22 @@ static const char *or_dash(const char *s)
     return s && *s ? s : "-";
 }
 
-/* What /meta says beyond struct results: the scenario text, host, wall clock. */
+/* What /meta says beyond struct results: the scenario text, host, wall clock (owned by r). */
 struct run_meta {
-    char *scenario, *host, *wall_start, *scenario_path;
+    const char *scenario, *host, *wall_start, *scenario_path;
 };
 
 static void meta_release(struct run_meta *m)
 {
-    free(m->scenario);
-    free(m->host);
-    free(m->wall_start);
-    free(m->scenario_path);
     memset(m, 0, sizeof(*m));
 }
 
 static void meta_read(const struct results *r, struct run_meta *m)
 {
-    memset(m, 0, sizeof(*m));
-    struct h5_rd rd;
-    hid_t f = results_reopen(r, &rd);
-    if (f < 0)
-        return;
-    rd.str_max = H5READ_MAX_TEXT;
-    const char *groups[] = {"meta", "rep0000"};
-    for (size_t i = 0; i < 2 && !m->scenario; i++) {
-        hid_t g = h5_rd_group(&rd, f, groups[i]);
-        hid_t meta = g;
-        if (g >= 0 && i == 1) {
-            meta = h5_rd_group(&rd, g, "meta");
-            H5Gclose(g);
-        }
-        if (meta < 0)
-            continue;
-        if (!m->scenario)
-            h5_rd_attr_str(&rd, meta, "scenario", &m->scenario);
-        if (!m->host)
-            h5_rd_attr_str(&rd, meta, "host", &m->host);
-        if (!m->wall_start)
-            h5_rd_attr_str(&rd, meta, "wall_start", &m->wall_start);
-        if (!m->scenario_path)
-            h5_rd_attr_str(&rd, meta, "scenario_path", &m->scenario_path);
-        H5Gclose(meta);
-    }
-    H5Fclose(f);
+    results_meta_text(r, "scenario", &m->scenario);
+    results_meta_text(r, "host", &m->host);
+    results_meta_text(r, "wall_start", &m->wall_start);
+    results_meta_text(r, "scenario_path", &m->scenario_path);
 }
 
 /* A run's name in the page: its policy, and the file's base name when policies repeat. */
@@ -362,7 +334,7 @@ static const char *chart_caption(const char *chart)
     return c;
 }
 
-static void charts(FILE *out, const char *const *paths, size_t n, const struct report_html_opts *o)
+static void charts(FILE *out, const struct results *rs, size_t n, const struct report_html_opts *o)
 {
     if (!o || !o->gnuplot || !o->scripts || !plot_have_gnuplot(o->gnuplot)) {
         fputs("<p class=\"note\">No charts: gnuplot was not found (Debian package gnuplot-nox; "
@@ -381,7 +353,7 @@ static void charts(FILE *out, const char *const *paths, size_t n, const struct r
     struct plot_opts po = {dir, PLOT_SVG, o->scripts, o->gnuplot, on_chart, &l};
     char err[1024] = "";
     size_t made = 0;
-    int rc = plot_all(&po, paths, n, &made, err, sizeof(err));
+    int rc = plot_results(&po, rs, n, &made, err, sizeof(err));
     if (rc) {
         fputs("<p class=\"note\">Some charts could not be drawn: ", out);
         esc_xml(out, err);
@@ -523,7 +495,7 @@ int report_html(FILE *out, const char *const *paths, size_t n, const struct repo
           out);
     side_table(out, rs, n, names, 2, true, 0);
     fputs("</section>\n<section id=\"charts\">\n<h2>Charts</h2>\n", out);
-    charts(out, paths, n, o);
+    charts(out, rs, n, o);
     fputs("</section>\n<section id=\"scenario\">\n<h2>Scenario</h2>\n", out);
     for (size_t i = 0; i < n; i++) {
         fputs("<h3>", out);

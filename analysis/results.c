@@ -199,11 +199,474 @@ static void table_finish(struct results_table *t, size_t reps)
         stats_summarize(t->m[i].values, reps, &t->m[i].s);
 }
 
+/* ------------------------------------------------ the open file and its columns */
+
+/*
+ * What the commands read after results_open (results.h): one row per column.
+ * Keep it in step with the readers: results_col refuses any other column, and
+ * tests/analysis/test_results_reads.c checks that what every command asks for
+ * is what results_open's child reads.
+ */
+#define R_RCP (RESULTS_BY_REPORT | RESULTS_BY_COMPARE)
+#define R_PH  (RESULTS_BY_PLOT | RESULTS_BY_HTML)
+const struct results_read results_reads[] = {
+    /* per-day table (perday.c: report, compare); the daily and busy charts (plot) */
+    {"timeseries", "time_s", R_RCP | R_PH},
+    {"timeseries", "util_busy", R_RCP | R_PH},
+    {"timeseries", "util_allocated", R_RCP | R_PH},
+    {"timeseries", "share_training", R_RCP | R_PH},
+    {"services/*/timeseries", "time_s", R_RCP | R_PH},
+    {"services/*/timeseries", "within_slo", R_RCP},
+    {"services/*/timeseries", "served", R_RCP},
+    {"services/*/timeseries", "dropped", R_RCP},
+    {"services/*/timeseries", "failed", R_RCP},
+    /* the initial backlog gate (check.c: check --backlog-drained-by); the jobs chart */
+    {"jobs", "submit_s", RESULTS_BY_CHECK | R_PH},
+    {"jobs", "end_s", RESULTS_BY_CHECK | R_PH},
+    {"jobs", "state", RESULTS_BY_CHECK | R_PH},
+    {"jobs", "start_s", R_PH},
+    {"job_segments", "job", R_PH},
+    {"job_segments", "start_s", R_PH},
+    {"job_segments", "end_s", R_PH},
+    {"job_segments", "kind", R_PH},
+    /* the util and queue charts (plot.c) */
+    {"timeseries", "share_inference", R_PH},
+    {"timeseries", "share_checkpoint", R_PH},
+    {"timeseries", "share_restore", R_PH},
+    {"timeseries", "share_recompute", R_PH},
+    {"timeseries", "share_overhead", R_PH},
+    {"timeseries", "share_reconfiguring", R_PH},
+    {"timeseries", "share_idle", R_PH},
+    {"timeseries", "share_free", R_PH},
+    {"timeseries", "jobs_queued", R_PH},
+    {"timeseries", "jobs_running", R_PH},
+    /* quota and flavors charts */
+    {"queues/*/timeseries", "time_s", R_PH},
+    {"queues/*/timeseries", "admitted_gpus", R_PH},
+    {"queues/*/timeseries", "borrowed_gpus", R_PH},
+    {"queues/*/flavors/*/timeseries", "time_s", R_PH},
+    {"queues/*/flavors/*/timeseries", "admitted_gpus", R_PH},
+    {"queues/*/flavors/*/timeseries", "borrowed_gpus", R_PH},
+    /* pools chart */
+    {"pools/*/timeseries", "time_s", R_PH},
+    {"pools/*/timeseries", "util_busy", R_PH},
+    {"pools/*/timeseries", "util_allocated", R_PH},
+    /* p99 and cdf charts */
+    {"services/*/timeseries", "p99_ms", R_PH},
+    {"services/*/histogram", "count", R_PH},
+    {"services/*/histogram", "hi_us", R_PH},
+    /* llm chart */
+    {"services/*/llm_timeseries", "time_s", R_PH},
+    {"services/*/llm_timeseries", "ttft_p50_ms", R_PH},
+    {"services/*/llm_timeseries", "ttft_p99_ms", R_PH},
+    {"services/*/llm_timeseries", "tpot_p50_ms", R_PH},
+    {"services/*/llm_timeseries", "tpot_p99_ms", R_PH},
+    {"services/*/llm_timeseries", "kv_occupancy", R_PH},
+    {"services/*/llm_timeseries", "tokens_per_s", R_PH},
+};
+const size_t results_nreads = sizeof(results_reads) / sizeof(results_reads[0]);
+
+/* The /meta texts of the HTML report (results_meta_text). */
+static const char *const meta_texts[] = {"scenario", "host", "wall_start", "scenario_path"};
+#define NMETA (sizeof(meta_texts) / sizeof(meta_texts[0]))
+
+/*
+ * Datasets results_open checks and keeps open to be read later without opening
+ * them again; past this many, a checked dataset is closed and opened (and
+ * checked) again when read, so that a file of many small datasets cannot make
+ * the reader hold a handle for each.
+ */
+#define MAX_OPEN_DSETS 4096
+
+/* An object of the file by its absolute path: a group, or a column. */
+struct ent {
+    char *path; /* NULL: a free slot */
+    hid_t id;   /* open (H5I_INVALID_HID: none) */
+    uint64_t len;
+    double *v; /* a column's values, once read */
+    int rc;    /* 0 found, -ENOENT absent, else the refusal */
+    bool asked;
+};
+
+/* A hash table of ents (open addressing, cap a power of two). */
+struct tab {
+    struct ent *e;
+    size_t n, cap;
+};
+
+struct results_src {
+    hid_t file;
+    struct h5_rd rd;
+    struct tab grps, cols;
+    size_t open; /* datasets held open */
+    char *meta[NMETA];
+    bool meta_read;
+};
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static struct ent *tab_slot(struct ent *e, size_t cap, const char *path)
+{
+    size_t i = (size_t)hash_str(path) & (cap - 1);
+    while (e[i].path && strcmp(e[i].path, path))
+        i = (i + 1) & (cap - 1);
+    return &e[i];
+}
+
+/* The ent of path; a new one (id invalid, *fresh set) when absent. NULL: out of memory. */
+static struct ent *tab_get(struct tab *t, const char *path, bool *fresh)
+{
+    *fresh = false;
+    if (t->cap) {
+        struct ent *e = tab_slot(t->e, t->cap, path);
+        if (e->path)
+            return e;
+    }
+    if ((t->n + 1) * 2 > t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 64;
+        struct ent *ne = calloc(cap, sizeof(*ne));
+        if (!ne)
+            return NULL;
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->e[i].path)
+                *tab_slot(ne, cap, t->e[i].path) = t->e[i];
+        free(t->e);
+        t->e = ne;
+        t->cap = cap;
+    }
+    struct ent *e = tab_slot(t->e, t->cap, path);
+    e->path = dupstr(path);
+    if (!e->path)
+        return NULL;
+    e->id = H5I_INVALID_HID;
+    e->rc = -ENOENT;
+    t->n++;
+    *fresh = true;
+    return e;
+}
+
+static void tab_release(struct tab *t)
+{
+    for (size_t i = 0; i < t->cap; i++) {
+        if (!t->e[i].path)
+            continue;
+        if (t->e[i].id >= 0)
+            H5Oclose(t->e[i].id);
+        free(t->e[i].path);
+        free(t->e[i].v);
+    }
+    free(t->e);
+    memset(t, 0, sizeof(*t));
+}
+
+static void src_release(struct results_src *s)
+{
+    if (!s)
+        return;
+    tab_release(&s->cols);
+    tab_release(&s->grps);
+    if (s->file >= 0)
+        H5Fclose(s->file);
+    for (size_t i = 0; i < NMETA; i++)
+        free(s->meta[i]);
+    free(s);
+}
+
+/* "<base>/<name>" ("/<name>" when base is "/" or ""); -ENAMETOOLONG when it does not fit. */
+static int join(char *buf, size_t n, const char *base, const char *name)
+{
+    bool root = !base[0] || !strcmp(base, "/");
+    int k = snprintf(buf, n, "%s/%s", root ? "" : base, name);
+    return k < 0 || (size_t)k >= n ? -ENAMETOOLONG : 0;
+}
+
+#define PATH_MAX_R 1200 /* bytes of an object's path here (names are bounded by the walks) */
+
+/* Group `path` (absolute, "/" the root), opened once. Its id or a negative value (*rc). */
+static hid_t src_group(struct results_src *s, const char *path, int *rc)
+{
+    bool fresh;
+    struct ent *e = tab_get(&s->grps, path, &fresh);
+    if (!e) {
+        *rc = h5_rd_fail(&s->rd, -ENOMEM, "%s: out of memory", path);
+        return H5I_INVALID_HID;
+    }
+    if (!fresh) {
+        *rc = e->rc;
+        return e->id;
+    }
+    hid_t id = H5I_INVALID_HID;
+    if (!strcmp(path, "/")) {
+        id = H5Gopen2(s->file, "/", H5P_DEFAULT);
+        *rc = id >= 0 ? 0 : h5_rd_fail(&s->rd, -EIO, "/: cannot open the root group");
+    } else {
+        char parent[PATH_MAX_R];
+        const char *slash = strrchr(path, '/');
+        size_t pl = (size_t)(slash - path);
+        snprintf(parent, sizeof(parent), "%.*s", (int)(pl ? pl : 1), path);
+        hid_t p = src_group(s, parent, rc); /* may grow the table: e is looked up again */
+        if (p >= 0)
+            id = h5_rd_group_rc(&s->rd, p, slash + 1, rc);
+    }
+    e = tab_get(&s->grps, path, &fresh);
+    if (!e) {
+        if (id >= 0)
+            H5Oclose(id);
+        *rc = h5_rd_fail(&s->rd, -ENOMEM, "%s: out of memory", path);
+        return H5I_INVALID_HID;
+    }
+    e->id = id;
+    e->rc = *rc;
+    return id;
+}
+
+/*
+ * Column `name` of group `gpath` (absolute): opened and checked once, read
+ * once when `read`. The ent (rc says whether it is there), or NULL (out of
+ * memory, recorded).
+ */
+static struct ent *src_col(struct results_src *s, const char *gpath, const char *name, bool read)
+{
+    char path[PATH_MAX_R];
+    if (join(path, sizeof(path), gpath, name)) {
+        h5_rd_fail(&s->rd, -EIO, "%.200s/%.200s: a path too long", gpath, name);
+        return NULL;
+    }
+    bool fresh;
+    struct ent *e = tab_get(&s->cols, path, &fresh);
+    if (!e) {
+        h5_rd_fail(&s->rd, -ENOMEM, "%s: out of memory", path);
+        return NULL;
+    }
+    if (fresh || (e->rc == 0 && e->id < 0 && !e->v && read)) {
+        /* Not yet opened, or closed after its check (MAX_OPEN_DSETS): open (and check) it. */
+        int rc;
+        hid_t g = src_group(s, gpath, &rc);
+        hid_t d = g >= 0 ? h5_rd_dset_open(&s->rd, g, name, &e->len, &rc) : H5I_INVALID_HID;
+        e = tab_get(&s->cols, path, &fresh); /* src_group does not grow cols, but be sure */
+        if (!e) {
+            if (d >= 0)
+                H5Oclose(d);
+            h5_rd_fail(&s->rd, -ENOMEM, "%s: out of memory", path);
+            return NULL;
+        }
+        e->rc = rc;
+        e->id = d;
+        if (d >= 0)
+            s->open++;
+    }
+    if (read && e->rc == 0 && !e->v) {
+        e->rc = h5_rd_dset_read(&s->rd, e->id, e->len, &e->v);
+        H5Oclose(e->id); /* read once: its handle is not needed again */
+        e->id = H5I_INVALID_HID;
+        s->open--;
+    }
+    return e;
+}
+
+/* Keep dataset d (name of group gpath, len values), just opened and checked by a walk. */
+static int src_checked(struct results_src *s, const char *gpath, const char *name, hid_t d,
+                       uint64_t len)
+{
+    char path[PATH_MAX_R];
+    bool fresh = false;
+    struct ent *e = join(path, sizeof(path), gpath, name) ? NULL : tab_get(&s->cols, path, &fresh);
+    if (!fresh || s->open >= MAX_OPEN_DSETS) { /* seen already, too many open, or no memory */
+        H5Oclose(d);
+        d = H5I_INVALID_HID;
+    }
+    if (!e)
+        return h5_rd_fail(&s->rd, -ENOMEM, "%s/%s: out of memory", gpath, name);
+    if (fresh) {
+        e->id = d;
+        e->len = len;
+        e->rc = 0;
+        s->open += d >= 0;
+    }
+    return 0;
+}
+
+/* Whether a (group, name) pair is one results_reads lists ("*": one path component). */
+static bool listed(const char *group, const char *name)
+{
+    for (size_t i = 0; i < results_nreads; i++) {
+        if (strcmp(results_reads[i].name, name))
+            continue;
+        const char *p = results_reads[i].group, *g = group;
+        while (*p && *g) {
+            size_t pl = strcspn(p, "/"), gl = strcspn(g, "/");
+            if (!(pl == 1 && *p == '*') && (pl != gl || strncmp(p, g, pl)))
+                break;
+            p += pl + (p[pl] == '/');
+            g += gl + (g[gl] == '/');
+        }
+        if (!*p && !*g)
+            return true;
+    }
+    return false;
+}
+
+/* The root of replication rep: "/rep0003", or "" (the file) for a single run. */
+static void rep_path(const struct results *r, size_t rep, char *buf, size_t n)
+{
+    if (r->replicated)
+        snprintf(buf, n, "/rep%04zu", rep);
+    else
+        snprintf(buf, n, "%s", "");
+}
+
+int results_col(const struct results *r, size_t rep, const char *group, const char *name,
+                const double **v, size_t *n)
+{
+    *v = NULL;
+    *n = 0;
+    struct results_src *s = r->src;
+    if (!s || rep >= r->reps)
+        return -ENOENT;
+    if (!listed(group, name))
+        return h5_rd_fail(&s->rd, -EPERM,
+                          "%s/%s: not in results_reads (analysis/results.c), not read", group,
+                          name);
+    char root[32], gpath[PATH_MAX_R];
+    rep_path(r, rep, root, sizeof(root));
+    if (join(gpath, sizeof(gpath), root, group))
+        return h5_rd_fail(&s->rd, -EIO, "%.200s/%.200s: a path too long", root, group);
+    struct ent *e = src_col(s, gpath, name, true);
+    if (!e)
+        return s->rd.rc ? s->rd.rc : -ENOMEM;
+    e->asked = true;
+    if (e->rc)
+        return e->rc;
+    *v = e->v;
+    *n = (size_t)e->len;
+    return 0;
+}
+
+const char *results_why(const struct results *r)
+{
+    return r->src ? r->src->rd.why : "";
+}
+
+static void meta_read_all(struct results_src *s)
+{
+    if (s->meta_read)
+        return;
+    s->meta_read = true;
+    size_t keep = s->rd.str_max;
+    s->rd.str_max = H5READ_MAX_TEXT;
+    const char *groups[] = {"/meta", "/rep0000/meta"};
+    for (size_t i = 0; i < 2 && !s->meta[0]; i++) {
+        int rc;
+        hid_t g = src_group(s, groups[i], &rc);
+        if (g < 0)
+            continue;
+        for (size_t k = 0; k < NMETA; k++)
+            if (!s->meta[k])
+                h5_rd_attr_str(&s->rd, g, meta_texts[k], &s->meta[k]);
+    }
+    s->rd.str_max = keep;
+}
+
+void results_meta_text(const struct results *r, const char *name, const char **out)
+{
+    *out = NULL;
+    if (!r->src)
+        return;
+    meta_read_all(r->src);
+    for (size_t k = 0; k < NMETA; k++)
+        if (!strcmp(name, meta_texts[k]))
+            *out = r->src->meta[k];
+}
+
+/*
+ * The idx-th group (0, 1, ...) results_reads pattern pat stands for, into buf:
+ * 1, or 0 past the last, or -1 for one too long to be read (skipped). "*" is
+ * each name results_open found in any replication: services (r->svcs), pools
+ * (r->pools), queues (entries of r->queues without '/'), and under a queue's
+ * flavors, the flavors of that queue (entries "<queue>/<flavor>").
+ */
+static int expand(const struct results *r, const char *pat, size_t idx, char *buf, size_t n)
+{
+    const char *star = strchr(pat, '*');
+    if (!star) {
+        snprintf(buf, n, "%s", pat);
+        return idx == 0;
+    }
+    size_t pre = (size_t)(star - pat);
+    const struct results_service *list = NULL;
+    size_t cnt = 0;
+    if (!strncmp(pat, "services/", pre))
+        list = r->svcs, cnt = r->nsvcs;
+    else if (!strncmp(pat, "pools/", pre))
+        list = r->pools, cnt = r->npools;
+    else if (!strncmp(pat, "queues/", pre))
+        list = r->queues, cnt = r->nqueues;
+    const char *star2 = strchr(star + 1, '*');
+    for (size_t i = 0; i < cnt; i++) {
+        const char *name = list[i].name, *slash = strchr(name, '/');
+        if ((slash != NULL) != (star2 != NULL) || idx-- > 0)
+            continue;
+        int k = star2 ? snprintf(buf, n, "%.*s%.*s%.*s%s%s", (int)pre, pat, (int)(slash - name),
+                                 name, (int)(star2 - star - 1), star + 1, slash + 1, star2 + 1)
+                      : snprintf(buf, n, "%.*s%s%s", (int)pre, pat, name, star + 1);
+        return k < 0 || (size_t)k >= n ? -1 : 1;
+    }
+    return 0;
+}
+
+int results_read_all(const struct results *r)
+{
+    struct results_src *s = r->src;
+    if (!s)
+        return -ENOENT;
+    for (size_t rep = 0; rep < r->reps; rep++) {
+        char root[32], group[PATH_MAX_R], gpath[PATH_MAX_R];
+        rep_path(r, rep, root, sizeof(root));
+        for (size_t i = 0; i < results_nreads; i++) {
+            int k;
+            for (size_t idx = 0; (k = expand(r, results_reads[i].group, idx, group,
+                                             sizeof(group))) != 0;
+                 idx++) {
+                if (k < 0 || join(gpath, sizeof(gpath), root, group))
+                    continue;
+                struct ent *e = src_col(s, gpath, results_reads[i].name, true);
+                if (!e)
+                    return s->rd.rc ? s->rd.rc : -ENOMEM;
+                if (e->rc && e->rc != -ENOENT)
+                    return e->rc;
+            }
+        }
+    }
+    meta_read_all(s);
+    return s->rd.rc;
+}
+
+size_t results_cols_asked(const struct results *r, void (*fn)(const char *path, void *arg),
+                          void *arg)
+{
+    size_t n = 0;
+    const struct tab *t = r->src ? &r->src->cols : NULL;
+    for (size_t i = 0; t && i < t->cap; i++)
+        if (t->e[i].path && t->e[i].asked) {
+            n++;
+            if (fn)
+                fn(t->e[i].path, arg);
+        }
+    return n;
+}
+
 /* What one results_open reads with: the session (limits, first refusal) and the tables. */
 struct rd_ctx {
     struct results *r;
     struct h5_rd *rd;
     size_t rep;
+    const char *root; /* the replication's path: "/rep0003", or "" */
 };
 
 static double attr_or_nan(struct h5_rd *rd, hid_t g, const char *name)
@@ -306,6 +769,10 @@ static int read_summary(struct rd_ctx *c, hid_t root)
 static int walk_link_ok(struct h5_rd *rd, hid_t grp, const char *name, const H5L_info_t *info,
                         size_t *seen)
 {
+    if (*seen + 1 <= H5READ_MAX_LINKS && info->type == H5L_TYPE_HARD) {
+        ++*seen;
+        return 0;
+    }
     char where[200] = "?";
     if (H5Iget_name(grp, where, sizeof(where)) <= 0)
         snprintf(where, sizeof(where), "?");
@@ -477,6 +944,8 @@ static int read_queues(struct rd_ctx *c, hid_t root)
  */
 struct shape_walk {
     struct h5_rd *rd;
+    struct results_src *src;
+    const char *gpath;  /* the group's path */
     const char *suffix; /* only names ending so (NULL: every link) */
     char first[128];    /* the column the others are measured against */
     uint64_t len;
@@ -493,7 +962,11 @@ static herr_t shape_link(hid_t grp, const char *name, const H5L_info_t *info, vo
     if (w->suffix && (n <= k || strcmp(name + n - k, w->suffix)))
         return 0;
     uint64_t len = 0;
-    if ((w->rc = h5_rd_f64_len(w->rd, grp, name, &len)) != 0)
+    hid_t d = h5_rd_dset_open(w->rd, grp, name, &len, &w->rc);
+    if (d < 0)
+        return -1;
+    /* Kept open: a later read (results_col) neither opens nor checks it again. */
+    if ((w->rc = src_checked(w->src, w->gpath, name, d, len)) != 0)
         return -1;
     if (!w->first[0]) {
         snprintf(w->first, sizeof(w->first), "%s", name);
@@ -512,12 +985,18 @@ static herr_t shape_link(hid_t grp, const char *name, const H5L_info_t *info, vo
     return 0;
 }
 
-static int check_columns(struct h5_rd *rd, hid_t parent, const char *group, const char *suffix)
+/* The table group `group` of parent (path ppath): its columns checked and kept (src_checked). */
+static int check_columns(struct results_src *src, hid_t parent, const char *ppath,
+                         const char *group, const char *suffix)
 {
+    struct h5_rd *rd = &src->rd;
+    char gpath[PATH_MAX_R];
+    if (join(gpath, sizeof(gpath), ppath, group))
+        return h5_rd_fail(rd, -EIO, "%.200s/%s: a path too long", ppath, group);
     hid_t g = h5_rd_group(rd, parent, group);
     if (g < 0)
         return rd->rc;
-    struct shape_walk w = {.rd = rd, .suffix = suffix};
+    struct shape_walk w = {.rd = rd, .src = src, .gpath = gpath, .suffix = suffix};
     hsize_t idx = 0;
     H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, shape_link, &w);
     H5Gclose(g);
@@ -525,7 +1004,8 @@ static int check_columns(struct h5_rd *rd, hid_t parent, const char *group, cons
 }
 
 struct svc_shape_walk {
-    struct h5_rd *rd;
+    struct results_src *src;
+    const char *root;
     size_t seen;
     int rc;
 };
@@ -533,30 +1013,37 @@ struct svc_shape_walk {
 static herr_t service_shape(hid_t grp, const char *name, const H5L_info_t *info, void *data)
 {
     struct svc_shape_walk *w = data;
-    if ((w->rc = walk_link_ok(w->rd, grp, name, info, &w->seen)) != 0)
+    struct h5_rd *rd = &w->src->rd;
+    if ((w->rc = walk_link_ok(rd, grp, name, info, &w->seen)) != 0)
         return -1;
-    hid_t s = h5_rd_group(w->rd, grp, name);
-    if (s < 0) {
-        w->rc = w->rd->rc ? w->rd->rc : -EIO;
+    char spath[PATH_MAX_R];
+    if (snprintf(spath, sizeof(spath), "%s/services/%s", w->root, name) >= (int)sizeof(spath)) {
+        w->rc = h5_rd_fail(rd, -EIO, "%s/services/%.100s: a name too long", w->root, name);
         return -1;
     }
-    w->rc = check_columns(w->rd, s, "timeseries", NULL);
+    hid_t s = h5_rd_group(rd, grp, name);
+    if (s < 0) {
+        w->rc = rd->rc ? rd->rc : -EIO;
+        return -1;
+    }
+    w->rc = check_columns(w->src, s, spath, "timeseries", NULL);
     if (!w->rc)
-        w->rc = check_columns(w->rd, s, "histogram", NULL);
+        w->rc = check_columns(w->src, s, spath, "histogram", NULL);
     H5Gclose(s);
     return w->rc ? -1 : 0;
 }
 
-static int check_shapes(struct h5_rd *rd, hid_t root)
+static int check_shapes(struct results_src *src, hid_t root, const char *rpath)
 {
-    int rc = check_columns(rd, root, "timeseries", NULL);
+    struct h5_rd *rd = &src->rd;
+    int rc = check_columns(src, root, rpath, "timeseries", NULL);
     if (!rc)
-        rc = check_columns(rd, root, "jobs", NULL);
+        rc = check_columns(src, root, rpath, "jobs", NULL);
     if (!rc)
-        rc = check_columns(rd, root, "gpus", "_s");
+        rc = check_columns(src, root, rpath, "gpus", "_s");
     hid_t g = rc ? H5I_INVALID_HID : h5_rd_group(rd, root, "services");
     if (g >= 0) {
-        struct svc_shape_walk w = {rd, 0, 0};
+        struct svc_shape_walk w = {src, rpath, 0, 0};
         hsize_t idx = 0;
         H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, service_shape, &w);
         H5Gclose(g);
@@ -568,6 +1055,8 @@ static int check_shapes(struct h5_rd *rd, hid_t root)
 struct col_walk {
     struct results_table *t;
     struct h5_rd *rd;
+    struct results_src *src;
+    const char *gpath; /* the group's path */
     size_t rep, reps;
     double denom; /* divisor of the summed column */
     const char *const *skip;
@@ -584,15 +1073,18 @@ static herr_t sum_column(hid_t grp, const char *name, const H5L_info_t *info, vo
     size_t n = strlen(name);
     if (n < 3 || strcmp(name + n - 2, "_s") || in_list(name, w->skip, w->nskip))
         return 0;
-    double *v = NULL;
-    size_t len = 0;
-    if ((w->rc = h5_rd_f64(w->rd, grp, name, &v, &len)) != 0)
+    /* Checked by the shape walk and kept open: read here, once. */
+    struct ent *e = src_col(w->src, w->gpath, name, true);
+    if (!e || e->rc) {
+        w->rc = e && e->rc != -ENOENT ? e->rc : w->rd->rc ? w->rd->rc : -ENOMEM;
         return -1;
+    }
+    const double *v = e->v;
+    size_t len = (size_t)e->len;
     double sum = 0;
     for (size_t i = 0; i < len; i++)
         if (isfinite(v[i]))
             sum += v[i];
-    free(v);
     struct metric_def d = {name, NULL, w->denom == 1 ? "h" : "%", w->denom == 1 ? 1 / 3600.0 : 100,
                            RESULTS_NEUTRAL};
     struct results_metric *m = table_add(w->t, &d, w->reps);
@@ -604,8 +1096,12 @@ static herr_t sum_column(hid_t grp, const char *name, const H5L_info_t *info, vo
     return 0;
 }
 
-static int walk_columns(hid_t root, const char *group, struct col_walk *w)
+static int walk_columns(hid_t root, const char *rpath, const char *group, struct col_walk *w)
 {
+    char gpath[PATH_MAX_R];
+    if (join(gpath, sizeof(gpath), rpath, group))
+        return h5_rd_fail(w->rd, -EIO, "%.200s/%s: a path too long", rpath, group);
+    w->gpath = gpath;
     hid_t g = h5_rd_group(w->rd, root, group);
     if (g < 0)
         return w->rd->rc;
@@ -619,15 +1115,27 @@ static struct results_metric *training_metric(struct results *r, const char *key
     return (struct results_metric *)results_table_find(&r->training, key);
 }
 
+/* A column of group gpath through r's cache (read once): 0, -ENOENT, or the refusal. */
+static int cached_col(struct results_src *src, const char *gpath, const char *name,
+                      const double **v, size_t *n)
+{
+    struct ent *e = src_col(src, gpath, name, true);
+    if (!e)
+        return src->rd.rc ? src->rd.rc : -ENOMEM;
+    *v = e->v;
+    *n = (size_t)e->len;
+    return e->rc;
+}
+
 static int read_jobs(struct rd_ctx *c, hid_t root)
 {
     struct results *r = c->r;
-    hid_t g = h5_rd_group(c->rd, root, "jobs");
-    if (g < 0)
-        return c->rd->rc;
-    double *v = NULL;
+    char gpath[PATH_MAX_R];
+    if (join(gpath, sizeof(gpath), c->root, "jobs"))
+        return h5_rd_fail(c->rd, -EIO, "%s/jobs: a path too long", c->root);
+    const double *v = NULL;
     size_t n = 0;
-    int rc = h5_rd_f64(c->rd, g, "state", &v, &n);
+    int rc = cached_col(r->src, gpath, "state", &v, &n);
     if (rc == 0) {
         double cnt[4] = {0, 0, 0, 0};
         for (size_t i = 0; i < n; i++)
@@ -635,22 +1143,21 @@ static int read_jobs(struct rd_ctx *c, hid_t root)
                 cnt[(size_t)v[i]] += 1;
         for (size_t k = 0; k < 4; k++)
             training_metric(r, job_states[k])->values[c->rep] = cnt[k];
-        free(v);
     }
     if (rc == 0 || rc == -ENOENT)
-        rc = h5_rd_f64(c->rd, g, "preemptions", &v, &n);
+        rc = cached_col(r->src, gpath, "preemptions", &v, &n);
     if (rc == 0) {
         double s = 0;
         for (size_t i = 0; i < n; i++)
             s += isfinite(v[i]) ? v[i] : 0;
         training_metric(r, "preemptions")->values[c->rep] = s;
-        free(v);
     }
-    H5Gclose(g);
     if (rc && rc != -ENOENT)
         return rc;
     struct col_walk w = {&r->training,
                          c->rd,
+                         r->src,
+                         NULL,
                          c->rep,
                          r->reps,
                          1,
@@ -658,7 +1165,7 @@ static int read_jobs(struct rd_ctx *c, hid_t root)
                          sizeof(job_time_cols) / sizeof(job_time_cols[0]),
                          0,
                          0};
-    return walk_columns(root, "jobs", &w);
+    return walk_columns(root, c->root, "jobs", &w);
 }
 
 static int read_gpus_and_jobs(struct rd_ctx *c, hid_t root)
@@ -673,10 +1180,12 @@ static int read_gpus_and_jobs(struct rd_ctx *c, hid_t root)
     }
     if (c->rd->rc)
         return c->rd->rc;
+    r->rep_gpus[c->rep] = gpus;
     static const char *const gpu_skip[] = {"node"};
     if (gpus > 0 && dur > 0) {
-        struct col_walk w = {&r->gpu_states, c->rd, c->rep, r->reps, gpus * dur, gpu_skip, 1, 0, 0};
-        int rc = walk_columns(root, "gpus", &w);
+        struct col_walk w = {&r->gpu_states, c->rd, r->src, NULL,     c->rep, r->reps,
+                             gpus * dur,     gpu_skip, 1,   0, 0};
+        int rc = walk_columns(root, c->root, "gpus", &w);
         if (rc)
             return rc;
     }
@@ -733,7 +1242,8 @@ static int read_all(struct results *r, struct h5_rd *rd, hid_t f)
         if (!table_add(&r->headline, &headline_defs[k], r->reps))
             return -ENOMEM;
     r->seeds = malloc(r->reps * sizeof(*r->seeds));
-    if (!r->seeds)
+    r->rep_gpus = malloc(r->reps * sizeof(*r->rep_gpus));
+    if (!r->seeds || !r->rep_gpus)
         return -ENOMEM;
     for (size_t i = 0; i < r->reps; i++) {
         char name[32];
@@ -742,6 +1252,9 @@ static int read_all(struct results *r, struct h5_rd *rd, hid_t f)
         if (g < 0)
             return rd->rc ? rd->rc : h5_rd_fail(rd, -EIO, "/%s: cannot open the group", name);
         r->seeds[i] = NAN;
+        r->rep_gpus[i] = NAN;
+        char root[32];
+        rep_path(r, i, root, sizeof(root));
         if (H5Lexists(g, "meta", H5P_DEFAULT) > 0) {
             hid_t m = h5_rd_group(rd, g, "meta");
             if (m >= 0) {
@@ -749,8 +1262,8 @@ static int read_all(struct results *r, struct h5_rd *rd, hid_t f)
                 H5Gclose(m);
             }
         }
-        struct rd_ctx c = {r, rd, i};
-        int rc = check_shapes(rd, g);
+        struct rd_ctx c = {r, rd, i, root};
+        int rc = check_shapes(r->src, g, root);
         if (!rc)
             rc = read_summary(&c, g);
         if (!rc)
@@ -801,18 +1314,22 @@ static int read_meta(struct results *r, struct h5_rd *rd, hid_t f, double *durat
 }
 
 /*
- * Read the file f, just opened for session rd (h5_rd_open or h5_rd_open_image),
- * into r (zeroed); path names it in r and in messages. Closes f. The one reader
- * behind results_open (a file on disk) and results_open_image (in memory).
+ * Read the file s->file, just opened for session s->rd (h5_rd_open or
+ * h5_rd_open_image), into r (zeroed), which keeps s open: later reads
+ * (results_col) use the same file id and session. path names it in r and in
+ * messages. On failure s is released.
  */
-static int read_file(struct results *r, struct h5_rd *rd, hid_t f, const char *path, char *err,
+static int read_file(struct results *r, struct results_src *s, const char *path, char *err,
                      size_t errlen)
 {
+    struct h5_rd *rd = &s->rd;
+    hid_t f = s->file;
+    r->src = s;
     size_t reps = count_reps(rd, f);
     if (!rd->rc && (H5Lexists(f, "meta", H5P_DEFAULT) <= 0 ||
                     (reps == 0 && H5Lexists(f, "summary", H5P_DEFAULT) <= 0))) {
         snprintf(err, errlen, "%s: not a tidesim results file (no /meta or /summary)", path);
-        H5Fclose(f);
+        results_release(r);
         return -EINVAL;
     }
     r->replicated = reps > 0;
@@ -826,7 +1343,6 @@ static int read_file(struct results *r, struct h5_rd *rd, hid_t f, const char *p
         rc = read_all(r, rd, f);
     if (!rc && isnan(r->duration_s))
         r->duration_s = meta_duration_s;
-    H5Fclose(f);
     if (rc) {
         if (rd->rc)
             snprintf(err, errlen, "%s: %s", path, rd->why);
@@ -839,25 +1355,52 @@ static int read_file(struct results *r, struct h5_rd *rd, hid_t f, const char *p
     return 0;
 }
 
+/* A session with the file just opened (h5_rd_open or h5_rd_open_image). NULL: see *rc. */
+static struct results_src *src_open(const char *path, const void *buf, size_t n, char *err,
+                                    size_t errlen, int *rc)
+{
+    struct results_src *s = calloc(1, sizeof(*s));
+    if (!s) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        *rc = -ENOMEM;
+        return NULL;
+    }
+    s->file = buf ? h5_rd_open_image(&s->rd, buf, n) : h5_rd_open(&s->rd, path);
+    if (s->file < 0) {
+        snprintf(err, errlen, "%s: %s", path, s->rd.why);
+        *rc = s->rd.rc;
+        free(s);
+        return NULL;
+    }
+    *rc = 0;
+    return s;
+}
+
 static int open_direct(struct results *r, const char *path, char *err, size_t errlen)
 {
     memset(r, 0, sizeof(*r));
-    struct h5_rd rd;
-    hid_t f = h5_rd_open(&rd, path);
-    if (f < 0) {
-        snprintf(err, errlen, "%s: %s", path, rd.why);
-        return rd.rc;
-    }
-    return read_file(r, &rd, f, path, err, errlen);
+    int rc;
+    struct results_src *s = src_open(path, NULL, 0, err, errlen, &rc);
+    return s ? read_file(r, s, path, err, errlen) : rc;
 }
 
-/* The whole read in the child of h5_rd_preflight: libhdf5 may crash on a damaged file. */
+/*
+ * The read in the child of h5_rd_preflight (libhdf5 may crash on a damaged
+ * file): results_open's, then everything a command reads later
+ * (results_read_all), so that the command's own process repeats calls the
+ * child survived.
+ */
 static int open_probe(void *arg, char *why, size_t n)
 {
     struct results r;
     int rc = open_direct(&r, arg, why, n);
-    if (!rc)
+    if (!rc) {
+        rc = results_read_all(&r);
+        if (rc)
+            snprintf(why, n, "%s: %s", r.path,
+                     results_why(&r)[0] ? results_why(&r) : "cannot read the results file");
         results_release(&r);
+    }
     return rc;
 }
 
@@ -880,23 +1423,9 @@ int results_open_image(struct results *r, const char *name, const void *buf, siz
                        size_t errlen)
 {
     memset(r, 0, sizeof(*r));
-    struct h5_rd rd;
-    hid_t f = h5_rd_open_image(&rd, buf, n);
-    if (f < 0) {
-        snprintf(err, errlen, "%s: %s", name, rd.why);
-        return rd.rc;
-    }
-    int rc = read_file(r, &rd, f, name, err, errlen);
-    if (!rc) {
-        r->image = buf;
-        r->image_len = n;
-    }
-    return rc;
-}
-
-hid_t results_reopen(const struct results *r, struct h5_rd *rd)
-{
-    return r->image ? h5_rd_open_image(rd, r->image, r->image_len) : h5_rd_open(rd, r->path);
+    int rc;
+    struct results_src *s = src_open(name, buf, n, err, errlen, &rc);
+    return s ? read_file(r, s, name, err, errlen) : rc;
 }
 
 void results_release(struct results *r)
@@ -909,6 +1438,8 @@ void results_release(struct results *r)
     free(r->version);
     free(r->git_commit);
     free(r->seeds);
+    free(r->rep_gpus);
+    src_release(r->src);
     table_release(&r->headline);
     table_release(&r->gpu_states);
     table_release(&r->training);

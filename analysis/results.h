@@ -51,10 +51,11 @@ struct results_service {
     struct results_table t; /* arrived, dropped, mean_ms, p50_ms, ... slo_met */
 };
 
+struct results_src; /* the open file: its session, its columns (results.c) */
+
 struct results {
     char *path;
-    const void *image; /* results_open_image: the file's bytes (borrowed); NULL: read path */
-    size_t image_len;
+    struct results_src *src; /* open for the life of r: read once, by results_col */
     char *scenario_name, *policy, *gpu, *sharing, *version, *git_commit; /* NULL when absent */
     double seed;     /* first replication's seed (NaN when absent) */
     double *seeds;   /* each replication's seed (reps of them; NaN when absent; owned) */
@@ -63,6 +64,7 @@ struct results {
     bool complete;   /* /meta complete (every replication complete) */
     double sim_time_reached_s, duration_s, gpus, wall_seconds, events;
     double warmup_s; /* /summary warmup_s: headline figures cover [warmup_s, duration_s] (NaN: 0) */
+    double *rep_gpus;  /* each replication's /summary gpus (reps of them; NaN when absent) */
     struct results_table headline; /* /summary */
     struct results_service *svcs;  /* /services/<name> */
     size_t nsvcs;
@@ -73,6 +75,33 @@ struct results {
     struct results_table gpu_states; /* share of offered GPU-time per /gpus/<state>_s */
     struct results_table training;   /* jobs by outcome, preemptions, summed job seconds */
 };
+
+/*
+ * What the commands read of a results file after results_open, in one place:
+ * every column of every table that report (its per-day table), check (the
+ * backlog gate), compare (per-day), plot and the HTML report (charts) read,
+ * relative to a replication's root (the file, or /repNNNN). In `group`, "*"
+ * stands for each name results_open found there (services, pools, queues and
+ * their flavors). results_col reads nothing that is not listed here, and
+ * results_open's child process (the preflight) reads all of it first, with
+ * the HTML report's /meta texts (results_meta_text): so no libhdf5 call is
+ * made on a results file in the command's own process that the child did not
+ * make first (besides results_open's own tables, which both read alike).
+ */
+enum {
+    RESULTS_BY_REPORT = 1,
+    RESULTS_BY_CHECK = 2,
+    RESULTS_BY_COMPARE = 4,
+    RESULTS_BY_PLOT = 8,
+    RESULTS_BY_HTML = 16, /* the HTML report inlines the charts of plot */
+};
+struct results_read {
+    const char *group; /* a table under the root; a component "*" is any name */
+    const char *name;  /* a column (1-D dataset) of it */
+    unsigned by;       /* RESULTS_BY_* */
+};
+extern const struct results_read results_reads[];
+extern const size_t results_nreads;
 
 /*
  * Read path into *r (zeroed first). The file is not trusted (analysis/h5read.h):
@@ -94,19 +123,51 @@ int results_open(struct results *r, const char *path, char *err, size_t errlen);
  * caller. For the fuzz harness only (fuzz/targets.c: the fuzzer catches the
  * crash, and skips a fork and a file per input); anything reading a file from
  * outside uses results_open. The bytes are borrowed, not copied: they must
- * outlive r, because report, check and compare read the file again
- * (results_reopen). Same returns as results_open.
+ * outlive r, because report, check and compare read columns later
+ * (results_col). Same returns as results_open.
  */
 int results_open_image(struct results *r, const char *name, const void *buf, size_t n, char *err,
                        size_t errlen);
 
 /*
- * Open r's file again for a session (analysis/h5read.h): r->path, or the bytes
- * of results_open_image. The file id (the caller closes it), or a negative
- * value with rd->rc and rd->why set. The reports' later reads (per-day
- * figures, the backlog gate, the HTML report's scenario, plots) go through it.
+ * Column `name` of table `group` (relative to replication rep's root; a pair
+ * results_reads lists) of r's file, read once and kept: *v points into r (valid
+ * until results_release), *n values. The file stays open from results_open to
+ * results_release (one open per file and command), and a column results_open
+ * checked is read through the dataset it opened then. Returns 0; -ENOENT when
+ * the group or column is absent; -EPERM for a pair results_reads does not list
+ * (a bug of the caller); or the refusal (results_why says why).
  */
-hid_t results_reopen(const struct results *r, struct h5_rd *rd);
+int results_col(const struct results *r, size_t rep, const char *group, const char *name,
+                const double **v, size_t *n);
+
+/*
+ * The HTML report's texts of /meta (of /rep0000/meta when /meta lacks the
+ * scenario): "scenario" (the scenario's YAML, up to H5READ_MAX_TEXT bytes),
+ * "host", "wall_start", "scenario_path". *s points into r, or is NULL when
+ * absent or refused (those texts are informative: a refusal is no error here,
+ * as before; results_open's child refuses the file for it).
+ */
+void results_meta_text(const struct results *r, const char *name, const char **s);
+
+/* The first refusal of r's reader ("" when none), object path first. */
+const char *results_why(const struct results *r);
+
+/*
+ * Read everything results_reads lists (each replication, each name "*" stands
+ * for) and the /meta texts: what results_open's child does after results_open's
+ * own read, so that every later read of a command was made there first.
+ * Returns 0 or the first refusal (results_why). Absent columns are no error.
+ */
+int results_read_all(const struct results *r);
+
+/*
+ * For tests: call fn(path, arg) for each column a command asked for through
+ * results_col (absolute path, "/rep0000/timeseries/util_busy"), and return
+ * how many there were.
+ */
+size_t results_cols_asked(const struct results *r, void (*fn)(const char *path, void *arg),
+                          void *arg);
 
 /*
  * Make node pool `name`'s figures (/pools/<name>) the headline table, so the
