@@ -221,21 +221,43 @@ static bool one_value(hid_t a, char *got, size_t n)
  * and its file type in *ft, or a negative value: *rc = -ENOENT (absent) or
  * -EIO (recorded, what = "numeric" / "string").
  */
-static hid_t attr_open(struct h5_rd *rd, hid_t obj, const char *name, const char *what, hid_t *ft,
-                       int *rc)
+/* How attr_open treats an attribute: */
+enum {
+    ATTR_KNOWN = 1, /* the caller knows it exists (H5Aiterate2 met it): no lookup first */
+    ATTR_SKIP_STR = 2, /* a string of any shape is skipped: *rc = 1, nothing recorded */
+    ATTR_ONLY_STR = 4, /* anything but a string, or one that cannot be opened, is absent */
+};
+
+static hid_t attr_open(struct h5_rd *rd, hid_t obj, const char *name, const char *what, int flags,
+                       hid_t *ft, int *rc)
 {
     char path[400], got[80];
     *ft = H5I_INVALID_HID;
-    if (H5Aexists(obj, name) <= 0) {
+    if (!(flags & ATTR_KNOWN) && H5Aexists(obj, name) <= 0) {
         *rc = -ENOENT;
         return H5I_INVALID_HID;
     }
     hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
     *rc = -EIO;
+    if (a < 0 && (flags & ATTR_ONLY_STR)) {
+        *rc = -ENOENT;
+        return H5I_INVALID_HID;
+    }
     if (a < 0) {
         obj_path(obj, name, path, sizeof(path));
         h5_rd_fail(rd, -EIO, "%s: cannot open the attribute", path);
         return H5I_INVALID_HID;
+    }
+    if (flags & (ATTR_SKIP_STR | ATTR_ONLY_STR)) { /* decided by its class, whatever its shape */
+        hid_t t = H5Aget_type(a);
+        bool str = t >= 0 && H5Tget_class(t) == H5T_STRING;
+        if (t >= 0)
+            H5Tclose(t);
+        if (str == !!(flags & ATTR_SKIP_STR)) {
+            H5Aclose(a);
+            *rc = str ? 1 : -ENOENT;
+            return H5I_INVALID_HID;
+        }
     }
     if (!one_value(a, got, sizeof(got))) {
         obj_path(obj, name, path, sizeof(path));
@@ -254,11 +276,14 @@ static hid_t attr_open(struct h5_rd *rd, hid_t obj, const char *name, const char
     return a;
 }
 
-int h5_rd_attr_double(struct h5_rd *rd, hid_t obj, const char *name, double *out)
+/* h5_rd_attr_double; skip_str: a string is skipped (1, nothing read); known: it exists. */
+static int attr_double(struct h5_rd *rd, hid_t obj, const char *name, bool known, bool skip_str,
+                       double *out)
 {
     hid_t ft;
     int rc;
-    hid_t a = attr_open(rd, obj, name, "numeric", &ft, &rc);
+    hid_t a = attr_open(rd, obj, name, "numeric",
+                        (known ? ATTR_KNOWN : 0) | (skip_str ? ATTR_SKIP_STR : 0), &ft, &rc);
     if (a < 0)
         return rc;
     char path[400], got[80];
@@ -280,6 +305,16 @@ int h5_rd_attr_double(struct h5_rd *rd, hid_t obj, const char *name, double *out
     return rc;
 }
 
+int h5_rd_attr_double(struct h5_rd *rd, hid_t obj, const char *name, double *out)
+{
+    return attr_double(rd, obj, name, false, false, out);
+}
+
+int h5_rd_attr_number(struct h5_rd *rd, hid_t obj, const char *name, double *out)
+{
+    return attr_double(rd, obj, name, true, true, out);
+}
+
 static char *dup_bounded(const char *s, size_t len)
 {
     char *d = malloc(len + 1);
@@ -290,12 +325,13 @@ static char *dup_bounded(const char *s, size_t len)
     return d;
 }
 
-int h5_rd_attr_str(struct h5_rd *rd, hid_t obj, const char *name, char **out)
+/* h5_rd_attr_str; opt: an attribute that is no string is absent (-ENOENT, nothing recorded). */
+static int attr_str(struct h5_rd *rd, hid_t obj, const char *name, bool opt, char **out)
 {
     *out = NULL;
     hid_t ft;
     int rc;
-    hid_t a = attr_open(rd, obj, name, "string", &ft, &rc);
+    hid_t a = attr_open(rd, obj, name, "string", opt ? ATTR_ONLY_STR : 0, &ft, &rc);
     if (a < 0)
         return rc;
     char path[400], got[80];
@@ -343,6 +379,16 @@ int h5_rd_attr_str(struct h5_rd *rd, hid_t obj, const char *name, char **out)
     H5Aclose(a);
     return rc;
 #undef PATH
+}
+
+int h5_rd_attr_str(struct h5_rd *rd, hid_t obj, const char *name, char **out)
+{
+    return attr_str(rd, obj, name, false, out);
+}
+
+int h5_rd_attr_str_opt(struct h5_rd *rd, hid_t obj, const char *name, char **out)
+{
+    return attr_str(rd, obj, name, true, out);
 }
 
 H5T_class_t h5_rd_attr_class(hid_t obj, const char *name)
@@ -479,11 +525,19 @@ static const char *storage_problem(hid_t d, bool *deflated, uint64_t *chunk_elem
  * what it declares in the file. Returns the dataset id or a negative value
  * (*rc = -ENOENT absent, -EIO recorded).
  */
-static hid_t dset_open(struct h5_rd *rd, hid_t grp, const char *name, uint64_t *len, int *rc)
+static hid_t dset_open(struct h5_rd *rd, hid_t grp, const char *name, const H5L_info_t *li,
+                       uint64_t *len, int *rc)
 {
     static const char want[] = "a 1-D numeric dataset";
     char path[400], got[80], sbuf[96];
-    hid_t d = link_open(rd, grp, name, want, rc);
+    hid_t d;
+    if (li) { /* a hard link a walk of grp just met: the object it names, without a lookup */
+        d = H5Oopen_by_addr(grp, li->u.address);
+        *rc = d >= 0 ? 0 : h5_rd_fail(rd, -EIO, "%s: cannot open the object",
+                                      (obj_path(grp, name, path, sizeof(path)), path));
+    } else {
+        d = link_open(rd, grp, name, want, rc);
+    }
     if (d < 0)
         return H5I_INVALID_HID;
 /* The dataset's path, for a message only (H5Iget_name is not free). */
@@ -553,18 +607,19 @@ fail:
 #undef PATH
 }
 
-hid_t h5_rd_dset_open(struct h5_rd *rd, hid_t grp, const char *name, uint64_t *len, int *rc)
+hid_t h5_rd_dset_open(struct h5_rd *rd, hid_t grp, const char *name, const H5L_info_t *li,
+                      uint64_t *len, int *rc)
 {
     *len = 0;
-    return dset_open(rd, grp, name, len, rc);
+    return dset_open(rd, grp, name, li, len, rc);
 }
 
-int h5_rd_dset_read(struct h5_rd *rd, hid_t d, uint64_t len, double **out)
+int h5_rd_dset_read(struct h5_rd *rd, hid_t d, const char *name, uint64_t len, double **out)
 {
     *out = NULL;
     char path[400];
 /* The dataset's path, for a message only. */
-#define PATH (obj_path(d, NULL, path, sizeof(path)), path)
+#define PATH (name ? name : (obj_path(d, NULL, path, sizeof(path)), path))
     uint64_t bytes = len * sizeof(double);
     if (bytes > rd->budget || len > SIZE_MAX / sizeof(double))
         return h5_rd_fail(rd, -EIO,
@@ -594,7 +649,7 @@ int h5_rd_f64_len(struct h5_rd *rd, hid_t grp, const char *name, uint64_t *n)
 {
     int rc;
     *n = 0;
-    hid_t d = dset_open(rd, grp, name, n, &rc);
+    hid_t d = dset_open(rd, grp, name, NULL, n, &rc);
     if (d >= 0)
         H5Oclose(d);
     return rc;
@@ -606,10 +661,10 @@ int h5_rd_f64(struct h5_rd *rd, hid_t grp, const char *name, double **out, size_
     *n = 0;
     uint64_t len = 0;
     int rc;
-    hid_t d = dset_open(rd, grp, name, &len, &rc);
+    hid_t d = dset_open(rd, grp, name, NULL, &len, &rc);
     if (d < 0)
         return rc;
-    rc = h5_rd_dset_read(rd, d, len, out);
+    rc = h5_rd_dset_read(rd, d, NULL, len, out);
     H5Oclose(d);
     if (!rc)
         *n = (size_t)len;

@@ -138,12 +138,25 @@ hid_t h5_rd_group_rc(struct h5_rd *rd, hid_t parent, const char *name, int *rc);
 
 /* Numeric attribute into *out. 0; -ENOENT absent; -EIO refused (recorded). */
 int h5_rd_attr_double(struct h5_rd *rd, hid_t obj, const char *name, double *out);
+/*
+ * The same for an attribute known to exist (met by H5Aiterate2), and a string
+ * is no refusal: 1 (nothing read). One open of the attribute where
+ * h5_rd_attr_class and h5_rd_attr_double make two lookups each.
+ */
+int h5_rd_attr_number(struct h5_rd *rd, hid_t obj, const char *name, double *out);
 
 /*
  * String attribute: *out malloc'd (the caller frees it), NULL on failure.
  * 0; -ENOENT absent; -EIO refused; -ENOMEM (both recorded).
  */
 int h5_rd_attr_str(struct h5_rd *rd, hid_t obj, const char *name, char **out);
+
+/*
+ * A string attribute if there is one: an attribute of another type is taken
+ * as absent (-ENOENT, nothing recorded), as h5_rd_attr_class(...) ==
+ * H5T_STRING && h5_rd_attr_str(...) would, with one lookup and one open.
+ */
+int h5_rd_attr_str_opt(struct h5_rd *rd, hid_t obj, const char *name, char **out);
 
 /* The type class of attribute `name`, H5T_NO_CLASS when absent or unreadable. */
 H5T_class_t h5_rd_attr_class(hid_t obj, const char *name);
@@ -159,12 +172,15 @@ int h5_rd_f64_len(struct h5_rd *rd, hid_t grp, const char *name, uint64_t *n);
  * reads it later without opening it again (analysis/results.c): open and check
  * 1-D numeric dataset `name` of grp (*len its values); returns its id (the
  * caller closes it with H5Oclose) or a negative value with *rc = -ENOENT
- * (absent) or -EIO (recorded). Then read the len values of dataset d as
- * float64 into *out (malloc'd), charged to the budget: 0, -EIO or -ENOMEM
- * (recorded).
+ * (absent) or -EIO (recorded). li: the hard link a walk of grp (H5Literate)
+ * just met under that name, opened without looking the name up again, or
+ * NULL. Then read the len values of dataset d as float64 into *out
+ * (malloc'd), charged to the budget: 0, -EIO or -ENOMEM (recorded); path
+ * names it in messages (NULL: libhdf5's name of d).
  */
-hid_t h5_rd_dset_open(struct h5_rd *rd, hid_t grp, const char *name, uint64_t *len, int *rc);
-int h5_rd_dset_read(struct h5_rd *rd, hid_t d, uint64_t len, double **out);
+hid_t h5_rd_dset_open(struct h5_rd *rd, hid_t grp, const char *name, const H5L_info_t *li,
+                      uint64_t *len, int *rc);
+int h5_rd_dset_read(struct h5_rd *rd, hid_t d, const char *path, uint64_t len, double **out);
 
 /*
  * Read 1-D numeric dataset `name` of grp as float64: *out malloc'd (the caller

@@ -169,7 +169,7 @@ int perday_read(const char *path, struct perday *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof(*out));
     struct results r;
-    int rc = results_open(&r, path, err, errlen);
+    int rc = results_open_for(&r, path, RESULTS_BY_REPORT, err, errlen);
     if (rc)
         return rc;
     rc = perday_read_results(&r, out, err, errlen);

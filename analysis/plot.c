@@ -1752,7 +1752,7 @@ int plot_all(const struct plot_opts *o, const char *const *paths, size_t n, size
         rc = -ENOMEM;
     }
     for (; !rc && opened < n; opened++)
-        if ((rc = results_open(&rs[opened], paths[opened], err, errlen)) != 0)
+        if ((rc = results_open_for(&rs[opened], paths[opened], RESULTS_BY_PLOT, err, errlen)) != 0)
             break;
     if (!rc)
         rc = plot_runs(c, rs, n);

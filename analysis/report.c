@@ -430,7 +430,7 @@ int report_results(FILE *out, const struct results *r, enum report_format fmt)
 int report_write(FILE *out, const char *path, enum report_format fmt, char *err, size_t errlen)
 {
     struct results r;
-    int rc = results_open(&r, path, err, errlen);
+    int rc = results_open_for(&r, path, RESULTS_BY_REPORT, err, errlen);
     if (rc)
         return rc;
     rc = report_results(out, &r, fmt);

@@ -413,7 +413,7 @@ int report_html(FILE *out, const char *const *paths, size_t n, const struct repo
     int rc = 0;
     size_t opened = 0;
     for (; opened < n && !rc; opened++) {
-        rc = results_open(&rs[opened], paths[opened], err, errlen);
+        rc = results_open_for(&rs[opened], paths[opened], RESULTS_BY_HTML, err, errlen);
         if (rc)
             break;
         meta_read(&rs[opened], &meta[opened]);

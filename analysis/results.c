@@ -295,6 +295,7 @@ struct tab {
 };
 
 struct results_src {
+    unsigned by; /* the RESULTS_BY_* whose columns results_col may read */
     hid_t file;
     struct h5_rd rd;
     struct tab grps, cols;
@@ -448,7 +449,7 @@ static struct ent *src_col(struct results_src *s, const char *gpath, const char 
         /* Not yet opened, or closed after its check (MAX_OPEN_DSETS): open (and check) it. */
         int rc;
         hid_t g = src_group(s, gpath, &rc);
-        hid_t d = g >= 0 ? h5_rd_dset_open(&s->rd, g, name, &e->len, &rc) : H5I_INVALID_HID;
+        hid_t d = g >= 0 ? h5_rd_dset_open(&s->rd, g, name, NULL, &e->len, &rc) : H5I_INVALID_HID;
         e = tab_get(&s->cols, path, &fresh); /* src_group does not grow cols, but be sure */
         if (!e) {
             if (d >= 0)
@@ -462,7 +463,7 @@ static struct ent *src_col(struct results_src *s, const char *gpath, const char 
             s->open++;
     }
     if (read && e->rc == 0 && !e->v) {
-        e->rc = h5_rd_dset_read(&s->rd, e->id, e->len, &e->v);
+        e->rc = h5_rd_dset_read(&s->rd, e->id, e->path, e->len, &e->v);
         H5Oclose(e->id); /* read once: its handle is not needed again */
         e->id = H5I_INVALID_HID;
         s->open--;
@@ -492,11 +493,11 @@ static int src_checked(struct results_src *s, const char *gpath, const char *nam
     return 0;
 }
 
-/* Whether a (group, name) pair is one results_reads lists ("*": one path component). */
-static bool listed(const char *group, const char *name)
+/* Whether a (group, name) pair is one results_reads lists for by ("*": one path component). */
+static bool listed(const char *group, const char *name, unsigned by)
 {
     for (size_t i = 0; i < results_nreads; i++) {
-        if (strcmp(results_reads[i].name, name))
+        if (!(results_reads[i].by & by) || strcmp(results_reads[i].name, name))
             continue;
         const char *p = results_reads[i].group, *g = group;
         while (*p && *g) {
@@ -529,10 +530,11 @@ int results_col(const struct results *r, size_t rep, const char *group, const ch
     struct results_src *s = r->src;
     if (!s || rep >= r->reps)
         return -ENOENT;
-    if (!listed(group, name))
+    if (!listed(group, name, s->by))
         return h5_rd_fail(&s->rd, -EPERM,
-                          "%s/%s: not in results_reads (analysis/results.c), not read", group,
-                          name);
+                          "%s/%s: not in results_reads (analysis/results.c) for this command, "
+                          "not read",
+                          group, name);
     char root[32], gpath[PATH_MAX_R];
     rep_path(r, rep, root, sizeof(root));
     if (join(gpath, sizeof(gpath), root, group))
@@ -576,7 +578,7 @@ static void meta_read_all(struct results_src *s)
 void results_meta_text(const struct results *r, const char *name, const char **out)
 {
     *out = NULL;
-    if (!r->src)
+    if (!r->src || !(r->src->by & RESULTS_BY_HTML)) /* what the child read first, only */
         return;
     meta_read_all(r->src);
     for (size_t k = 0; k < NMETA; k++)
@@ -620,7 +622,7 @@ static int expand(const struct results *r, const char *pat, size_t idx, char *bu
     return 0;
 }
 
-int results_read_all(const struct results *r)
+int results_read_all(const struct results *r, unsigned by)
 {
     struct results_src *s = r->src;
     if (!s)
@@ -629,6 +631,8 @@ int results_read_all(const struct results *r)
         char root[32], group[PATH_MAX_R], gpath[PATH_MAX_R];
         rep_path(r, rep, root, sizeof(root));
         for (size_t i = 0; i < results_nreads; i++) {
+            if (!(results_reads[i].by & by))
+                continue;
             int k;
             for (size_t idx = 0; (k = expand(r, results_reads[i].group, idx, group,
                                              sizeof(group))) != 0;
@@ -643,7 +647,8 @@ int results_read_all(const struct results *r)
             }
         }
     }
-    meta_read_all(s);
+    if (by & RESULTS_BY_HTML)
+        meta_read_all(s);
     return s->rd.rc;
 }
 
@@ -697,10 +702,11 @@ static herr_t summary_attr(hid_t obj, const char *name, const H5A_info_t *info, 
     for (size_t k = 0; k < sizeof(headline_defs) / sizeof(headline_defs[0]); k++)
         known |= !strcmp(name, headline_defs[k].key);
     /* A string (a note a newer schema may add) is not a metric; a known metric must be a number. */
-    if (!known && h5_rd_attr_class(obj, name) == H5T_STRING)
-        return 0;
     double v;
-    int rc = h5_rd_attr_double(w->rd, obj, name, &v);
+    int rc = known ? h5_rd_attr_double(w->rd, obj, name, &v)
+                   : h5_rd_attr_number(w->rd, obj, name, &v);
+    if (rc == 1)
+        return 0;
     if (rc) {
         w->rc = rc;
         return -1;
@@ -728,7 +734,7 @@ static int apply_units(struct h5_rd *rd, hid_t g, struct results_table *t)
         struct results_metric *m = &t->m[i];
         snprintf(name, sizeof(name), "%s.unit", m->key);
         char *u = NULL, *l = NULL;
-        if (h5_rd_attr_class(g, name) == H5T_STRING && !h5_rd_attr_str(rd, g, name, &u)) {
+        if (!h5_rd_attr_str_opt(rd, g, name, &u)) {
             free(m->own_unit);
             bool frac = !strcmp(u, "1");
             m->own_unit = frac ? dupstr("%") : u;
@@ -738,7 +744,7 @@ static int apply_units(struct h5_rd *rd, hid_t g, struct results_table *t)
             m->scale = frac ? 100 : 1;
         }
         snprintf(name, sizeof(name), "%s.label", m->key);
-        if (h5_rd_attr_class(g, name) == H5T_STRING && !h5_rd_attr_str(rd, g, name, &l)) {
+        if (!h5_rd_attr_str_opt(rd, g, name, &l)) {
             free(m->own_label);
             m->own_label = l;
             m->label = l;
@@ -866,9 +872,8 @@ static herr_t service_link(hid_t grp, const char *name, const H5L_info_t *info, 
         s->t.m[k].values[w->c->rep] = attr_or_nan(rd, g, s->t.m[k].key);
     if (w->c->rep == 0 && !rd->rc)
         apply_units(rd, g, &s->t);
-    if (w->kind == WALK_POOLS && w->c->rep == 0 && !rd->rc && !s->board &&
-        h5_rd_attr_class(g, "gpu") == H5T_STRING)
-        h5_rd_attr_str(rd, g, "gpu", &s->board);
+    if (w->kind == WALK_POOLS && w->c->rep == 0 && !rd->rc && !s->board)
+        h5_rd_attr_str_opt(rd, g, "gpu", &s->board); /* absent or no string: none */
     /* Several GPU flavors: /queues/<name>/flavors/<flavor> follow their queue, their links
      * counted with the queues' against the reader's limit. */
     if (w->kind == WALK_QUEUES && !rd->rc && H5Lexists(g, "flavors", H5P_DEFAULT) > 0) {
@@ -962,7 +967,7 @@ static herr_t shape_link(hid_t grp, const char *name, const H5L_info_t *info, vo
     if (w->suffix && (n <= k || strcmp(name + n - k, w->suffix)))
         return 0;
     uint64_t len = 0;
-    hid_t d = h5_rd_dset_open(w->rd, grp, name, &len, &w->rc);
+    hid_t d = h5_rd_dset_open(w->rd, grp, name, info, &len, &w->rc);
     if (d < 0)
         return -1;
     /* Kept open: a later read (results_col) neither opens nor checks it again. */
@@ -1376,13 +1381,22 @@ static struct results_src *src_open(const char *path, const void *buf, size_t n,
     return s;
 }
 
-static int open_direct(struct results *r, const char *path, char *err, size_t errlen)
+static int open_direct(struct results *r, const char *path, unsigned by, char *err,
+                       size_t errlen)
 {
     memset(r, 0, sizeof(*r));
     int rc;
     struct results_src *s = src_open(path, NULL, 0, err, errlen, &rc);
+    if (s)
+        s->by = by;
     return s ? read_file(r, s, path, err, errlen) : rc;
 }
+
+/* What open_probe reads: a path and the columns its command reads later. */
+struct probe_arg {
+    const char *path;
+    unsigned by;
+};
 
 /*
  * The read in the child of h5_rd_preflight (libhdf5 may crash on a damaged
@@ -1392,10 +1406,11 @@ static int open_direct(struct results *r, const char *path, char *err, size_t er
  */
 static int open_probe(void *arg, char *why, size_t n)
 {
+    const struct probe_arg *a = arg;
     struct results r;
-    int rc = open_direct(&r, arg, why, n);
+    int rc = open_direct(&r, a->path, a->by, why, n);
     if (!rc) {
-        rc = results_read_all(&r);
+        rc = results_read_all(&r, a->by);
         if (rc)
             snprintf(why, n, "%s: %s", r.path,
                      results_why(&r)[0] ? results_why(&r) : "cannot read the results file");
@@ -1406,9 +1421,15 @@ static int open_probe(void *arg, char *why, size_t n)
 
 int results_open(struct results *r, const char *path, char *err, size_t errlen)
 {
+    return results_open_for(r, path, RESULTS_BY_ALL, err, errlen);
+}
+
+int results_open_for(struct results *r, const char *path, unsigned by, char *err, size_t errlen)
+{
     memset(r, 0, sizeof(*r));
     char why[512] = "";
-    int rc = h5_rd_preflight(open_probe, (void *)path, H5READ_PREFLIGHT_S, why, sizeof(why));
+    struct probe_arg a = {path, by};
+    int rc = h5_rd_preflight(open_probe, &a, H5READ_PREFLIGHT_S, why, sizeof(why));
     /* The reader's own refusal names the file; the child's death, a hang or no child do not. */
     if (rc && strncmp(why, path, strlen(path)) == 0)
         snprintf(err, errlen, "%s", why);
@@ -1416,7 +1437,7 @@ int results_open(struct results *r, const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "%s: %s", path, why);
     if (rc)
         return rc == -ETIMEDOUT ? -EIO : rc;
-    return open_direct(r, path, err, errlen);
+    return open_direct(r, path, by, err, errlen);
 }
 
 int results_open_image(struct results *r, const char *name, const void *buf, size_t n, char *err,
@@ -1425,6 +1446,8 @@ int results_open_image(struct results *r, const char *name, const void *buf, siz
     memset(r, 0, sizeof(*r));
     int rc;
     struct results_src *s = src_open(name, buf, n, err, errlen, &rc);
+    if (s)
+        s->by = RESULTS_BY_ALL;
     return s ? read_file(r, s, name, err, errlen) : rc;
 }
 

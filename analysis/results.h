@@ -94,6 +94,7 @@ enum {
     RESULTS_BY_COMPARE = 4,
     RESULTS_BY_PLOT = 8,
     RESULTS_BY_HTML = 16, /* the HTML report inlines the charts of plot */
+    RESULTS_BY_ALL = 31,
 };
 struct results_read {
     const char *group; /* a table under the root; a component "*" is any name */
@@ -117,6 +118,14 @@ extern const size_t results_nreads;
 int results_open(struct results *r, const char *path, char *err, size_t errlen);
 
 /*
+ * results_open for a command that reads, after results_open, only the columns
+ * results_reads lists for `by` (RESULTS_BY_*, or 0: none): its child reads
+ * those (rather than every command's), and results_col refuses the others.
+ * results_open is results_open_for(..., RESULTS_BY_ALL, ...).
+ */
+int results_open_for(struct results *r, const char *path, unsigned by, char *err, size_t errlen);
+
+/*
  * results_open for a results file held in memory, buf[0..n), named name in
  * r->path and in messages, WITHOUT the child process: libhdf5 reads the bytes
  * in this process, so a file on which libhdf5 itself crashes crashes the
@@ -124,7 +133,8 @@ int results_open(struct results *r, const char *path, char *err, size_t errlen);
  * crash, and skips a fork and a file per input); anything reading a file from
  * outside uses results_open. The bytes are borrowed, not copied: they must
  * outlive r, because report, check and compare read columns later
- * (results_col). Same returns as results_open.
+ * (results_col; every column results_reads lists may be read). Same returns
+ * as results_open.
  */
 int results_open_image(struct results *r, const char *name, const void *buf, size_t n, char *err,
                        size_t errlen);
@@ -146,7 +156,8 @@ int results_col(const struct results *r, size_t rep, const char *group, const ch
  * scenario): "scenario" (the scenario's YAML, up to H5READ_MAX_TEXT bytes),
  * "host", "wall_start", "scenario_path". *s points into r, or is NULL when
  * absent or refused (those texts are informative: a refusal is no error here,
- * as before; results_open's child refuses the file for it).
+ * as before; results_open's child refuses the file for it). Only for a file
+ * opened for RESULTS_BY_HTML (NULL otherwise).
  */
 void results_meta_text(const struct results *r, const char *name, const char **s);
 
@@ -154,12 +165,13 @@ void results_meta_text(const struct results *r, const char *name, const char **s
 const char *results_why(const struct results *r);
 
 /*
- * Read everything results_reads lists (each replication, each name "*" stands
- * for) and the /meta texts: what results_open's child does after results_open's
- * own read, so that every later read of a command was made there first.
- * Returns 0 or the first refusal (results_why). Absent columns are no error.
+ * Read everything results_reads lists for `by` (each replication, each name
+ * "*" stands for), and the /meta texts when by has RESULTS_BY_HTML: what
+ * results_open's child does after results_open's own read, so that every
+ * later read of a command was made there first. Returns 0 or the first
+ * refusal (results_why). Absent columns are no error.
  */
-int results_read_all(const struct results *r);
+int results_read_all(const struct results *r, unsigned by);
 
 /*
  * For tests: call fn(path, arg) for each column a command asked for through

@@ -67,7 +67,7 @@ static int read_points(const struct sweepidx_desc *d, struct cols *c, char *err,
             return -ENOMEM;
         }
         struct results r;
-        int rc = results_open(&r, path, err, errlen);
+        int rc = results_open_for(&r, path, 0, err, errlen);
         free(path);
         if (rc)
             return rc;

@@ -473,12 +473,15 @@ static int run_snapshot(const uint8_t *data, size_t n, char *msg, size_t msglen)
 
 /* ------------------------------------------------------------ results */
 
+/* The columns report, check and compare read after results_open (results_reads). */
+#define FUZZ_READS (RESULTS_BY_REPORT | RESULTS_BY_CHECK | RESULTS_BY_COMPARE)
+
 /*
  * What `report`, `check` and `compare` do with a file once results_open has
  * read it: the report in every format, every gate (and the file against
  * itself), and the comparison of the file with itself, all written to
- * /dev/null. The per-day tables and the backlog gate read the file again
- * (results_reopen).
+ * /dev/null. The per-day tables and the backlog gate read their columns
+ * through the reader (results_col: the file open once, each column read once).
  */
 static void exercise_results(const struct results *r)
 {
@@ -537,14 +540,21 @@ struct image {
     size_t n;
 };
 
-/* results_open's child read (open_probe in analysis/results.c), from memory. */
+/*
+ * results_open's child read (open_probe in analysis/results.c), from memory:
+ * results_open's own, then every column report, check and compare read later.
+ */
 static int image_probe(void *arg, char *why, size_t n)
 {
     const struct image *im = arg;
     struct results r;
     int rc = results_open_image(&r, "fuzz.h5", im->buf, im->n, why, n);
-    if (!rc)
+    if (!rc) {
+        rc = results_read_all(&r, FUZZ_READS);
+        if (rc)
+            snprintf(why, n, "fuzz.h5: %s", results_why(&r));
         results_release(&r);
+    }
     return rc;
 }
 
@@ -673,7 +683,7 @@ static int replay_results(const uint8_t *data, size_t n, char *msg, size_t msgle
         return rc;
     struct results r;
     char err[512] = "";
-    rc = results_open(&r, path, err, sizeof(err));
+    rc = results_open_for(&r, path, FUZZ_READS, err, sizeof(err));
     if (rc) {
         unlink(path);
         return rejected(err, msg, msglen);

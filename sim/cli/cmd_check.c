@@ -223,7 +223,7 @@ static int check_index(const char *path, const struct sweepidx_sel *sel, const s
             continue;
         }
         struct results r;
-        if (results_open(&r, pts.path[i], msg, sizeof(msg))) {
+        if (results_open_for(&r, pts.path[i], RESULTS_BY_CHECK, msg, sizeof(msg))) {
             fprintf(err, "tidesim check: %s\n", msg);
             rc = 2;
             break;
@@ -529,7 +529,7 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
         return 2;
     }
     if (index) {
-        if (against && results_open(&base, against, msg, sizeof(msg))) {
+        if (against && results_open_for(&base, against, RESULTS_BY_CHECK, msg, sizeof(msg))) {
             fprintf(err, "tidesim check: %s\n", msg);
             return 2;
         }
@@ -539,11 +539,11 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
             results_release(&base);
         return st;
     }
-    if (results_open(&r, path, msg, sizeof(msg))) {
+    if (results_open_for(&r, path, RESULTS_BY_CHECK, msg, sizeof(msg))) {
         fprintf(err, "tidesim check: %s\n", msg);
         return 2;
     }
-    if (against && results_open(&base, against, msg, sizeof(msg))) {
+    if (against && results_open_for(&base, against, RESULTS_BY_CHECK, msg, sizeof(msg))) {
         fprintf(err, "tidesim check: %s\n", msg);
         results_release(&r);
         return 2;

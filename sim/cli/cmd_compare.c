@@ -288,7 +288,7 @@ int cli_compare_run(int argc, char **argv, FILE *out, FILE *err)
     if (!r || !rp)
         rc = 1;
     for (; !rc && opened < nfiles; opened++) {
-        if (results_open(&r[opened], paths[opened], msg, sizeof(msg))) {
+        if (results_open_for(&r[opened], paths[opened], RESULTS_BY_COMPARE, msg, sizeof(msg))) {
             fprintf(err, "tidesim: %s\n", msg);
             rc = 1;
             break;
