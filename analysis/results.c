@@ -652,13 +652,13 @@ int results_read_all(const struct results *r, unsigned by)
     return s->rd.rc;
 }
 
-size_t results_cols_asked(const struct results *r, void (*fn)(const char *path, void *arg),
-                          void *arg)
+size_t results_cols(const struct results *r, bool asked, void (*fn)(const char *path, void *arg),
+                    void *arg)
 {
     size_t n = 0;
     const struct tab *t = r->src ? &r->src->cols : NULL;
     for (size_t i = 0; t && i < t->cap; i++)
-        if (t->e[i].path && t->e[i].asked) {
+        if (t->e[i].path && (asked ? t->e[i].asked : t->e[i].v || t->e[i].rc)) {
             n++;
             if (fn)
                 fn(t->e[i].path, arg);

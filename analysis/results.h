@@ -174,12 +174,14 @@ const char *results_why(const struct results *r);
 int results_read_all(const struct results *r, unsigned by);
 
 /*
- * For tests: call fn(path, arg) for each column a command asked for through
- * results_col (absolute path, "/rep0000/timeseries/util_busy"), and return
- * how many there were.
+ * For tests: call fn(path, arg) for each column of r's file (absolute path,
+ * "/rep0000/timeseries/util_busy") a command asked for through results_col
+ * (asked true), or that r read or looked up in vain (asked false: absent
+ * or refused; results_open's and results_read_all's too; a column
+ * results_open only checked is not counted), and return how many there were.
  */
-size_t results_cols_asked(const struct results *r, void (*fn)(const char *path, void *arg),
-                          void *arg);
+size_t results_cols(const struct results *r, bool asked, void (*fn)(const char *path, void *arg),
+                    void *arg);
 
 /*
  * Make node pool `name`'s figures (/pools/<name>) the headline table, so the

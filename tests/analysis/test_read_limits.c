@@ -191,9 +191,14 @@ Test(read_limits, preflight_contains_crashes_and_hangs)
     cr_expect_str_eq(why, "reading it took more than 1 s (the limit; docs/security.md)");
 }
 
-/* The first reproducer the results fuzzer found (libhdf5 frees a wild pointer iterating a
- * damaged dense link table): each command refuses it with the file's name and its exit code
- * for an unreadable file, instead of dying of SIGSEGV. */
+/*
+ * The first reproducer the results fuzzer found: libhdf5 1.10 freed a wild pointer while the
+ * reader looked link names up inside a walk of a damaged dense link table. Each command must
+ * handle it without dying: refuse it with the file's name and the crash (the child process's
+ * verdict), or, since the reader opens what a walk meets by the address the walk gives
+ * (h5_rd_dset_open) rather than looking each name up again, read it as the file it still is
+ * (libhdf5 no longer crashes on it, in the child or here). Never a signal, never a crash.
+ */
 #define CRASHER "tests/data/fuzz/results/crash-44d8fb0d6c4db8b6a7a4f2351f7b3ce86a08e6f5"
 
 static int run_tidesim(const char *const *args, char *out, size_t n)
@@ -235,18 +240,24 @@ static int run_tidesim(const char *const *args, char *out, size_t n)
     return WEXITSTATUS(st);
 }
 
-Test(read_limits, commands_refuse_a_file_libhdf5_crashes_on)
+/* Refused for the crash (exit `refused`, the crash named), or read (exit below `refused`). */
+static void crash_refused_or_read(const char *out, int rc, int refused)
 {
-    char out[2048];
     /* The signal is SIGSEGV in the normal build, SIGBUS under AddressSanitizer. */
     const char *want = CRASHER ": the HDF5 library crashed reading it (signal ";
+    if (strstr(out, want))
+        cr_expect_eq(rc, refused, "%s", out);
+    else
+        cr_expect(rc >= 0 && rc < refused, "exit %d: %s", rc, out);
+}
+
+Test(read_limits, commands_survive_a_file_libhdf5_crashed_on)
+{
+    static char out[1 << 16];
     const char *report[] = {"report", CRASHER, NULL};
-    cr_expect_eq(run_tidesim(report, out, sizeof(out)), 1, "%s", out);
-    cr_expect(strstr(out, want), "%s", out);
+    crash_refused_or_read(out, run_tidesim(report, out, sizeof(out)), 1);
     const char *check[] = {"check", CRASHER, "--min-util", "0.5", NULL};
-    cr_expect_eq(run_tidesim(check, out, sizeof(out)), 2, "%s", out);
-    cr_expect(strstr(out, want), "%s", out);
+    crash_refused_or_read(out, run_tidesim(check, out, sizeof(out)), 2);
     const char *compare[] = {"compare", CRASHER, CRASHER, NULL};
-    cr_expect_eq(run_tidesim(compare, out, sizeof(out)), 1, "%s", out);
-    cr_expect(strstr(out, want), "%s", out);
+    crash_refused_or_read(out, run_tidesim(compare, out, sizeof(out)), 1);
 }
