@@ -55,7 +55,9 @@ ifneq ($(FUZZ),)
 override BUILD := $(BUILD)-fuzzer
 SAN_CFLAGS  := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
 	       -fno-omit-frame-pointer
-SAN_LDFLAGS := -fsanitize=address,undefined
+# -z now: the results harness forks a child per input (fuzz/targets.c), which would
+# otherwise bind every libhdf5 symbol it calls again, lazily, in each child.
+SAN_LDFLAGS := -fsanitize=address,undefined -Wl,-z,now
 else ifneq ($(SANITIZE),)
 override BUILD := $(BUILD)-san
 # float-cast-overflow: clang's `undefined` has it, gcc's does not.

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1414,9 +1415,98 @@ static int open_probe(void *arg, char *why, size_t n)
         if (rc)
             snprintf(why, n, "%s: %s", r.path,
                      results_why(&r)[0] ? results_why(&r) : "cannot read the results file");
-        results_release(&r);
+        /* Not released: the child ends with the verdict (h5_rd_preflight), nothing is kept. */
     }
     return rc;
+}
+
+/*
+ * Verdicts of children that results_vet started (sweepidx_is_index asks first,
+ * results_open_for then reads): path, the file's identity when it was read,
+ * the reads the child made, its code and message. One use each.
+ */
+struct vet {
+    char *path;
+    struct stat st;
+    unsigned by;
+    int rc;
+    char why[512];
+};
+static struct vet *vets;
+static size_t nvets;
+static unsigned expect_by = RESULTS_BY_ALL;
+
+void results_expect_reads(unsigned by)
+{
+    expect_by = by;
+}
+
+/* The same file as when st was taken: device, inode, size, change time. */
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+           a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+#define VET_OTHER 1000 /* the child's answer: the other kind of file (is_other) */
+
+struct vet_arg {
+    const char *path;
+    unsigned by;
+    int (*is_other)(const char *path);
+};
+
+static int vet_probe(void *arg, char *why, size_t n)
+{
+    const struct vet_arg *a = arg;
+    if (a->is_other(a->path))
+        return VET_OTHER;
+    struct probe_arg p = {a->path, a->by};
+    return open_probe(&p, why, n);
+}
+
+bool results_vet(const char *path, int (*is_other)(const char *path))
+{
+    struct stat st;
+    bool known = stat(path, &st) == 0;
+    struct vet v = {NULL, st, expect_by, 0, ""};
+    struct vet_arg a = {path, expect_by, is_other};
+    v.rc = h5_rd_preflight(vet_probe, &a, H5READ_PREFLIGHT_S, v.why, sizeof(v.why));
+    if (v.rc == VET_OTHER)
+        return true;
+    struct vet *nv = known ? realloc(vets, (nvets + 1) * sizeof(*vets)) : NULL;
+    if (nv) { /* else nothing kept: results_open_for starts a child of its own */
+        vets = nv;
+        v.path = dupstr(path);
+        if (v.path)
+            vets[nvets++] = v;
+    }
+    return false;
+}
+
+/* The verdict results_vet kept for path, when the file is still the one read (consumed). */
+static bool vetted(const char *path, unsigned by, int *rc, char *why, size_t n)
+{
+    for (size_t i = 0; i < nvets; i++) {
+        if (strcmp(vets[i].path, path))
+            continue;
+        struct stat st;
+        struct vet v = vets[i];
+        vets[i] = vets[--nvets];
+        if (!nvets) {
+            free(vets);
+            vets = NULL;
+        }
+        bool ok = (by & ~v.by) == 0 && stat(path, &st) == 0 && same_file(&st, &v.st);
+        if (ok) {
+            *rc = v.rc;
+            snprintf(why, n, "%s", v.why);
+        }
+        free(v.path);
+        return ok;
+    }
+    return false;
 }
 
 int results_open(struct results *r, const char *path, char *err, size_t errlen)
@@ -1429,7 +1519,9 @@ int results_open_for(struct results *r, const char *path, unsigned by, char *err
     memset(r, 0, sizeof(*r));
     char why[512] = "";
     struct probe_arg a = {path, by};
-    int rc = h5_rd_preflight(open_probe, &a, H5READ_PREFLIGHT_S, why, sizeof(why));
+    int rc;
+    if (!vetted(path, by, &rc, why, sizeof(why)))
+        rc = h5_rd_preflight(open_probe, &a, H5READ_PREFLIGHT_S, why, sizeof(why));
     /* The reader's own refusal names the file; the child's death, a hang or no child do not. */
     if (rc && strncmp(why, path, strlen(path)) == 0)
         snprintf(err, errlen, "%s", why);

@@ -118,6 +118,22 @@ extern const size_t results_nreads;
 int results_open(struct results *r, const char *path, char *err, size_t errlen);
 
 /*
+ * The child's read of path, for a command that must first know what kind of
+ * file it was handed (sweepidx_is_index): in a child process, is_other(path)
+ * (non-zero: the other kind; results_vet returns true), else the read
+ * results_open_for(path, the reads results_expect_reads set) makes in its
+ * child. That verdict is kept, and the next results_open_for of path uses it
+ * instead of starting a child of its own, when it reads no more than that and
+ * the file is still the one read (device, inode, size, times). No libhdf5
+ * call is made in this process.
+ */
+bool results_vet(const char *path, int (*is_other)(const char *path));
+
+/* What this process's commands read after results_open (RESULTS_BY_*; RESULTS_BY_ALL until
+ * set): the reads results_vet's child makes. The CLI sets it per command. */
+void results_expect_reads(unsigned by);
+
+/*
  * results_open for a command that reads, after results_open, only the columns
  * results_reads lists for `by` (RESULTS_BY_*, or 0: none): its child reads
  * those (rather than every command's), and results_col refuses the others.

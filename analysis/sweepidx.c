@@ -281,27 +281,28 @@ int sweepidx_read_hash(const char *path, char **hash, char *err, size_t errlen)
     return rc ? -EINVAL : 0;
 }
 
-/* In the child of h5_rd_preflight: 0 when path is a sweep or plan index, 1 when not. */
-static int index_probe(void *arg, char *why, size_t n)
+/* In the child of results_vet: whether path is a sweep or plan index. */
+static int index_probe(const char *path)
 {
     struct h5_rd rd;
     hid_t m;
-    hid_t f = open_index(&rd, arg, &m, why, n);
+    char why[600];
+    hid_t f = open_index(&rd, path, &m, why, sizeof(why));
     if (f < 0)
-        return 1;
+        return 0;
     H5Gclose(m);
     H5Fclose(f);
-    return 0;
+    return 1;
 }
 
 bool sweepidx_is_index(const char *path)
 {
     /* The file is any file a command was handed (a results file, not trusted): libhdf5 opens
-     * it in a child process, never in this one, which only learns the answer. A file the
-     * child could not tell (it crashed, or hung) is no index: results_open then refuses it
-     * with the reason. */
-    char why[600] = "";
-    return h5_rd_preflight(index_probe, (void *)path, H5READ_PREFLIGHT_S, why, sizeof(why)) == 0;
+     * it in a child process, never in this one, which only learns the answer. When it is no
+     * index, the same child reads it as results_open's would, and results_open takes that
+     * verdict (results_vet): one child per file. A file the child could not tell (it
+     * crashed, or hung) is no index: results_open then refuses it with the reason. */
+    return results_vet(path, index_probe);
 }
 
 int sweepidx_point_complete(const char *path)

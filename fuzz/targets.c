@@ -553,7 +553,7 @@ static int image_probe(void *arg, char *why, size_t n)
         rc = results_read_all(&r, FUZZ_READS);
         if (rc)
             snprintf(why, n, "fuzz.h5: %s", results_why(&r));
-        results_release(&r);
+        /* Not released: the child ends here (h5_rd_preflight), nothing is kept. */
     }
     return rc;
 }
@@ -577,17 +577,25 @@ static bool io_all(int fd, void *buf, size_t n, bool out)
  * (i32 code, u32 length, message). Ends when the fuzzer closes its end. */
 static void helper_loop(int fd)
 {
+    /* One buffer for every input, grown when needed: a buffer freed per input would sit in
+     * AddressSanitizer's quarantine (up to 256 MB of it), and every page the helper holds is
+     * a page table entry each fork copies. */
+    void *buf = NULL;
+    size_t cap = 0;
     for (;;) {
         uint64_t len;
         if (!io_all(fd, &len, sizeof(len), false) || len > ((uint64_t)1 << 31))
             _exit(0);
-        void *buf = malloc(len ? (size_t)len : 1);
+        if (len > cap || !buf) {
+            free(buf);
+            cap = len > 262144 ? (size_t)len : 262144;
+            buf = malloc(cap);
+        }
         if (!buf || !io_all(fd, buf, (size_t)len, false))
             _exit(0);
         struct image im = {buf, (size_t)len};
         char why[512] = "";
         int32_t rc = (int32_t)h5_rd_preflight(image_probe, &im, FUZZ_PREFLIGHT_S, why, sizeof(why));
-        free(buf);
         uint32_t wl = (uint32_t)strnlen(why, sizeof(why));
         if (!io_all(fd, &rc, sizeof(rc), true) || !io_all(fd, &wl, sizeof(wl), true) ||
             !io_all(fd, why, wl, true))

@@ -312,6 +312,8 @@ static int check_index(const char *path, const struct sweepidx_sel *sel, const s
 
 int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
 {
+    /* What the child that reads each file first reads of it (analysis/results.h). */
+    results_expect_reads(RESULTS_BY_CHECK);
     const char *path = NULL, *against = NULL, *pool = NULL;
     struct check_gates g;
     check_gates_init(&g);

@@ -163,6 +163,8 @@ static int compare_json(FILE *out, const struct results *const *r, size_t n)
 
 int cli_compare_run(int argc, char **argv, FILE *out, FILE *err)
 {
+    /* What the child that reads each file first reads of it (analysis/results.h). */
+    results_expect_reads(RESULTS_BY_COMPARE);
     bool md = false, json = false;
     int nfiles = 0, rc = 0;
     const char **paths = calloc((size_t)argc, sizeof(*paths));

@@ -42,6 +42,8 @@ static const char report_usage[] =
 
 int cli_report_run(int argc, char **argv, FILE *out, FILE *err)
 {
+    /* What the child that reads each file first reads of it (analysis/results.h). */
+    results_expect_reads(RESULTS_BY_REPORT);
     const char **paths = calloc((size_t)argc, sizeof(*paths));
     const char *output = NULL;
     size_t n = 0;

@@ -205,7 +205,7 @@ static int evaluate(struct planner *P, size_t p)
     snprintf(merged, sizeof(merged), "%s/%s.h5", P->o->dir, stem);
     struct results r;
     bool fresh = false;
-    if (results_open_for(&r, merged, 0, err, sizeof(err)) == 0) {
+    if (results_open_for(&r, merged, RESULTS_BY_CHECK, err, sizeof(err)) == 0) { /* gates */
         fresh = r.complete && r.reps == pr->want;
         if (!fresh)
             results_release(&r);
@@ -229,7 +229,7 @@ static int evaluate(struct planner *P, size_t p)
             fprintf(stderr, WHO ": %s\n", rc == -ENOMEM ? "out of memory" : err);
             return 1;
         }
-        if (results_open_for(&r, merged, 0, err, sizeof(err))) {
+        if (results_open_for(&r, merged, RESULTS_BY_CHECK, err, sizeof(err))) { /* its gates */
             fprintf(stderr, WHO ": %s\n", err);
             return 1;
         }
