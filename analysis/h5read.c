@@ -223,7 +223,7 @@ static bool one_value(hid_t a, char *got, size_t n)
  */
 /* How attr_open treats an attribute: */
 enum {
-    ATTR_KNOWN = 1, /* the caller knows it exists (H5Aiterate2 met it): no lookup first */
+    ATTR_KNOWN = 1,    /* the caller knows it exists (H5Aiterate2 met it): no lookup first */
     ATTR_SKIP_STR = 2, /* a string of any shape is skipped: *rc = 1, nothing recorded */
     ATTR_ONLY_STR = 4, /* anything but a string, or one that cannot be opened, is absent */
 };
@@ -533,8 +533,9 @@ static hid_t dset_open(struct h5_rd *rd, hid_t grp, const char *name, const H5L_
     hid_t d;
     if (li) { /* a hard link a walk of grp just met: the object it names, without a lookup */
         d = H5Oopen_by_addr(grp, li->u.address);
-        *rc = d >= 0 ? 0 : h5_rd_fail(rd, -EIO, "%s: cannot open the object",
-                                      (obj_path(grp, name, path, sizeof(path)), path));
+        *rc = d >= 0 ? 0
+                     : h5_rd_fail(rd, -EIO, "%s: cannot open the object",
+                                  (obj_path(grp, name, path, sizeof(path)), path));
     } else {
         d = link_open(rd, grp, name, want, rc);
     }

@@ -1729,9 +1729,16 @@ int plot_all(const struct plot_opts *o, const char *const *paths, size_t n, size
     struct chart_ctx *c = plot_setup(o, err, errlen, &rc);
     if (!c)
         return rc;
-    bool index = n >= 1 && sweepidx_is_index(paths[0]);
+    /* Each file's child tells whether it is an index and, when not, reads it for plot. */
+    struct results_vet *vets = calloc(n ? n : 1, sizeof(*vets));
+    if (!vets) {
+        free(c);
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    bool index = n >= 1 && sweepidx_is_index_vet(paths[0], RESULTS_BY_PLOT, &vets[0]);
     for (size_t i = 1; i < n && !rc; i++)
-        if (index || sweepidx_is_index(paths[i])) {
+        if (index || sweepidx_is_index_vet(paths[i], RESULTS_BY_PLOT, &vets[i])) {
             snprintf(err, errlen,
                      "%s: a sweep or plan index is drawn on its own (tidesim plot INDEX.h5 -o DIR)",
                      index ? paths[0] : paths[i]);
@@ -1742,6 +1749,7 @@ int plot_all(const struct plot_opts *o, const char *const *paths, size_t n, size
         rc = plot_index(c, paths[0]);
         *made = c->made;
         free(c);
+        free(vets);
         return rc;
     }
     /* Each file opened once (results_open: read in a child process first), for every chart. */
@@ -1752,13 +1760,15 @@ int plot_all(const struct plot_opts *o, const char *const *paths, size_t n, size
         rc = -ENOMEM;
     }
     for (; !rc && opened < n; opened++)
-        if ((rc = results_open_for(&rs[opened], paths[opened], RESULTS_BY_PLOT, err, errlen)) != 0)
+        if ((rc = results_open_vetted(&rs[opened], paths[opened], RESULTS_BY_PLOT, &vets[opened],
+                                      err, errlen)) != 0)
             break;
     if (!rc)
         rc = plot_runs(c, rs, n);
     for (size_t i = 0; rs && i < opened; i++)
         results_release(&rs[i]);
     free(rs);
+    free(vets);
     *made = c->made;
     free(c);
     return rc;

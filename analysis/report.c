@@ -427,10 +427,11 @@ int report_results(FILE *out, const struct results *r, enum report_format fmt)
     return report_human(out, r, fmt == REPORT_MARKDOWN);
 }
 
-int report_write(FILE *out, const char *path, enum report_format fmt, char *err, size_t errlen)
+int report_write(FILE *out, const char *path, enum report_format fmt, const struct results_vet *vet,
+                 char *err, size_t errlen)
 {
     struct results r;
-    int rc = results_open_for(&r, path, RESULTS_BY_REPORT, err, errlen);
+    int rc = results_open_vetted(&r, path, RESULTS_BY_REPORT, vet, err, errlen);
     if (rc)
         return rc;
     rc = report_results(out, &r, fmt);

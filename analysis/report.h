@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 struct results;
+struct results_vet;
 
 enum report_format { REPORT_TEXT, REPORT_MARKDOWN, REPORT_JSON };
 
@@ -23,7 +24,9 @@ int report_parse_format(const char *s, enum report_format *f);
 /* Print the report of an open results file. Returns 0 or -ENOMEM. */
 int report_results(FILE *out, const struct results *r, enum report_format fmt);
 
-/* Open path and print its report. Returns 0, or a negative code with err filled. */
-int report_write(FILE *out, const char *path, enum report_format fmt, char *err, size_t errlen);
+/* Open path and print its report (vet: a child's verdict on it, sweepidx_is_index_vet, or
+ * NULL). Returns 0, or a negative code with err filled. */
+int report_write(FILE *out, const char *path, enum report_format fmt, const struct results_vet *vet,
+                 char *err, size_t errlen);
 
 #endif

@@ -635,9 +635,8 @@ int results_read_all(const struct results *r, unsigned by)
             if (!(results_reads[i].by & by))
                 continue;
             int k;
-            for (size_t idx = 0; (k = expand(r, results_reads[i].group, idx, group,
-                                             sizeof(group))) != 0;
-                 idx++) {
+            for (size_t idx = 0;
+                 (k = expand(r, results_reads[i].group, idx, group, sizeof(group))) != 0; idx++) {
                 if (k < 0 || join(gpath, sizeof(gpath), root, group))
                     continue;
                 struct ent *e = src_col(s, gpath, results_reads[i].name, true);
@@ -704,8 +703,8 @@ static herr_t summary_attr(hid_t obj, const char *name, const H5A_info_t *info, 
         known |= !strcmp(name, headline_defs[k].key);
     /* A string (a note a newer schema may add) is not a metric; a known metric must be a number. */
     double v;
-    int rc = known ? h5_rd_attr_double(w->rd, obj, name, &v)
-                   : h5_rd_attr_number(w->rd, obj, name, &v);
+    int rc =
+        known ? h5_rd_attr_double(w->rd, obj, name, &v) : h5_rd_attr_number(w->rd, obj, name, &v);
     if (rc == 1)
         return 0;
     if (rc) {
@@ -1189,8 +1188,8 @@ static int read_gpus_and_jobs(struct rd_ctx *c, hid_t root)
     r->rep_gpus[c->rep] = gpus;
     static const char *const gpu_skip[] = {"node"};
     if (gpus > 0 && dur > 0) {
-        struct col_walk w = {&r->gpu_states, c->rd, r->src, NULL,     c->rep, r->reps,
-                             gpus * dur,     gpu_skip, 1,   0, 0};
+        struct col_walk w = {&r->gpu_states, c->rd,    r->src, NULL, c->rep, r->reps,
+                             gpus * dur,     gpu_skip, 1,      0,    0};
         int rc = walk_columns(root, c->root, "gpus", &w);
         if (rc)
             return rc;
@@ -1382,8 +1381,7 @@ static struct results_src *src_open(const char *path, const void *buf, size_t n,
     return s;
 }
 
-static int open_direct(struct results *r, const char *path, unsigned by, char *err,
-                       size_t errlen)
+static int open_direct(struct results *r, const char *path, unsigned by, char *err, size_t errlen)
 {
     memset(r, 0, sizeof(*r));
     int rc;
@@ -1420,28 +1418,7 @@ static int open_probe(void *arg, char *why, size_t n)
     return rc;
 }
 
-/*
- * Verdicts of children that results_vet started (sweepidx_is_index asks first,
- * results_open_for then reads): path, the file's identity when it was read,
- * the reads the child made, its code and message. One use each.
- */
-struct vet {
-    char *path;
-    struct stat st;
-    unsigned by;
-    int rc;
-    char why[512];
-};
-static struct vet *vets;
-static size_t nvets;
-static unsigned expect_by = RESULTS_BY_ALL;
-
-void results_expect_reads(unsigned by)
-{
-    expect_by = by;
-}
-
-/* The same file as when st was taken: device, inode, size, change time. */
+/* The same file as when st was taken: device, inode, size, change times. */
 static bool same_file(const struct stat *a, const struct stat *b)
 {
     return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
@@ -1466,62 +1443,47 @@ static int vet_probe(void *arg, char *why, size_t n)
     return open_probe(&p, why, n);
 }
 
-bool results_vet(const char *path, int (*is_other)(const char *path))
+bool results_vet(const char *path, unsigned by, int (*is_other)(const char *path),
+                 struct results_vet *v)
 {
-    struct stat st;
-    bool known = stat(path, &st) == 0;
-    struct vet v = {NULL, st, expect_by, 0, ""};
-    struct vet_arg a = {path, expect_by, is_other};
-    v.rc = h5_rd_preflight(vet_probe, &a, H5READ_PREFLIGHT_S, v.why, sizeof(v.why));
-    if (v.rc == VET_OTHER)
+    memset(v, 0, sizeof(*v));
+    v->known = stat(path, &v->st) == 0;
+    v->by = by;
+    struct vet_arg a = {path, by, is_other};
+    v->rc = h5_rd_preflight(vet_probe, &a, H5READ_PREFLIGHT_S, v->why, sizeof(v->why));
+    if (v->rc == VET_OTHER) {
+        v->known = false; /* no results file: nothing for results_open_vetted */
         return true;
-    struct vet *nv = known ? realloc(vets, (nvets + 1) * sizeof(*vets)) : NULL;
-    if (nv) { /* else nothing kept: results_open_for starts a child of its own */
-        vets = nv;
-        v.path = dupstr(path);
-        if (v.path)
-            vets[nvets++] = v;
-    }
-    return false;
-}
-
-/* The verdict results_vet kept for path, when the file is still the one read (consumed). */
-static bool vetted(const char *path, unsigned by, int *rc, char *why, size_t n)
-{
-    for (size_t i = 0; i < nvets; i++) {
-        if (strcmp(vets[i].path, path))
-            continue;
-        struct stat st;
-        struct vet v = vets[i];
-        vets[i] = vets[--nvets];
-        if (!nvets) {
-            free(vets);
-            vets = NULL;
-        }
-        bool ok = (by & ~v.by) == 0 && stat(path, &st) == 0 && same_file(&st, &v.st);
-        if (ok) {
-            *rc = v.rc;
-            snprintf(why, n, "%s", v.why);
-        }
-        free(v.path);
-        return ok;
     }
     return false;
 }
 
 int results_open(struct results *r, const char *path, char *err, size_t errlen)
 {
-    return results_open_for(r, path, RESULTS_BY_ALL, err, errlen);
+    return results_open_vetted(r, path, RESULTS_BY_ALL, NULL, err, errlen);
 }
 
 int results_open_for(struct results *r, const char *path, unsigned by, char *err, size_t errlen)
 {
+    return results_open_vetted(r, path, by, NULL, err, errlen);
+}
+
+int results_open_vetted(struct results *r, const char *path, unsigned by,
+                        const struct results_vet *v, char *err, size_t errlen)
+{
     memset(r, 0, sizeof(*r));
     char why[512] = "";
     struct probe_arg a = {path, by};
+    struct stat st;
     int rc;
-    if (!vetted(path, by, &rc, why, sizeof(why)))
+    /* The verdict of the child that read this file (as it still is) for these reads, or a
+     * child of our own. */
+    if (v && v->known && (by & ~v->by) == 0 && stat(path, &st) == 0 && same_file(&st, &v->st)) {
+        rc = v->rc;
+        snprintf(why, sizeof(why), "%s", v->why);
+    } else {
         rc = h5_rd_preflight(open_probe, &a, H5READ_PREFLIGHT_S, why, sizeof(why));
+    }
     /* The reader's own refusal names the file; the child's death, a hang or no child do not. */
     if (rc && strncmp(why, path, strlen(path)) == 0)
         snprintf(err, errlen, "%s", why);

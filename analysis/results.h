@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "analysis/h5read.h"
 #include "analysis/stats.h"
@@ -64,7 +65,7 @@ struct results {
     bool complete;   /* /meta complete (every replication complete) */
     double sim_time_reached_s, duration_s, gpus, wall_seconds, events;
     double warmup_s; /* /summary warmup_s: headline figures cover [warmup_s, duration_s] (NaN: 0) */
-    double *rep_gpus;  /* each replication's /summary gpus (reps of them; NaN when absent) */
+    double *rep_gpus; /* each replication's /summary gpus (reps of them; NaN when absent) */
     struct results_table headline; /* /summary */
     struct results_service *svcs;  /* /services/<name> */
     size_t nsvcs;
@@ -118,20 +119,35 @@ extern const size_t results_nreads;
 int results_open(struct results *r, const char *path, char *err, size_t errlen);
 
 /*
+ * A child's verdict on a file, kept between results_vet and
+ * results_open_vetted: the file's identity when the child read it, the reads
+ * it made, its code and message.
+ */
+struct results_vet {
+    struct stat st;
+    bool known; /* a verdict on a results file (false: none, or the other kind) */
+    unsigned by;
+    int rc;
+    char why[512];
+};
+
+/*
  * The child's read of path, for a command that must first know what kind of
  * file it was handed (sweepidx_is_index): in a child process, is_other(path)
  * (non-zero: the other kind; results_vet returns true), else the read
- * results_open_for(path, the reads results_expect_reads set) makes in its
- * child. That verdict is kept, and the next results_open_for of path uses it
- * instead of starting a child of its own, when it reads no more than that and
- * the file is still the one read (device, inode, size, times). No libhdf5
- * call is made in this process.
+ * results_open_for(path, by) makes in its child, its verdict kept in *v for
+ * results_open_vetted. No libhdf5 call is made in this process.
  */
-bool results_vet(const char *path, int (*is_other)(const char *path));
+bool results_vet(const char *path, unsigned by, int (*is_other)(const char *path),
+                 struct results_vet *v);
 
-/* What this process's commands read after results_open (RESULTS_BY_*; RESULTS_BY_ALL until
- * set): the reads results_vet's child makes. The CLI sets it per command. */
-void results_expect_reads(unsigned by);
+/*
+ * results_open_for, taking v's verdict instead of starting a child of its
+ * own when v is a verdict on this file (still the one read: device, inode,
+ * size, times) for these reads or more. v may be NULL: results_open_for.
+ */
+int results_open_vetted(struct results *r, const char *path, unsigned by,
+                        const struct results_vet *v, char *err, size_t errlen);
 
 /*
  * results_open for a command that reads, after results_open, only the columns

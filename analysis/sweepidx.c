@@ -295,14 +295,20 @@ static int index_probe(const char *path)
     return 1;
 }
 
-bool sweepidx_is_index(const char *path)
+bool sweepidx_is_index_vet(const char *path, unsigned by, struct results_vet *v)
 {
     /* The file is any file a command was handed (a results file, not trusted): libhdf5 opens
      * it in a child process, never in this one, which only learns the answer. When it is no
-     * index, the same child reads it as results_open's would, and results_open takes that
-     * verdict (results_vet): one child per file. A file the child could not tell (it
-     * crashed, or hung) is no index: results_open then refuses it with the reason. */
-    return results_vet(path, index_probe);
+     * index, the same child reads it as results_open_for(path, by)'s would, and
+     * results_open_vetted takes that verdict: one child per file. A file the child could not
+     * tell (it crashed, or hung) is no index: results_open_vetted then refuses it. */
+    return results_vet(path, by, index_probe, v);
+}
+
+bool sweepidx_is_index(const char *path)
+{
+    struct results_vet v;
+    return sweepidx_is_index_vet(path, 0, &v);
 }
 
 int sweepidx_point_complete(const char *path)

@@ -35,6 +35,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "analysis/results.h"
+
 #define SWEEPIDX_KIND      "tidesim-sweep-index"
 #define SWEEPIDX_KIND_PLAN "tidesim-plan-index" /* tidesim plan: the same layout plus /plan */
 
@@ -105,8 +107,19 @@ int sweepidx_write(const struct sweepidx_desc *d, char *err, size_t errlen);
  */
 int sweepidx_read_hash(const char *path, char **hash, char *err, size_t errlen);
 
-/* True when path is an HDF5 file whose /meta kind is SWEEPIDX_KIND or SWEEPIDX_KIND_PLAN. */
+/*
+ * True when path is an HDF5 file whose /meta kind is SWEEPIDX_KIND or
+ * SWEEPIDX_KIND_PLAN. Asked of a child process (results_vet): no libhdf5 call
+ * is made in this one.
+ */
 bool sweepidx_is_index(const char *path);
+
+/*
+ * The same, and when path is no index, the child reads it as results_open_for
+ * (path, by) would: *v keeps the verdict for results_open_vetted (one child
+ * per file and command).
+ */
+bool sweepidx_is_index_vet(const char *path, unsigned by, struct results_vet *v);
 
 /*
  * 1 when path is a results file with /meta complete = 1, 0 otherwise

@@ -312,8 +312,6 @@ static int check_index(const char *path, const struct sweepidx_sel *sel, const s
 
 int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
 {
-    /* What the child that reads each file first reads of it (analysis/results.h). */
-    results_expect_reads(RESULTS_BY_CHECK);
     const char *path = NULL, *against = NULL, *pool = NULL;
     struct check_gates g;
     check_gates_init(&g);
@@ -518,7 +516,8 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
     }
     struct results r, base;
     char msg[2048];
-    bool index = sweepidx_is_index(path);
+    struct results_vet vet; /* the child that tells an index reads a results file for check */
+    bool index = sweepidx_is_index_vet(path, RESULTS_BY_CHECK, &vet);
     if (!index && (sel.npoints || sel.nwhere)) {
         fprintf(err,
                 "tidesim check: --point and --where choose points of a sweep or plan index; "
@@ -541,7 +540,7 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
             results_release(&base);
         return st;
     }
-    if (results_open_for(&r, path, RESULTS_BY_CHECK, msg, sizeof(msg))) {
+    if (results_open_vetted(&r, path, RESULTS_BY_CHECK, &vet, msg, sizeof(msg))) {
         fprintf(err, "tidesim check: %s\n", msg);
         return 2;
     }

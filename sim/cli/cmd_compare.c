@@ -163,8 +163,6 @@ static int compare_json(FILE *out, const struct results *const *r, size_t n)
 
 int cli_compare_run(int argc, char **argv, FILE *out, FILE *err)
 {
-    /* What the child that reads each file first reads of it (analysis/results.h). */
-    results_expect_reads(RESULTS_BY_COMPARE);
     bool md = false, json = false;
     int nfiles = 0, rc = 0;
     const char **paths = calloc((size_t)argc, sizeof(*paths));
@@ -215,14 +213,18 @@ int cli_compare_run(int argc, char **argv, FILE *out, FILE *err)
     size_t npts = 0;
     const char *files[9];
     const char *labels[9];
+    struct results_vet vets[9]; /* the verdicts of the children that told them no index */
+    memset(vets, 0, sizeof(vets));
     char labbuf[9][600];
     int nargs = argc - optind;
     bool any_index = false;
     for (int i = optind; i < argc && !rc; i++) {
-        if (!sweepidx_is_index(argv[i])) {
+        struct results_vet v;
+        if (!sweepidx_is_index_vet(argv[i], RESULTS_BY_COMPARE, &v)) {
             if (nfiles < 9) {
                 labels[nfiles] = NULL;
                 files[nfiles] = argv[i];
+                vets[nfiles] = v;
             }
             nfiles++;
             continue;
@@ -290,7 +292,8 @@ int cli_compare_run(int argc, char **argv, FILE *out, FILE *err)
     if (!r || !rp)
         rc = 1;
     for (; !rc && opened < nfiles; opened++) {
-        if (results_open_for(&r[opened], paths[opened], RESULTS_BY_COMPARE, msg, sizeof(msg))) {
+        if (results_open_vetted(&r[opened], paths[opened], RESULTS_BY_COMPARE,
+                                opened < 9 ? &vets[opened] : NULL, msg, sizeof(msg))) {
             fprintf(err, "tidesim: %s\n", msg);
             rc = 1;
             break;

@@ -35,8 +35,6 @@ static const char plot_usage[] =
 
 int cli_plot_run(int argc, char **argv, FILE *out, FILE *err)
 {
-    /* What the child that reads each file first reads of it (analysis/results.h). */
-    results_expect_reads(RESULTS_BY_PLOT);
     struct plot_opts o = {NULL, PLOT_PNG, NULL, "gnuplot", NULL, NULL};
     const char **paths = calloc((size_t)argc, sizeof(*paths));
     size_t n = 0;

@@ -42,8 +42,6 @@ static const char report_usage[] =
 
 int cli_report_run(int argc, char **argv, FILE *out, FILE *err)
 {
-    /* What the child that reads each file first reads of it (analysis/results.h). */
-    results_expect_reads(RESULTS_BY_REPORT);
     const char **paths = calloc((size_t)argc, sizeof(*paths));
     const char *output = NULL;
     size_t n = 0;
@@ -111,6 +109,7 @@ int cli_report_run(int argc, char **argv, FILE *out, FILE *err)
     }
     char msg[1024];
     int wrc;
+    struct results_vet vet;
     if (html) {
         char scripts[1024];
         const char *gp = getenv("TIDESIM_GNUPLOT");
@@ -118,10 +117,10 @@ int cli_report_run(int argc, char **argv, FILE *out, FILE *err)
         if (plot_find_scripts(argv[0], scripts, sizeof(scripts)) == 0)
             ho.scripts = scripts;
         wrc = report_html(dst, paths, n, &ho, msg, sizeof(msg));
-    } else if (sweepidx_is_index(paths[0])) { /* a sweep's index: its point table */
+    } else if (sweepidx_is_index_vet(paths[0], RESULTS_BY_REPORT, &vet)) { /* a sweep's index */
         wrc = sweepidx_report(dst, paths[0], fmt == REPORT_JSON, msg, sizeof(msg));
-    } else {
-        wrc = report_write(dst, paths[0], fmt, msg, sizeof(msg));
+    } else { /* the child that told it is no index read it for the report (one child) */
+        wrc = report_write(dst, paths[0], fmt, &vet, msg, sizeof(msg));
     }
     if (wrc)
         fprintf(err, "tidesim: %s\n", msg);
