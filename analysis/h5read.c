@@ -64,6 +64,10 @@ static hid_t open_untrusted(struct h5_rd *rd, const char *name, hid_t fapl)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     /* A filter this reader does not know is refused, never searched for on disk. */
     H5PLset_loading_state(0);
+    /* A chunk cache of few slots: a reader reads each dataset whole, once, and keeps the
+     * datasets it checked open (analysis/results.c), each of which would otherwise hold a
+     * table of 521 slots; the 1 MiB of chunks it may keep stays. */
+    H5Pset_cache(fapl, 0, 7, (size_t)1 << 20, 0.75);
     hid_t f = H5Fopen(name, H5F_ACC_RDONLY, fapl);
     if (f < 0) {
         h5_rd_fail(rd, -ENOENT, "cannot open as an HDF5 results file");
@@ -85,7 +89,14 @@ hid_t h5_rd_open(struct h5_rd *rd, const char *path)
         h5_rd_fail(rd, -ENOENT, "cannot open as an HDF5 results file (not a regular file)");
         return H5I_INVALID_HID;
     }
-    return open_untrusted(rd, path, H5P_DEFAULT);
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl < 0) {
+        h5_rd_fail(rd, -ENOMEM, "cannot open as an HDF5 results file (out of memory)");
+        return H5I_INVALID_HID;
+    }
+    hid_t f = open_untrusted(rd, path, fapl);
+    H5Pclose(fapl);
+    return f;
 }
 
 hid_t h5_rd_open_image(struct h5_rd *rd, const void *buf, size_t n)
