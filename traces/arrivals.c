@@ -48,6 +48,11 @@ struct araw {
     struct araw_ops ops; /* copied in: no relocated tables in the library */
     struct astats *st;
     sim_time skip_before; /* trace time before which nothing is kept (a hint for generators) */
+    /* At scale > 1 the copies of each arrival spread up to the next one (tsrc_superpose), so
+     * the last arrival before skip_before reaches past it: a reader that can draw that last
+     * arrival alone sets keeps_last, and then tsrc sets skip_before at every scale and
+     * keep_last at scale > 1; a reader without it gets no hint at scale > 1. */
+    bool keeps_last, keep_last;
 };
 
 /* A malformed row: counted and skipped (returns 0) or returned as the error. */
@@ -516,9 +521,19 @@ static int acnt_next(struct araw *raw, struct arrival *out, struct trace_err *er
         if (rc < 0 && (rc = bad_row(r->base.st, rc, &e, err)) < 0)
             return rc;
         /* An interval wholly before what the clip keeps: its arrivals are not drawn (a row
-         * may hold 10^9 requests; drawing them only to drop them took minutes). */
-        if (rc == 0 && r->w0 + r->interval <= r->base.skip_before) /* both within 100 y */
+         * may hold 10^9 requests; drawing them only to drop them took minutes). At scale > 1
+         * its last arrival is still needed (its copies spread up to the next arrival, past
+         * the clip): the largest of m uniforms is V^(1/m), one draw. */
+        if (rc == 0 && r->w0 + r->interval <= r->base.skip_before) { /* both within 100 y */
+            int64_t m = r->remaining;
             r->remaining = 0;
+            if (m > 0 && r->base.keep_last) {
+                double top = pow(rng_uniform_pos(&r->rng), 1.0 / (double)m);
+                out->t = r->w0 + (sim_time)(top * (double)r->interval);
+                out->in_tokens = out->out_tokens = 0;
+                return 0;
+            }
+        }
     }
 }
 
@@ -569,8 +584,11 @@ static int time_wraps(const struct tsrc *s, struct trace_err *err)
 static int tsrc_fetch(struct tsrc *s, struct arrival *a, struct trace_err *err)
 {
     for (;;) {
-        s->raw->skip_before =
-            s->o.scale <= 1.0 ? s->o.clip_start - s->o.offset - s->shift : INT64_MIN;
+        bool superposed = s->o.scale > 1.0;
+        s->raw->skip_before = !superposed || s->raw->keeps_last
+                                  ? s->o.clip_start - s->o.offset - s->shift
+                                  : INT64_MIN;
+        s->raw->keep_last = superposed;
         int rc = s->raw->ops.next(s->raw, a, err);
         if (rc == 0) {
             s->pass_n++;
@@ -797,6 +815,7 @@ struct arrival_source *arrivals_counts_create(const char *path, const struct arr
         return tsrc_attach(s, NULL);
     }
     r->base.ops = (struct araw_ops){acnt_next, acnt_rewind, acnt_destroy};
+    r->base.keeps_last = true;
     r->unit = m->unit;
     r->tz = s->o.tz_s;
     r->interval = m->interval > 0 ? m->interval : 60 * SIM_SEC;
