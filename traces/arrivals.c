@@ -15,6 +15,9 @@
 #include "traces/tokens.h"
 
 #define SERVEGEN_WINDOW (600 * SIM_SEC) /* ServeGen README: 600 s windows */
+/* A clipped-away ServeGen window with more expected arrivals than this has its last arrival
+ * drawn alone (sg_last_age) at scale > 1; a smaller one is drawn whole. */
+#define SG_AGE_MIN_ARRIVALS 1e4
 #define SG_MIN_SHAPE    0.001           /* inter-arrival shape (Gamma k, Weibull k) */
 #define SG_MAX_SHAPE    1e6
 
@@ -281,6 +284,7 @@ struct asg {
     enum sg_pattern pat;
     double shape, gscale;     /* gap = draw(shape, 1) · gscale µs */
     double nt, w_end;         /* next arrival, window end (µs, trace time) */
+    bool last_only;           /* nt is a clipped-away window's last arrival: the window ends */
     struct tok_servegen *tok; /* the client's token PMFs (o->tokens), or NULL */
     struct rng tok_rng;       /* their draws */
 };
@@ -290,6 +294,26 @@ static double sg_draw(struct asg *r)
     if (r->pat == SG_GAMMA)
         return gsl_ran_gamma(r->rng.g, r->shape, 1.0) * r->gscale;
     return gsl_ran_weibull(r->rng.g, 1.0, r->shape) * r->gscale;
+}
+
+/*
+ * The time from a window's end back to its last arrival, drawn alone: after many gaps a
+ * renewal process's age at a fixed time has the equilibrium density (1 − F(a)) / μ, which is
+ * U · X̃ with X̃ the length-biased gap (density x f(x) / μ) and U uniform on (0, 1) (Cox,
+ * "Renewal Theory", 1962, ch. 5; Ross, "Stochastic Processes", 2nd ed., §3.4). Length-biased
+ * Gamma(k, 1) is Gamma(k + 1, 1); length-biased Weibull(1, k) is G^(1/k) with G ~ Gamma(1 +
+ * 1/k, 1) (X = E^(1/k), E ~ Exp(1), and x f(x) turns e^-y into y^(1/k) e^-y). Used only for
+ * windows of more than SG_AGE_MIN_ARRIVALS expected arrivals, where the window's start (its
+ * first gap U · X, not U · X̃) is 10^4 gaps behind: exact then to far below the draws' noise.
+ */
+static double sg_last_age(struct asg *r)
+{
+    if (r->pat == SG_GAMMA)
+        return rng_uniform_pos(&r->rng) * gsl_ran_gamma(r->rng.g, r->shape + 1.0, 1.0) *
+               r->gscale;
+    /* In logs: at a shape near 0.006 G^(1/k) overflows while gscale is ~1e-300. */
+    double g = gsl_ran_gamma(r->rng.g, 1.0 + 1.0 / r->shape, 1.0);
+    return rng_uniform_pos(&r->rng) * exp(log(g) / r->shape + log(r->gscale));
 }
 
 static int sg_row(struct asg *r, struct trace_err *e)
@@ -334,8 +358,13 @@ static int sg_row(struct asg *r, struct trace_err *e)
     double w0 = (double)tw;
     r->w_end = w0 + (double)SERVEGEN_WINDOW;
     r->pat = rate > 0 ? pat : SG_NONE;
-    if (r->w_end <= (double)r->base.skip_before)
-        r->pat = SG_NONE; /* clipped away: do not draw */
+    /* Clipped away: do not draw. At scale > 1 the window's last arrival is still needed (its
+     * copies spread up to the next arrival, past the clip): a window of few arrivals is drawn
+     * whole; in a larger one the last arrival is drawn alone (sg_last_age). */
+    bool clipped = r->w_end <= (double)r->base.skip_before;
+    if (clipped && !r->base.keep_last)
+        r->pat = SG_NONE;
+    r->last_only = clipped && r->base.keep_last && rate * 600.0 > SG_AGE_MIN_ARRIVALS;
     if (r->pat != SG_NONE) {
         /* Mean of one unit-scale draw: Gamma k·1, Weibull Γ(1 + 1/k). */
         double mean = r->pat == SG_GAMMA ? shape : tgamma(1.0 + 1.0 / shape);
@@ -345,7 +374,10 @@ static int sg_row(struct asg *r, struct trace_err *e)
             return csvstream_field_error(cs, e, 4, "a shape whose mean gap is finite");
         r->shape = shape;
         r->gscale = 1e6 / (rate * mean);
-        r->nt = w0 + rng_uniform_pos(&r->rng) * sg_draw(r);
+        r->nt = r->last_only ? r->w_end - sg_last_age(r)
+                             : w0 + rng_uniform_pos(&r->rng) * sg_draw(r);
+        if (r->last_only && !(r->nt >= w0))
+            r->pat = SG_NONE; /* no arrival in the window (chance ~e^-10^4) */
     }
     return 0;
 }
@@ -360,7 +392,7 @@ static int asg_next(struct araw *raw, struct arrival *out, struct trace_err *err
             if (r->tok) /* the file's own clock: trace time + origin, s */
                 tok_servegen_draw(r->tok, (r->nt + (double)r->origin) / 1e6, &r->tok_rng,
                                   &out->in_tokens, &out->out_tokens);
-            r->nt += sg_draw(r);
+            r->nt = r->last_only ? r->w_end : r->nt + sg_draw(r);
             return 0;
         }
         r->pat = SG_NONE;
@@ -434,6 +466,7 @@ static struct araw *asg_create(const char *path, const struct trace_time_opts *o
         return NULL;
     }
     r->base.ops = (struct araw_ops){asg_next, asg_rewind, asg_destroy};
+    r->base.keeps_last = true;
     if (rng_init(&r->rng, o->seed, o->stream_id) < 0) {
         snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
         goto fail;
