@@ -15,11 +15,11 @@
 #include "traces/tokens.h"
 
 #define SERVEGEN_WINDOW (600 * SIM_SEC) /* ServeGen README: 600 s windows */
+#define SG_MIN_SHAPE    0.001           /* inter-arrival shape (Gamma k, Weibull k) */
+#define SG_MAX_SHAPE    1e6
 /* A clipped-away ServeGen window with more expected arrivals than this has its last arrival
  * drawn alone (sg_last_age) at scale > 1; a smaller one is drawn whole. */
 #define SG_AGE_MIN_ARRIVALS 1e4
-#define SG_MIN_SHAPE    0.001           /* inter-arrival shape (Gamma k, Weibull k) */
-#define SG_MAX_SHAPE    1e6
 
 /* Limits named in messages (traces/source.h, sim/core/simtime.h). */
 #define LIMIT_YEARS_TEXT "100"
@@ -308,9 +308,11 @@ static double sg_draw(struct asg *r)
  */
 static double sg_last_age(struct asg *r)
 {
-    if (r->pat == SG_GAMMA)
-        return rng_uniform_pos(&r->rng) * gsl_ran_gamma(r->rng.g, r->shape + 1.0, 1.0) *
-               r->gscale;
+    /* Two draws in their own statements: C leaves the order of operands open. */
+    if (r->pat == SG_GAMMA) {
+        double g = gsl_ran_gamma(r->rng.g, r->shape + 1.0, 1.0);
+        return rng_uniform_pos(&r->rng) * g * r->gscale;
+    }
     /* In logs: at a shape near 0.006 G^(1/k) overflows while gscale is ~1e-300. */
     double g = gsl_ran_gamma(r->rng.g, 1.0 + 1.0 / r->shape, 1.0);
     return rng_uniform_pos(&r->rng) * exp(log(g) / r->shape + log(r->gscale));
@@ -374,8 +376,8 @@ static int sg_row(struct asg *r, struct trace_err *e)
             return csvstream_field_error(cs, e, 4, "a shape whose mean gap is finite");
         r->shape = shape;
         r->gscale = 1e6 / (rate * mean);
-        r->nt = r->last_only ? r->w_end - sg_last_age(r)
-                             : w0 + rng_uniform_pos(&r->rng) * sg_draw(r);
+        r->nt =
+            r->last_only ? r->w_end - sg_last_age(r) : w0 + rng_uniform_pos(&r->rng) * sg_draw(r);
         if (r->last_only && !(r->nt >= w0))
             r->pat = SG_NONE; /* no arrival in the window (chance ~e^-10^4) */
     }
