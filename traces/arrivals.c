@@ -376,8 +376,12 @@ static int sg_row(struct asg *r, struct trace_err *e)
             return csvstream_field_error(cs, e, 4, "a shape whose mean gap is finite");
         r->shape = shape;
         r->gscale = 1e6 / (rate * mean);
-        r->nt =
-            r->last_only ? r->w_end - sg_last_age(r) : w0 + rng_uniform_pos(&r->rng) * sg_draw(r);
+        if (r->last_only) {
+            r->nt = r->w_end - sg_last_age(r);
+        } else { /* the equilibrium-ish start U · gap; draws in their own statements */
+            double u = rng_uniform_pos(&r->rng);
+            r->nt = w0 + u * sg_draw(r);
+        }
         if (r->last_only && !(r->nt >= w0))
             r->pat = SG_NONE; /* no arrival in the window (chance ~e^-10^4) */
     }
