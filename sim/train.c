@@ -465,6 +465,19 @@ double trainer_job_mem_gib(const struct trainer *t, const struct job_spec *j, do
     return f > 0 ? f * card_gib : t->cfg.mem_gib_per_gpu;
 }
 
+/*
+ * Whether a fractional job fills only its fraction of card g's memory: a time-sliced or
+ * MPS card, or a whole card of a time-sliced or MPS cluster (as trainer_job_mem_gib); a
+ * MIG instance or a whole card elsewhere it fills as a whole-GPU member would. In a
+ * mixed fleet (pools of several modes) the card's own mode decides.
+ */
+static bool fraction_on(const struct cluster *cl, uint32_t g)
+{
+    enum share_mode m = cluster_card_mode(cl, g);
+    bool shared = cl->mode == SHARE_TIMESLICE || cl->mode == SHARE_MPS;
+    return m == SHARE_TIMESLICE || m == SHARE_MPS || (m == SHARE_EXCLUSIVE && shared);
+}
+
 int trainer_start(struct trainer *t, uint32_t id, const uint32_t *gpus)
 {
     if (id >= t->njobs)
@@ -485,8 +498,13 @@ int trainer_start(struct trainer *t, uint32_t id, const uint32_t *gpus)
         .demand = t->cfg.demand,
         .mig_profile = j->spec.mig_profile[0] ? j->spec.mig_profile : NULL,
     };
+    bool frac = trainer_job_fraction(&j->spec) > 0;
     for (uint32_t i = 0; i < j->spec.gpus; i++) {
         req.member = i;
+        if (frac && gpus[i] < t->cl->ngpus)
+            req.mem_gib = fraction_on(t->cl, gpus[i])
+                              ? trainer_job_fraction(&j->spec) * t->cl->mem_gib
+                              : t->cfg.mem_gib_per_gpu;
         int rc = cluster_place(t->cl, gpus[i], now, &req, &j->tids[i]);
         if (rc != 0) {
             j->updating = true;

@@ -432,7 +432,11 @@ static int migs_parse(struct scenario *sc, const struct conf_node *p, struct con
 {
     static const char *const gkeys[] = {"nodes", "layout", "use", NULL};
     const struct conf_doc *d = &sc->doc;
-    if (sc->sharing != SHARE_MIG)
+    if (sc->mixed && !scenario_uses(sc, SHARE_MIG))
+        return scenario_refuse_modes(sc, p, SHARE_BIT(SHARE_MIG),
+                                     "mig-static places on MIG instances and needs a MIG pool",
+                                     err);
+    if (!sc->mixed && sc->sharing != SHARE_MIG)
         return conf_errf(err, d, conf_get(p, "name"), "name",
                          "policy 'mig-static' needs 'cluster.sharing: mig' (the cluster shares "
                          "by %s)",
@@ -483,6 +487,12 @@ static int migs_parse(struct scenario *sc, const struct conf_node *p, struct con
                                    "nodes %u-%u include pool '%s', which takes whole cards "
                                    "(sharing: none): no MIG layout there",
                                    g->first, g->last, pc->name);
+                else if (scenario_pool_mode(sc, k) != SHARE_MIG)
+                    rc = conf_errf(err, d, nn, "nodes",
+                                   "nodes %u-%u include pool '%s', which shares by %s: no MIG "
+                                   "layout there",
+                                   g->first, g->last, pc->name,
+                                   share_mode_name(scenario_pool_mode(sc, k)));
                 else if (mig_layout_check(pc->spec, g->layout, &ml, msg, sizeof(msg)))
                     rc = conf_errf(err, d, conf_get(it, "layout"), "layout", "pool '%s' (%s): %s",
                                    pc->name, pc->spec->name, msg);
