@@ -301,6 +301,9 @@ static int report_human(FILE *out, const struct results *r, bool md)
             const struct results_metric *g = results_table_find(&r->pools[i].t, "gpus");
             fprintf(out, "%s %s %.0f x %s", i ? "," : "", r->pools[i].name, g ? g->s.mean : NAN,
                     or_q(r->pools[i].board));
+            /* Pools of different sharing modes: each pool's ("mixed" in /meta). */
+            if (r->sharing && !strcmp(r->sharing, "mixed"))
+                fprintf(out, " %s", or_q(r->pools[i].sharing));
         }
         fprintf(out, " (%s); tidesim %s (%s)\n", or_q(r->sharing), or_q(r->version),
                 or_q(r->git_commit));
