@@ -38,6 +38,15 @@
  * speed: a replica takes one only when no MIG instance holds it (instances
  * are smaller), and a training job without spec.mig_profile takes whole cards
  * first (larger than any instance), then the largest profile as above.
+ *
+ * A mixed fleet (pools of several modes, docs/policies.md): a card of a
+ * time-sliced or MPS pool is taken by its own mode, as the device plugin
+ * advertises it: `slots` (its replicas) places of 1/slots of the card (memory
+ * ranks it as card / slots), each a replica or a training member, while the
+ * memory of its tenants fits the card (time-slicing does not isolate memory:
+ * a placement that would overflow it is not made). The sharing model
+ * (models/share.h) gives the tenants their speeds; the HPA sizes a replica
+ * there at 1/slots of a card (every place taken).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -78,10 +87,25 @@ static bool card_allows(const struct sim *s, uint32_t gpu, bool training)
     return true;
 }
 
-/* A whole card (a pool with sharing: none, MIG off): one tenant, the card's memory. */
+/*
+ * A card without MIG instances: a whole card (a pool with sharing: none, MIG off: one
+ * tenant, the card's memory), or in a mixed fleet a time-sliced / MPS card (its slots).
+ */
 static bool whole_card(const struct cluster *c, uint32_t gpu)
 {
     return cluster_card_mode(c, gpu) != SHARE_MIG;
+}
+
+/* Can a card without instances take one more tenant of mem GiB (a free slot, memory)? */
+static bool slot_free(const struct cluster *c, uint32_t gpu, double mem)
+{
+    const struct card *g = &c->cards[gpu];
+    if (g->reconfiguring || g->nten >= cluster_card_slots(c, gpu))
+        return false;
+    double used = 0;
+    for (uint32_t i = 0; i < g->nten; i++)
+        used += c->tenants[g->ten[i]].st.mem_gib;
+    return used + mem <= c->pools[g->pool].mem_gib;
 }
 
 /*
@@ -98,9 +122,9 @@ static int smallest_free(const struct cluster *c, uint32_t gpu, const char *want
         return -1;
     if (whole_card(c, gpu)) {
         const struct gpu_spec *spec = cluster_card_spec(c, gpu);
-        if (g->nten || want || mem > c->pools[g->pool].mem_gib)
+        if (want || !slot_free(c, gpu, mem))
             return -1;
-        *mib = spec->memory_mib;
+        *mib = spec->memory_mib / (int)cluster_card_slots(c, gpu);
         return MIG_MAX_INSTANCES;
     }
     int best = -1;
@@ -196,8 +220,7 @@ static uint32_t whole_cards_for(const struct sim *s, uint32_t j, double mem, boo
     for (uint32_t g = 0; g < s->cl.ngpus && n < count; g++) {
         const struct card *cd = &s->cl.cards[g];
         if (whole_card(&s->cl, g) && card_allows(s, g, true) && sim_job_allows(s, j, g) &&
-            mem <= s->cl.pools[cd->pool].mem_gib &&
-            (!free_only || (cd->nten == 0 && !cd->reconfiguring)))
+            mem <= s->cl.pools[cd->pool].mem_gib && (!free_only || slot_free(&s->cl, g, mem)))
             gang[n++] = g;
     }
     return n;
@@ -325,9 +348,14 @@ static void fit_scaler(const struct sim *s, struct autoscale *a, uint32_t svc)
         if (!card_allows(s, g, false))
             continue;
         if (whole_card(&s->cl, g)) { /* one replica at full speed, if it names no profile */
+            /* A time-sliced / MPS card of a mixed fleet: slots replicas at 1/slots. */
+            uint32_t k = cluster_card_slots(&s->cl, g);
+            double v = 1.0 / k;
+            if (k > 1 && !sim_svc_allows(s, svc, g)) /* not where its constraints forbid */
+                continue;
             if (!want && c->mem_gib <= s->cl.pools[s->cl.cards[g].pool].mem_gib) {
-                fit++;
-                speed = speed == 0 || speed > 1 ? 1 : speed;
+                fit += k;
+                speed = speed == 0 || speed > v ? v : speed;
             }
             continue;
         }
