@@ -154,13 +154,17 @@ static bool card_has(const struct cluster *c, uint32_t gpu, const struct mig_pro
     return false;
 }
 
-/* The card whose smallest fitting free instance is the smallest; UINT32_MAX if none. */
+/*
+ * The card whose smallest fitting free instance is the smallest, on the pools the
+ * service prefers first (`prefer`); UINT32_MAX if none.
+ */
 static uint32_t migs_card(struct sim *s, uint32_t svc)
 {
     const struct service_cfg *c = &s->sc->services[svc];
     const char *want = c->mig_profile && *c->mig_profile ? c->mig_profile : NULL;
     uint32_t best = UINT32_MAX;
     int best_mib = 0;
+    bool best_pref = false;
     for (uint32_t g = 0; g < s->cl.ngpus; g++) {
         if (!card_allows(s, g, false))
             continue;
@@ -168,9 +172,11 @@ static uint32_t migs_card(struct sim *s, uint32_t svc)
         int k = smallest_free(&s->cl, g, want, c->mem_gib, &mib);
         if (k < 0 || !sim_svc_allows(s, svc, g)) /* placement constraints (sim/sim.h) */
             continue;
-        if (best == UINT32_MAX || mib < best_mib) {
+        bool pref = sim_svc_prefers(s, svc, g);
+        if (best == UINT32_MAX || (pref && !best_pref) || (pref == best_pref && mib < best_mib)) {
             best = g;
             best_mib = mib;
+            best_pref = pref;
         }
     }
     return best;
