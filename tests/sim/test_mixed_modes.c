@@ -360,3 +360,57 @@ Test(mixed_modes, bad_combinations_name_the_place)
         simtest_expect_rejected(yaml, cases[i].want, i);
     }
 }
+
+Test(mixed_modes, each_pools_sharing_from_gives_its_mode)
+{
+    /* A mig-parted configuration, a device-plugin time-slicing file and an MPS file, one per
+     * pool: MIG (two 3g.40gb), time-slicing with the file's replicas (4), MPS (its replicas). */
+    static const char *const yaml =
+        "name: from\nduration: 1h\ncluster:\n  pools:\n"
+        "    - { name: m, gpu: a100-sxm4-80gb, nodes: 1, gpus_per_node: 1,"
+        " sharing_from: { file: sharing/mig-parted-pools.yaml, config: all-3g.40gb } }\n"
+        "    - { name: t, gpu: h100-sxm5-80gb, nodes: 1, gpus_per_node: 1,"
+        " sharing_from: sharing/device-plugin-timeslicing.yaml }\n"
+        "    - { name: p, gpu: a100-sxm4-80gb, nodes: 1, gpus_per_node: 1,"
+        " sharing_from: sharing/device-plugin-mps.yaml }\n";
+    struct scenario sc;
+    struct conf_err err;
+    cr_assert_eq(scenario_load_string(&sc, "tests/data/from.yaml", yaml, &err), 0, "%s", err.msg);
+    cr_expect(sc.mixed);
+    cr_expect_eq(scenario_pool_mode(&sc, 0), SHARE_MIG);
+    cr_expect_eq(scenario_pool_mode(&sc, 1), SHARE_TIMESLICE);
+    cr_expect_eq(scenario_pool_mode(&sc, 2), SHARE_MPS);
+    struct sim s;
+    cr_assert_eq(sim_init(&s, &sc, 1, NULL), 0, "%s", s.err);
+    cr_expect_eq(s.cl.cards[0].layout.n, 2u, "all-3g.40gb");
+    cr_expect_eq(s.cl.cards[1].layout.n, 0u);
+    cr_expect_eq(cluster_card_slots(&s.cl, 1), 4u, "the file's replicas");
+    cr_expect_eq(cluster_card_mode(&s.cl, 2), SHARE_MPS);
+    simtest_free(&sc, &s);
+
+    /* The mig-manager's label per pool: a time-sliced pool must leave MIG off there. */
+    static const char *const labelled =
+        "name: from\nduration: 1h\ncluster:\n"
+        "  sharing_from: sharing/mig-parted-pools.yaml\n  pools:\n"
+        "    - { name: m, gpu: a100-sxm4-80gb, nodes: 1,"
+        " labels: { nvidia.com/mig.config: all-1g.10gb } }\n"
+        "    - { name: t, gpu: h100-sxm5-80gb, nodes: 1, sharing: timeslice,"
+        " labels: { nvidia.com/mig.config: all-disabled } }\n";
+    cr_assert_eq(scenario_load_string(&sc, "tests/data/from.yaml", labelled, &err), 0, "%s",
+                 err.msg);
+    cr_expect(sc.mixed);
+    cr_expect_eq(scenario_pool_mode(&sc, 0), SHARE_MIG);
+    cr_expect_eq(scenario_pool_mode(&sc, 1), SHARE_TIMESLICE);
+    cr_expect_eq(sc.pools[1].slots, 4u, "time-slicing's default replicas");
+    scenario_release(&sc);
+    char bad[1024];
+    snprintf(bad, sizeof(bad), "%s", labelled);
+    char *at = strstr(bad, "mig.config: all-disabled");
+    cr_assert(at);
+    memcpy(at, "mig.config: all-1g.10gb ", 24);
+    cr_expect_lt(scenario_load_string(&sc, "tests/data/from.yaml", bad, &err), 0);
+    cr_expect(strstr(err.msg, "tests/data/from.yaml:7:") &&
+                  strstr(err.msg, "pool 't' shares by timeslice but its label "
+                                  "nvidia.com/mig.config=all-1g.10gb enables MIG"),
+              "%s", err.msg);
+}
