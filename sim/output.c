@@ -522,11 +522,11 @@ static int write_pools(struct sim_output *o, const struct sim *s, double win_s, 
         if (sc->mixed) {
             rc = keep(rc, out_attr_fixed_str(g, "sharing", share_mode_name(pl->mode)));
             rc = keep(rc, h5_attr_int(g, "slots", pl->slots));
+            rc =
+                keep(rc, h5_attr_int(g, "faults", s->pool_faults ? (int64_t)s->pool_faults[p] : 0));
             rc = keep(rc,
-                      h5_attr_int(g, "faults", s->pool_faults ? (int64_t)s->pool_faults[p] : 0));
-            rc = keep(rc, h5_attr_int(g, "fault_victims", s->pool_fault_victims
-                                                              ? (int64_t)s->pool_fault_victims[p]
-                                                              : 0));
+                      h5_attr_int(g, "fault_victims",
+                                  s->pool_fault_victims ? (int64_t)s->pool_fault_victims[p] : 0));
         }
         rc = keep(rc, h5_attr_int(g, "nodes", pl->nodes));
         rc = keep(rc, h5_attr_int(g, "gpus", pl->ngpus));

@@ -57,7 +57,7 @@ struct pool_cfg {
      * absent), resolved against the cluster's mode by the scenario (scenario.c) into: */
     const struct conf_node *node; /* its mapping in the file (NULL: the single-pool form) */
     const struct conf_node *sharing_at, *mig_at, *ts_at, *mps_at, *from_at;
-    bool whole;             /* sharing: none — whole cards, one tenant each (MIG off) */
+    bool whole; /* sharing: none — whole cards, one tenant each (MIG off) */
     /* A mode of its own other than the cluster's (mig, timeslice or mps: a mixed fleet);
      * own_mode false: the cluster's mode (or whole cards). */
     bool own_mode;

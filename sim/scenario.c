@@ -968,9 +968,12 @@ int scenario_refuse_modes(const struct scenario *sc, const struct conf_node *p, 
         return 0;
     const struct conf_node *at = p && conf_get(p, "name") ? conf_get(p, "name") : p;
     struct conf_node top = {.line = 1, .col = 1};
-    return conf_errf(err, &sc->doc, at ? at : sc->doc.root ? sc->doc.root : &top, "name",
-                     "policy '%s' does not model this mixed fleet (%s): %s", sc->policy.name,
-                     list, why);
+    return conf_errf(err, &sc->doc,
+                     at             ? at
+                     : sc->doc.root ? sc->doc.root
+                                    : &top,
+                     "name", "policy '%s' does not model this mixed fleet (%s): %s",
+                     sc->policy.name, list, why);
 }
 
 static int load_policy(struct scenario *sc, const struct conf_node *root, struct conf_err *err)
@@ -1113,13 +1116,12 @@ static int load_sharing(struct scenario *sc, const struct conf_node *c, struct c
         if (from && sc->sharing == SHARE_MPS && conf_get(p, "replicas"))
             return conf_errf(err, d, conf_get(p, "replicas"), "replicas",
                              "the replicas come from sharing_from; give one or the other");
-        if (p &&
-            ((rc = conf_check_keys(d, p, "mps", pkeys, err)) ||
-             (rc = get_u32(d, p, "replicas", false, 1, SHARE_MPS_MAX_CLIENTS, slots, err)) ||
-             (rc = conf_double(d, p, "interference", false, 0, 10, &sc->knobs.mps_interference,
-                               err)) ||
-             (rc = conf_double(d, p, "pinned_mem_limit_gb", false, 0, 1024, &sc->mps_mem_limit_gib,
-                               err))))
+        if (p && ((rc = conf_check_keys(d, p, "mps", pkeys, err)) ||
+                  (rc = get_u32(d, p, "replicas", false, 1, SHARE_MPS_MAX_CLIENTS, slots, err)) ||
+                  (rc = conf_double(d, p, "interference", false, 0, 10, &sc->knobs.mps_interference,
+                                    err)) ||
+                  (rc = conf_double(d, p, "pinned_mem_limit_gb", false, 0, 1024,
+                                    &sc->mps_mem_limit_gib, err))))
             return rc;
     }
     if (sc->sharing == SHARE_TIMESLICE)

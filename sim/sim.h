@@ -76,7 +76,7 @@ struct sim {
     /* The same per pool (cl.npools entries): the faults of tenants on its cards, and the
      * tenants they killed (a fault kills only on its own card). */
     uint64_t *pool_faults, *pool_fault_victims;
-    int event_error;        /* -ENOMEM when a fault or restart event could not be queued */
+    int event_error; /* -ENOMEM when a fault or restart event could not be queued */
     uint64_t oom_kills;
     uint64_t relayouts;
     bool in_init; /* the policy's init runs: replicas it starts are up at t = 0 */
