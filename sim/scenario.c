@@ -736,7 +736,10 @@ static int load_checkpoint(const struct conf_doc *d, const struct conf_node *c,
         /* A member dies of its own faults and, on a shared card, of its
          * card-mates' (a full card: `slots` tenants). */
         bool shared = sc->sharing == SHARE_TIMESLICE || sc->sharing == SHARE_MPS;
+        /* Until a job is placed (its interval at submission); then each card of its own
+         * pool's mode and replicas (trainer_start). */
         t->fault_rate_per_gpu_h = sc->knobs.fault_rate_per_h * (shared ? sc->slots : 1);
+        t->fault_rate_per_tenant_h = sc->knobs.fault_rate_per_h;
         if (!(t->fault_rate_per_gpu_h > 0))
             return conf_errf(err, d, c, "mtbf",
                              "'faults' needs cluster.faults.per_tenant_per_hour > 0");

@@ -524,6 +524,25 @@ int trainer_start(struct trainer *t, uint32_t id, const uint32_t *gpus)
         }
         j->gpus[i] = gpus[i];
     }
+    if (t->cfg.fault_rate_per_tenant_h > 0) {
+        /* mtbf: faults, from the cards it got: a member dies of its own faults and, on a
+         * time-sliced or MPS card, of its card-mates' (a full card: its pool's slots). */
+        double mult = 0, first = -1; /* Σ of its cards' multiplicities; the first's */
+        bool alike = true;
+        for (uint32_t i = 0; i < j->spec.gpus; i++) {
+            enum share_mode m = cluster_card_mode(t->cl, gpus[i]);
+            bool shared = m == SHARE_TIMESLICE || m == SHARE_MPS;
+            double k = shared ? (double)cluster_card_slots(t->cl, gpus[i]) : 1;
+            alike = alike && (first < 0 || k == first);
+            first = first < 0 ? k : first;
+            mult += k;
+        }
+        /* Cards alike: (rate × k) × GPUs, the form the submission estimate uses. */
+        double rate = alike ? t->cfg.fault_rate_per_tenant_h * first * j->spec.gpus
+                            : t->cfg.fault_rate_per_tenant_h * mult;
+        j->interval_s =
+            ckpt_interval(t->cfg.rule, sim_time_to_sec(t->cfg.interval), j->save_s, 3600.0 / rate);
+    }
     j->state = JOB_RUNNING;
     j->queue_us += (double)(now - j->queued_since);
     if (j->start < 0)

@@ -415,3 +415,40 @@ Test(mixed_modes, each_pools_sharing_from_gives_its_mode)
                                   "nvidia.com/mig.config=all-1g.10gb enables MIG"),
               "%s", err.msg);
 }
+
+/*
+ * mtbf: faults in a mixed fleet, Young's interval √(2·C·M) with C = 110/2 + 5 = 60 s
+ * (test_faults.c) and 2 faults per tenant-hour: a member on the time-sliced card
+ * (replicas 3) dies of its own faults and its 2 card-mates' slots, M = 3600 / (2 × 3) =
+ * 600 s, √72,000 = 268.3282 s; on a MIG instance of its own, M = 1800 s, √216,000 =
+ * 464.7580 s. (The cluster's exclusive default would give every job 464.7580 s.)
+ */
+Test(mixed_modes, mtbf_from_faults_follows_the_jobs_cards)
+{
+    static const char *const yaml =
+        "name: mtbf\nduration: 10d\nsample_interval: 1h\n"
+        "cluster:\n  faults: { per_tenant_per_hour: 2 }\n  pools:\n"
+        "    - { name: m, gpu: a100-sxm4-80gb, nodes: 1, gpus_per_node: 1,"
+        " sharing: mig, mig: { layout: '3g.40gb+3g.40gb' } }\n"
+        "    - { name: t, gpu: a100-sxm4-80gb, nodes: 1, gpus_per_node: 1,"
+        " sharing: timeslice, timeSlicing: { replicas: 3 } }\n"
+        "training:\n  memory_gb_per_gpu: 20\n  jobs: { synthetic: { per_hour: 0 } }\n"
+        "  checkpoint: { interval: young, mtbf: faults, state_gb_per_gpu: 110 }\n"
+        "policy: { name: mig-static }\n";
+    struct scenario sc;
+    struct sim s;
+    simtest_build(&sc, &s, yaml, 1);
+    uint32_t j[4];
+    for (int i = 0; i < 4; i++)
+        j[i] = polsubmit_job(&s, 36000, 1, NULL);
+    for (int i = 0; i < 4; i++) {
+        const struct job *jb = &s.tr.jobs[j[i]];
+        cr_assert_eq(jb->state, JOB_RUNNING, "job %d", i);
+        cr_expect_float_eq(jb->save_s, 60.0, 1e-9);
+        bool ts = jb->gpus[0] == 1;
+        cr_expect_eq(ts, i < 3, "job %d: the time-sliced card's 3 places first", i);
+        cr_expect_float_eq(jb->interval_s, ts ? 268.3282 : 464.7580, 1e-4, "job %d: %f", i,
+                           jb->interval_s);
+    }
+    simtest_free(&sc, &s);
+}
