@@ -1417,7 +1417,10 @@ static int resolve_pool(struct scenario *sc, const struct conf_node *c, struct p
         return rc;
     if (label && sc->from_migparted && !p->from_at) {
         if (p->mig_layout || p->whole)
-            return conf_errf(err, d, p->mig_layout ? conf_get(m, "layout") : p->sharing_at,
+            return conf_errf(err, d,
+                             p->mig_layout   ? conf_get(m, "layout")
+                             : p->sharing_at ? p->sharing_at
+                                             : p->node,
                              p->mig_layout ? "layout" : "sharing",
                              "pool '%s': its label %s=%s picks its configuration in %s; give "
                              "one or the other",
