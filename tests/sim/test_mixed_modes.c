@@ -12,6 +12,12 @@
  *     fault per tenant-hour: each pool's faults are Poisson with mean rate × its own
  *     tenants × hours (400 and 800), and a fault kills 1 tenant on the MIG card, all 4 on
  *     the time-sliced one (exactly);
+ *   - three pools, three modes: each card runs its own pool's model (time-slicing's
+ *     (1 − o) / n, MPS max-min share less interference and its replicas' memory split, the
+ *     MIG instance speed), all by hand;
+ *   - mtbf: faults follows each job's cards (Young's interval by hand);
+ *   - each pool's sharing_from gives its mode; a time-sliced pool whose mig.config label
+ *     enables MIG is refused;
  *   - each policy runs the MIG + time-sliced fleet or refuses it with its message;
  *   - malformed combinations named at file:line:col.
  */
@@ -449,6 +455,51 @@ Test(mixed_modes, mtbf_from_faults_follows_the_jobs_cards)
         cr_expect_eq(ts, i < 3, "job %d: the time-sliced card's 3 places first", i);
         cr_expect_float_eq(jb->interval_s, ts ? 268.3282 : 464.7580, 1e-4, "job %d: %f", i,
                            jb->interval_s);
+    }
+    simtest_free(&sc, &s);
+}
+
+/*
+ * Three pools, three modes, one card each, eight 1-GPU jobs of 15 GB under mig-static:
+ * the time-sliced card's 2 places, the MPS card's 4, then the 2 MIG instances. Each card's
+ * model by its own pool: time-slicing (1 − 0.05) / 2 = 0.475 each; MPS, 4 clients of
+ * demand 1 share the SMs max-min (0.25 each), less interference 0.2 per co-runner's SM
+ * use: 0.25 / (1 + 0.2 × 3) = 0.15625 (models/share.h), each pinned to 80 / 4 = 20 GiB
+ * (the k8s MPS plugin's split of its own pool's replicas); MIG, the 3g.40gb speed.
+ */
+Test(mixed_modes, each_card_runs_its_own_pools_model)
+{
+    struct scenario sc;
+    struct sim s;
+    polsubmit_build(&sc, &s,
+                    "{ pools: ["
+                    " { name: m, gpu: a100-sxm4-80gb, nodes: 1, gpus_per_node: 1,"
+                    "   sharing: mig, mig: { layout: '3g.40gb+3g.40gb' } },"
+                    " { name: t, gpu: a100-sxm4-80gb, nodes: 1, gpus_per_node: 1,"
+                    "   sharing: timeslice, timeSlicing: { replicas: 2 } },"
+                    " { name: p, gpu: a100-sxm4-80gb, nodes: 1, gpus_per_node: 1,"
+                    "   sharing: mps, mps: { replicas: 4 } } ] }",
+                    "  memory_gb_per_gpu: 15\n", NULL, "{ name: mig-static }");
+    for (int i = 0; i < 8; i++)
+        polsubmit_job(&s, 3600, 1, NULL);
+    cr_assert_eq(s.cl.cards[0].nten, 2u);
+    cr_assert_eq(s.cl.cards[1].nten, 2u);
+    cr_assert_eq(s.cl.cards[2].nten, 4u);
+    for (uint32_t i = 0; i < 2; i++) {
+        const struct tenant *t = &s.cl.tenants[s.cl.cards[1].ten[i]];
+        cr_expect(fabs(t->speed - 0.475) < 1e-12, "time-sliced: %.15f", t->speed);
+        cr_expect_eq(t->st.mem_limit_gib, 0, "the device plugin does not isolate memory");
+    }
+    for (uint32_t i = 0; i < 4; i++) {
+        const struct tenant *t = &s.cl.tenants[s.cl.cards[2].ten[i]];
+        cr_expect(fabs(t->speed - 0.15625) < 1e-12, "MPS: %.15f", t->speed);
+        cr_expect(fabs(t->st.mem_limit_gib - 20) < 1e-12, "MPS limit %f", t->st.mem_limit_gib);
+    }
+    for (uint32_t i = 0; i < 2; i++) {
+        const struct tenant *t = &s.cl.tenants[s.cl.cards[0].ten[i]];
+        cr_expect(fabs(t->speed - mig_knobs_speed(cluster_card_mig(&s.cl, 0),
+                                                  s.cl.cards[0].layout.inst[i].profile)) < 1e-12);
+        cr_expect_eq(t->st.mem_limit_gib, 0);
     }
     simtest_free(&sc, &s);
 }
