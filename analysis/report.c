@@ -405,6 +405,16 @@ static int report_json(FILE *out, const struct results *r)
         json_table(out, &r->pools[i].t, "    ");
     }
     fputs("\n  },", out);
+    if (r->sharing && !strcmp(r->sharing, "mixed")) { /* pools of different modes: each's */
+        fputs("\n  \"pool_sharing\": {", out);
+        for (size_t i = 0; i < r->npools; i++) {
+            fprintf(out, "%s\n    ", i ? "," : "");
+            esc_json_str(out, r->pools[i].name);
+            fputs(": ", out);
+            esc_json_str(out, r->pools[i].sharing);
+        }
+        fputs("\n  },", out);
+    }
     if (r->nqueues) {
         fputs("\n  \"queues\": {", out);
         for (size_t i = 0; i < r->nqueues; i++) {

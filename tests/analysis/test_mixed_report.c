@@ -40,6 +40,13 @@ Test(mixed_report, pools_of_different_modes_in_results_and_report)
                           "h100-ts 8 x h100-sxm5-80gb timeslice (mixed)"),
               "%s", out);
     free(out);
+    snprintf(cmd, sizeof(cmd), "%s report %s --format json", atest_bin(), f);
+    cr_assert_eq(atest_run(cmd, &out), 0, "%s", out);
+    cr_expect(strstr(out, "\"sharing\": \"mixed\""), "%s", out);
+    cr_expect(strstr(out, "\"pool_sharing\": {\n    \"a100-mig\": \"mig\",\n    \"h100-ts\": "
+                          "\"timeslice\"\n  },"),
+              "%s", out);
+    free(out);
 
     /* One mode (MIG pool beside whole cards): no per-pool mode anywhere. */
     cr_assert_eq(results_open(&r, g, err, sizeof(err)), 0, "%s", err);
