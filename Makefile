@@ -163,7 +163,9 @@ $(MPI_BIN): $(BUILD)/obj-mpi/sim/cli/mpi_main.o $(CLI_OBJS) $(LIB)
 
 # For make test: build tidesim-mpi when OpenMPI is there (not in sanitizer builds, whose
 # leak checker would report OpenMPI's own allocations), else say the MPI test is skipped.
-mpi-if-present:
+# It needs the library and CLI objects first: its sub-make must not build them while this
+# make does (with -j2 both wrote build/libtidesim.a at once: "file truncated").
+mpi-if-present: $(LIB) $(CLI_OBJS)
 	@if [ -z "$(SANITIZE)" ] && command -v $(MPICC) >/dev/null 2>&1 && \
 	    command -v mpirun >/dev/null 2>&1; then \
 	  $(MAKE) --no-print-directory $(MPI_BIN); \

@@ -301,6 +301,9 @@ static int report_human(FILE *out, const struct results *r, bool md)
             const struct results_metric *g = results_table_find(&r->pools[i].t, "gpus");
             fprintf(out, "%s %s %.0f x %s", i ? "," : "", r->pools[i].name, g ? g->s.mean : NAN,
                     or_q(r->pools[i].board));
+            /* Pools of different sharing modes: each pool's ("mixed" in /meta). */
+            if (r->sharing && !strcmp(r->sharing, "mixed"))
+                fprintf(out, " %s", or_q(r->pools[i].sharing));
         }
         fprintf(out, " (%s); tidesim %s (%s)\n", or_q(r->sharing), or_q(r->version),
                 or_q(r->git_commit));
@@ -402,6 +405,16 @@ static int report_json(FILE *out, const struct results *r)
         json_table(out, &r->pools[i].t, "    ");
     }
     fputs("\n  },", out);
+    if (r->sharing && !strcmp(r->sharing, "mixed")) { /* pools of different modes: each's */
+        fputs("\n  \"pool_sharing\": {", out);
+        for (size_t i = 0; i < r->npools; i++) {
+            fprintf(out, "%s\n    ", i ? "," : "");
+            esc_json_str(out, r->pools[i].name);
+            fputs(": ", out);
+            esc_json_str(out, r->pools[i].sharing);
+        }
+        fputs("\n  },", out);
+    }
     if (r->nqueues) {
         fputs("\n  \"queues\": {", out);
         for (size_t i = 0; i < r->nqueues; i++) {

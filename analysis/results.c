@@ -874,6 +874,8 @@ static herr_t service_link(hid_t grp, const char *name, const H5L_info_t *info, 
         apply_units(rd, g, &s->t);
     if (w->kind == WALK_POOLS && w->c->rep == 0 && !rd->rc && !s->board)
         h5_rd_attr_str_opt(rd, g, "gpu", &s->board); /* absent or no string: none */
+    if (w->kind == WALK_POOLS && w->c->rep == 0 && !rd->rc && !s->sharing)
+        h5_rd_attr_str_opt(rd, g, "sharing", &s->sharing); /* absent or no string: none */
     /* Several GPU flavors: /queues/<name>/flavors/<flavor> follow their queue, their links
      * counted with the queues' against the reader's limit. */
     if (w->kind == WALK_QUEUES && !rd->rc && H5Lexists(g, "flavors", H5P_DEFAULT) > 0) {
@@ -1528,6 +1530,7 @@ void results_release(struct results *r)
     for (size_t i = 0; i < r->npools; i++) {
         free(r->pools[i].name);
         free(r->pools[i].board);
+        free(r->pools[i].sharing);
         table_release(&r->pools[i].t);
     }
     free(r->pools);

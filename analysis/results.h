@@ -49,6 +49,8 @@ struct results_table {
 struct results_service {
     char *name;
     char *board;            /* a pool's board (/pools/<name> gpu), NULL for a service (owned) */
+    char *sharing;          /* a pool's sharing mode (/pools/<name> sharing), NULL when absent
+                               (a service, or a file written before pools had it; owned) */
     struct results_table t; /* arrived, dropped, mean_ms, p50_ms, ... slo_met */
 };
 

@@ -182,11 +182,15 @@ int cluster_init(struct cluster *c, uint32_t nodes, uint32_t per_node, const str
     return 0;
 }
 
-/* Pool i's sharing: the cluster's unless the pool takes whole cards or sets its own. */
+/*
+ * Pool i's sharing: the cluster's unless the pool takes whole cards or has a mode of its
+ * own (a mixed fleet). Returns 0 with *l its cards' layout, 1 when they keep
+ * cluster_init's, -EINVAL for an invalid layout.
+ */
 static int pool_sharing(const struct cluster *c, const struct pool_cfg *q, struct cluster_pool *p,
                         struct mig_layout *l)
 {
-    p->mode = q->whole ? SHARE_EXCLUSIVE : c->mode;
+    p->mode = q->whole ? SHARE_EXCLUSIVE : q->own_mode ? q->mode : c->mode;
     p->slots = p->mode == SHARE_EXCLUSIVE ? 1
                : p->mode == SHARE_MIG     ? MIG_MAX_INSTANCES
                : q->slots                 ? q->slots
@@ -196,8 +200,8 @@ static int pool_sharing(const struct cluster *c, const struct pool_cfg *q, struc
     p->mig = q->mig.gpu ? q->mig : c->mig;
     memset(l, 0, sizeof(*l));
     l->gpu = q->spec;
-    if (c->mode == SHARE_MIG && p->mode != SHARE_MIG)
-        return 0; /* whole cards: no instances */
+    if (p->mode != SHARE_MIG && (c->mode == SHARE_MIG || q->own_mode))
+        return 0; /* whole cards, or shared without MIG: no instances */
     if (p->mode != SHARE_MIG || !q->mig_layout)
         return 1; /* the card keeps the cluster's layout (or none) */
     char err[MIG_ERR_LEN];
@@ -311,7 +315,9 @@ int cluster_set_pools(struct cluster *c, const struct pool_cfg *pools, uint32_t 
     c->pools = p;
     c->npools = n;
     c->mem_gib = mem;
-    if (c->mode != SHARE_MIG && c->mode != SHARE_EXCLUSIVE)
+    /* The most tenants a card of any pool takes outside MIG (each card's own:
+     * cluster_card_slots); a cluster of MIG or whole cards keeps cluster_init's. */
+    if ((c->mode != SHARE_MIG && c->mode != SHARE_EXCLUSIVE) || slots > 1)
         c->slots = slots;
     return 0;
 }
@@ -877,8 +883,6 @@ uint32_t cluster_fault_victims(const struct cluster *c, uint32_t tid, uint32_t *
 int cluster_relayout_begin(struct cluster *c, uint32_t gpu, sim_time now, const char *layout,
                            char *err, size_t errlen)
 {
-    if (c->mode != SHARE_MIG)
-        return -ENOTSUP;
     if (gpu >= c->ngpus)
         return -EINVAL;
     struct card *g = &c->cards[gpu];

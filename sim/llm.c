@@ -562,19 +562,23 @@ static double rep_speed(const struct service *s, const struct llm_rep *r)
      * of another pool runs at its board's inference speed over that board's (1 in one pool). */
     const struct cluster *cl = s->cl;
     double v = INFINITY, ref = cl->pools[0].infer_speed;
-    if (cl->mode == SHARE_EXCLUSIVE || cl->mode == SHARE_MIG) {
-        for (uint32_t i = 0; i < r->ntp; i++) {
-            double x = cluster_card_infer_speed(cl, cl->tenants[r->tids[i]].gpu) / ref;
-            v = x < v ? x : v;
-        }
-        return isfinite(v) ? v : 1.0;
-    }
+    /* A MIG card, or a whole card in a cluster of MIG or whole cards, runs at a fixed speed;
+     * a time-sliced or MPS card (or a whole card of such a cluster) at the tenant's share.
+     * In a mixed fleet each card by its own pool's mode. */
+    bool fixed_cl = cl->mode == SHARE_EXCLUSIVE || cl->mode == SHARE_MIG, shared = false;
     for (uint32_t i = 0; i < r->ntp; i++) {
         const struct tenant *t = &cl->tenants[r->tids[i]];
-        double x =
-            cluster_tenant_speed(cl, r->tids[i]) * (cluster_card_infer_speed(cl, t->gpu) / ref);
+        enum share_mode m = cluster_card_mode(cl, t->gpu);
+        bool fixed = m == SHARE_MIG || (m == SHARE_EXCLUSIVE && fixed_cl);
+        double x = cluster_card_infer_speed(cl, t->gpu) / ref;
+        if (!fixed) {
+            x *= cluster_tenant_speed(cl, r->tids[i]);
+            shared = true;
+        }
         v = x < v ? x : v;
     }
+    if (!shared)
+        return isfinite(v) ? v : 1.0;
     return v > 1e-9 ? v : 1e-9;
 }
 

@@ -62,6 +62,8 @@ struct llm_cfg {
     struct llm_coef base; /* whole card, TP 1 (derived from the board, or given) */
     sim_time ttft_slo, tpot_slo;
     uint64_t kv_card; /* KV tokens of a replica on whole cards (0 under MIG) */
+    bool on_mig;      /* it runs on MIG instances: the cluster's mode, or in a mixed fleet
+                         the mode of the pools it requires */
     double cap_rps;   /* requests/s a replica sustains at its TPOT SLO (llm_capacity_rps) */
     enum llm_scale_metric scale_metric;
     double scale_target; /* tokens/s per replica, or KV occupancy 0..1 */

@@ -330,7 +330,7 @@ static int load_autoscale_metric(const struct conf_doc *d, const struct conf_nod
 double llm_cfg_request_gib(const struct llm_cfg *c, const struct scenario *sc)
 {
     double card = sc->spec->memory_mib / 1024.0;
-    if (sc->sharing != SHARE_MIG)
+    if (!c->on_mig)
         return c->mem_util * card;
     /* On MIG an instance must hold the replica's minimum: weights, overhead, one context. */
     double need = c->model.weight_bytes / (1024.0 * 1024.0 * 1024.0) + c->overhead_gib +
@@ -353,7 +353,7 @@ static int check_fit(const struct conf_doc *d, const struct conf_node *n, const 
 {
     struct llm_mem f;
     char msg[600], where[96];
-    if (s->sharing == SHARE_MIG) {
+    if (c->on_mig) {
         if (sc->mig_profile) {
             const struct mig_profile *p = mig_profile_find(s->spec, sc->mig_profile);
             if (llm_cfg_memory(c, s, p, &f) == 0)
@@ -409,6 +409,23 @@ int llm_cfg_load(const struct conf_doc *d, const struct conf_node *n, struct ser
     if (!c)
         return -ENOMEM;
     sc->llm = c;
+    c->on_mig = s->sharing == SHARE_MIG;
+    if (s->mixed) {
+        /* Sized for one kind of card: the pools it may run on all share by MIG, or none. */
+        uint64_t may = pool_match_mask(s->pools, s->npools, &sc->place.require);
+        uint32_t mig = 0, other = 0;
+        for (uint32_t i = 0; i < s->npools; i++)
+            if ((may >> i) & 1u)
+                *(scenario_pool_mode(s, i) == SHARE_MIG ? &mig : &other) += 1;
+        if (mig && other)
+            return conf_errf(err, d, conf_get(n, sc->place.require.given ? "require" : "llm"),
+                             sc->place.require.given ? "require" : "llm",
+                             "service '%s': an LLM replica is sized either for MIG instances or "
+                             "for cards, and the pools it may run on hold both; require pools "
+                             "of one kind (require: {gpu: ..., labels: {...}})",
+                             sc->name);
+        c->on_mig = mig > 0;
+    }
     if ((rc = load_model(d, l, c, err)))
         return rc;
     c->wdtype = LLM_DT_BF16;
@@ -457,7 +474,7 @@ int llm_cfg_load(const struct conf_doc *d, const struct conf_node *n, struct ser
     if (c->tp > s->gpus_per_node)
         return conf_errf(err, d, tpn, "tensor_parallel",
                          "a replica's cards are on one node, which has %u", s->gpus_per_node);
-    if (c->tp > 1 && s->sharing == SHARE_MIG)
+    if (c->tp > 1 && c->on_mig)
         return conf_errf(err, d, tpn, "tensor_parallel",
                          "tensor parallelism across MIG instances is not supported (NCCL does "
                          "not run between MIG instances); use tensor_parallel: 1");
@@ -497,7 +514,7 @@ int llm_cfg_load(const struct conf_doc *d, const struct conf_node *n, struct ser
     struct llm_coef cc;
     double mem = 1, sm = 1;
     const struct mig_profile *on = NULL;
-    if (s->sharing == SHARE_MIG) {
+    if (c->on_mig) {
         on = sc->mig_profile ? mig_profile_find(s->spec, sc->mig_profile) : NULL;
         size_t np = 0;
         const struct mig_profile *pr = mig_profiles(s->spec, &np);
@@ -508,7 +525,7 @@ int llm_cfg_load(const struct conf_doc *d, const struct conf_node *n, struct ser
         sm = on ? mig_knobs_speed(&s->mig, on) : 1;
     }
     llm_cfg_memory(c, s, on, &f);
-    c->kv_card = s->sharing == SHARE_MIG ? 0 : f.kv_tokens;
+    c->kv_card = c->on_mig ? 0 : f.kv_tokens;
     if (llm_coef_scale(&c->base, &c->knobs, c->tp, mem, sm, &cc) == 0)
         c->cap_rps =
             llm_capacity_rps(&cc, (double)f.kv_tokens, c->max_num_seqs, tok_mean(&c->prompt),

@@ -516,6 +516,18 @@ static int write_pools(struct sim_output *o, const struct sim *s, double win_s, 
          * 1.10 on a group with dense attributes and variable-length strings (analysis/merge.c). */
         rc = keep(rc, out_attr_fixed_str(g, "gpu", pl->spec->name));
         rc = keep(rc, out_attr_fixed_str(g, "labels", labels));
+        /* A mixed fleet (/meta sharing "mixed"): how its cards are shared (whole cards:
+         * exclusive), the tenants a card takes, and its faults (whole run). Only then, so the
+         * files of one-mode fleets stay as they were (docs/results.md). */
+        if (sc->mixed) {
+            rc = keep(rc, out_attr_fixed_str(g, "sharing", share_mode_name(pl->mode)));
+            rc = keep(rc, h5_attr_int(g, "slots", pl->slots));
+            rc =
+                keep(rc, h5_attr_int(g, "faults", s->pool_faults ? (int64_t)s->pool_faults[p] : 0));
+            rc = keep(rc,
+                      h5_attr_int(g, "fault_victims",
+                                  s->pool_fault_victims ? (int64_t)s->pool_fault_victims[p] : 0));
+        }
         rc = keep(rc, h5_attr_int(g, "nodes", pl->nodes));
         rc = keep(rc, h5_attr_int(g, "gpus", pl->ngpus));
         rc = keep(rc, h5_attr_int(g, "first_gpu", pl->first_gpu));
@@ -740,7 +752,8 @@ static int write_meta(struct sim_output *o, const struct sim *s, bool complete)
     rc = keep(rc, h5_attr_int(g, "replication", 0));
     rc = keep(rc, h5_attr_str(g, "policy", sc->policy.name));
     rc = keep(rc, h5_attr_str(g, "gpu", sc->gpu));
-    rc = keep(rc, h5_attr_str(g, "sharing", share_mode_name(sc->sharing)));
+    /* A mixed fleet (pools of several modes): "mixed"; each pool's is /pools/<name>.sharing. */
+    rc = keep(rc, h5_attr_str(g, "sharing", sc->mixed ? "mixed" : share_mode_name(sc->sharing)));
     rc = keep(rc, h5_attr_int(g, "complete", complete ? 1 : 0));
     rc = keep(rc, h5_attr_double(g, "sim_time_reached_s", sim_time_to_sec(s->end)));
     rc = keep(rc, h5_attr_double(g, "duration_s", sim_time_to_sec(sc->duration)));

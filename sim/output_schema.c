@@ -144,6 +144,7 @@ static const struct output_field service_fields[] = {
 static const struct output_field pool_fields[] = {
     {"nodes", "nodes", "nodes"},
     {"first_gpu", "index", "first GPU index"},
+    {"slots", "tenants", "tenants a card takes (mixed fleets)"},
     {"train_speed", "x", "training speed vs A100"},
     {"infer_speed", "x", "inference speed vs A100"},
     {"gpu_hour_price", "currency/GPU-h", "price per GPU-hour"},

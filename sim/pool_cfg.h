@@ -7,8 +7,9 @@
  * (pools may differ in node size), its labels (Kubernetes node labels,
  * string → string), its speed for training and inference relative to the
  * reference board (A100 = 1; defaults from models/gpu.c, overridable per
- * pool), and its own sharing settings within the cluster's mode (whole cards,
- * its MIG layout, its replicas; resolved by the scenario). Pools are numbered
+ * pool), and its own sharing: the cluster's mode (cluster.sharing) or its own
+ * (mig, timeslice, mps, or whole cards), with its MIG layout or its replicas
+ * (resolved by the scenario). Pools are numbered
  * in file order and their nodes follow each other: pool 0 holds nodes
  * [0, n0), pool 1 [n0, n0 + n1), ... The single-pool form (cluster.gpu,
  * cluster.nodes, ...) is one pool named "default" with no labels.
@@ -32,6 +33,7 @@
 #include <stdint.h>
 
 #include "models/mig.h"
+#include "models/share.h"
 #include "sim/conf.h"
 
 struct gpu_spec;
@@ -55,7 +57,11 @@ struct pool_cfg {
      * absent), resolved against the cluster's mode by the scenario (scenario.c) into: */
     const struct conf_node *node; /* its mapping in the file (NULL: the single-pool form) */
     const struct conf_node *sharing_at, *mig_at, *ts_at, *mps_at, *from_at;
-    bool whole;             /* sharing: none — whole cards, one tenant each (MIG off) */
+    bool whole; /* sharing: none — whole cards, one tenant each (MIG off) */
+    /* A mode of its own other than the cluster's (mig, timeslice or mps: a mixed fleet);
+     * own_mode false: the cluster's mode (or whole cards). */
+    bool own_mode;
+    enum share_mode mode;
     uint32_t slots;         /* tenants per card under timeslice / mps; 0 = the cluster's */
     const char *mig_layout; /* its cards' MIG layout; NULL = the cluster's (cluster.mig.layout) */
     char *layout_own;       /* owned: the layout read from a mig-parted file (mig_layout points

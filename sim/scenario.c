@@ -631,9 +631,13 @@ static int load_service(const struct conf_doc *d, const struct conf_node *n, str
         return conf_errf(err, d, conf_get(n, "mig_profile"), "mig_profile",
                          "unknown MIG profile '%.40s' for this GPU", c->mig_profile);
     c->sm_cap = atp / 100;
+    /* Its constraints first: in a mixed fleet an LLM replica is sized for the mode of the
+     * pools it requires (sim/llm_conf.c). */
+    if ((rc = placement_load(d, n, &c->place, err)))
+        return rc;
     if (c->kind == SVC_LLM && (rc = llm_cfg_load(d, n, c, scn, err)))
         return rc;
-    if ((rc = load_startup(d, n, c, err)) || (rc = placement_load(d, n, &c->place, err)))
+    if ((rc = load_startup(d, n, c, err)))
         return rc;
     if (c->max_queue < c->max_batch)
         return conf_errf(err, d, conf_get(n, "max_queue"), "max_queue",
@@ -732,7 +736,10 @@ static int load_checkpoint(const struct conf_doc *d, const struct conf_node *c,
         /* A member dies of its own faults and, on a shared card, of its
          * card-mates' (a full card: `slots` tenants). */
         bool shared = sc->sharing == SHARE_TIMESLICE || sc->sharing == SHARE_MPS;
+        /* Until a job is placed (its interval at submission); then each card of its own
+         * pool's mode and replicas (trainer_start). */
         t->fault_rate_per_gpu_h = sc->knobs.fault_rate_per_h * (shared ? sc->slots : 1);
+        t->fault_rate_per_tenant_h = sc->knobs.fault_rate_per_h;
         if (!(t->fault_rate_per_gpu_h > 0))
             return conf_errf(err, d, c, "mtbf",
                              "'faults' needs cluster.faults.per_tenant_per_hour > 0");
@@ -946,6 +953,32 @@ static int load_autoscale(const struct conf_doc *d, const struct conf_node *a,
     return 0;
 }
 
+int scenario_refuse_modes(const struct scenario *sc, const struct conf_node *p, uint32_t ok,
+                          const char *why, struct conf_err *err)
+{
+    char list[400] = "";
+    size_t n = 0;
+    bool bad = false;
+    for (uint32_t i = 0; i < sc->npools; i++) {
+        enum share_mode m = scenario_pool_mode(sc, i);
+        bad |= !((ok >> m) & 1u);
+        if (n < sizeof(list))
+            n += (size_t)snprintf(list + n, sizeof(list) - n, "%spool '%s' %s", i ? ", " : "",
+                                  sc->pools[i].name,
+                                  sc->pools[i].whole ? "whole cards" : share_mode_name(m));
+    }
+    if (!bad)
+        return 0;
+    const struct conf_node *at = p && conf_get(p, "name") ? conf_get(p, "name") : p;
+    struct conf_node top = {.line = 1, .col = 1};
+    return conf_errf(err, &sc->doc,
+                     at             ? at
+                     : sc->doc.root ? sc->doc.root
+                                    : &top,
+                     "name", "policy '%s' does not model this mixed fleet (%s): %s",
+                     sc->policy.name, list, why);
+}
+
 static int load_policy(struct scenario *sc, const struct conf_node *root, struct conf_err *err)
 {
     static const char *const common[] = {"name", "inference_gpus", "autoscale"};
@@ -1002,14 +1035,20 @@ static int load_sharing(struct scenario *sc, const struct conf_node *c, struct c
     sc->restart_delay = 60 * SIM_SEC;
     if (sc->spec->mig_capable)
         mig_knobs_init(&sc->mig, sc->spec);
-    if (m && sc->sharing != SHARE_MIG)
-        return conf_errf(err, d, m, "mig", "only with 'sharing: mig'");
-    if (t && sc->sharing != SHARE_TIMESLICE)
-        return conf_errf(err, d, t, "timeSlicing", "only with 'sharing: timeslice'");
-    if (p && sc->sharing != SHARE_MPS)
-        return conf_errf(err, d, p, "mps", "only with 'sharing: mps'");
-    if (sc->sharing == SHARE_MIG) {
-        if (!sc->spec->mig_capable)
+    /* The modes in use: the cluster's, or in a mixed fleet every pool's (scenario.h). */
+    bool use_mig = sc->mixed ? scenario_uses(sc, SHARE_MIG) : sc->sharing == SHARE_MIG;
+    bool use_ts = sc->mixed ? scenario_uses(sc, SHARE_TIMESLICE) : sc->sharing == SHARE_TIMESLICE;
+    bool use_mps = sc->mixed ? scenario_uses(sc, SHARE_MPS) : sc->sharing == SHARE_MPS;
+    const char *pools = sc->pools_moded ? " (no pool shares so)" : "";
+    if (m && !use_mig)
+        return conf_errf(err, d, m, "mig", "only with 'sharing: mig'%s", pools);
+    if (t && !use_ts)
+        return conf_errf(err, d, t, "timeSlicing", "only with 'sharing: timeslice'%s", pools);
+    if (p && !use_mps)
+        return conf_errf(err, d, p, "mps", "only with 'sharing: mps'%s", pools);
+    sc->ts_replicas = sc->mps_replicas = 4;
+    if (use_mig) {
+        if (!sc->mixed && !sc->spec->mig_capable)
             return conf_errf(err, d, conf_get(c, "sharing"), "sharing", "%s has no MIG profiles",
                              sc->spec->name);
         /* Pools may carry their own layouts (resolve_pools): then the cluster's is a default. */
@@ -1041,16 +1080,19 @@ static int load_sharing(struct scenario *sc, const struct conf_node *c, struct c
         if (!sc->pools_given && mig_layout_check(sc->spec, sc->mig_layout, &l, msg, sizeof(msg)))
             return conf_errf(err, d, conf_get(m, "layout"), "layout", "%s", msg);
     }
-    if (sc->sharing == SHARE_TIMESLICE) {
-        sc->slots = sc->from_replicas ? sc->from_replicas : 4;
-        if (sc->from_replicas && conf_get(t, "replicas"))
+    /* The cluster's sharing_from gives the replicas of the cluster's own mode. */
+    uint32_t from = sc->from_replicas;
+    if (use_ts) {
+        uint32_t *slots = &sc->ts_replicas;
+        *slots = from && sc->sharing == SHARE_TIMESLICE ? from : 4;
+        if (from && sc->sharing == SHARE_TIMESLICE && conf_get(t, "replicas"))
             return conf_errf(err, d, conf_get(t, "replicas"), "replicas",
                              "the replicas come from sharing_from; give one or the other");
         sim_time slice = sim_time_from_sec(sc->knobs.ts_slice_s), sw = -1;
         int quota = 0;
         if (t &&
             ((rc = conf_check_keys(d, t, "timeSlicing", tkeys, err)) ||
-             (rc = get_u32(d, t, "replicas", false, 1, 64, &sc->slots, err)) ||
+             (rc = get_u32(d, t, "replicas", false, 1, 64, slots, err)) ||
              (rc = conf_duration(d, t, "slice", false, 1, &slice, err)) ||
              (rc = conf_double(d, t, "overhead", false, 0, 0.9, &sc->knobs.ts_overhead, err)) ||
              (rc = conf_duration(d, t, "switch", false, 0, &sw, err)) ||
@@ -1071,20 +1113,24 @@ static int load_sharing(struct scenario *sc, const struct conf_node *c, struct c
                                  "the card)");
         }
     }
-    if (sc->sharing == SHARE_MPS) {
-        sc->slots = sc->from_replicas ? sc->from_replicas : 4;
-        if (sc->from_replicas && conf_get(p, "replicas"))
+    if (use_mps) {
+        uint32_t *slots = &sc->mps_replicas;
+        *slots = from && sc->sharing == SHARE_MPS ? from : 4;
+        if (from && sc->sharing == SHARE_MPS && conf_get(p, "replicas"))
             return conf_errf(err, d, conf_get(p, "replicas"), "replicas",
                              "the replicas come from sharing_from; give one or the other");
-        if (p &&
-            ((rc = conf_check_keys(d, p, "mps", pkeys, err)) ||
-             (rc = get_u32(d, p, "replicas", false, 1, SHARE_MPS_MAX_CLIENTS, &sc->slots, err)) ||
-             (rc = conf_double(d, p, "interference", false, 0, 10, &sc->knobs.mps_interference,
-                               err)) ||
-             (rc = conf_double(d, p, "pinned_mem_limit_gb", false, 0, 1024, &sc->mps_mem_limit_gib,
-                               err))))
+        if (p && ((rc = conf_check_keys(d, p, "mps", pkeys, err)) ||
+                  (rc = get_u32(d, p, "replicas", false, 1, SHARE_MPS_MAX_CLIENTS, slots, err)) ||
+                  (rc = conf_double(d, p, "interference", false, 0, 10, &sc->knobs.mps_interference,
+                                    err)) ||
+                  (rc = conf_double(d, p, "pinned_mem_limit_gb", false, 0, 1024,
+                                    &sc->mps_mem_limit_gib, err))))
             return rc;
     }
+    if (sc->sharing == SHARE_TIMESLICE)
+        sc->slots = sc->ts_replicas;
+    else if (sc->sharing == SHARE_MPS)
+        sc->slots = sc->mps_replicas;
     if (f && ((rc = conf_check_keys(d, f, "faults", fkeys, err)) ||
               (rc = conf_double(d, f, "per_tenant_per_hour", false, 0, 1e6,
                                 &sc->knobs.fault_rate_per_h, err)) ||
@@ -1237,7 +1283,8 @@ static int load_sharing_from(struct scenario *sc, const struct conf_node *c, str
 /*
  * A pool's own sharing_from (FILE or {file, config}; sim/sharing_from.h): the
  * device plugin's or mig-parted's configuration of its nodes, read for its
- * board. It must share by the cluster's mode or give whole cards; it says what
+ * board. It gives the pool's mode (mig-parted: mig or whole cards; a
+ * device-plugin file: timeslice or mps) whatever the cluster's, and says what
  * the pool's sharing, layout and replicas would say.
  */
 static int load_pool_from(struct scenario *sc, struct pool_cfg *p, struct conf_err *err)
@@ -1272,11 +1319,9 @@ static int load_pool_from(struct scenario *sc, struct pool_cfg *p, struct conf_e
         p->whole = true;
         return 0;
     }
-    if (out.mode != sc->sharing)
-        return conf_errf(err, d, sf, "sharing_from",
-                         "pool '%s': the file shares by %s, the cluster by %s: a pool takes the "
-                         "cluster's mode or whole cards",
-                         p->name, share_mode_name(out.mode), share_mode_name(sc->sharing));
+    /* A mode other than the cluster's makes a mixed fleet (resolve_pool_modes). */
+    p->own_mode = out.mode != sc->sharing;
+    p->mode = out.mode;
     if (out.mode == SHARE_MIG) {
         if (!(p->layout_own = strdup(out.layout)))
             return -ENOMEM;
@@ -1288,37 +1333,22 @@ static int load_pool_from(struct scenario *sc, struct pool_cfg *p, struct conf_e
 }
 
 /*
- * One pool's own sharing settings (cluster.pools[].sharing / mig / timeSlicing / mps and the
- * nvidia.com/mig.config label), within the cluster's mode: a pool may take whole cards
- * (`sharing: none`), its own MIG layout, or its own replicas; never another mode.
- * c is the cluster mapping (for the cluster layout's position in messages).
+ * One pool's own sharing settings (cluster.pools[].mig / timeSlicing / mps and the
+ * nvidia.com/mig.config label) within its mode (resolve_pool_modes): its own MIG layout
+ * and speeds, or its own replicas. c is the cluster mapping (for the cluster layout's
+ * position in messages).
  */
 static int resolve_pool(struct scenario *sc, const struct conf_node *c, struct pool_cfg *p,
                         struct conf_err *err)
 {
-    static const char *const modes[] = {"none", "exclusive", "timeslice", "mps", "mig", NULL};
     static const char *const mkeys[] = {"layout", "speeds", NULL};
     static const char *const rkeys[] = {"replicas", NULL};
     static const char *const wide_mig[] = {"efficiency", "reconfig", "drain_grace", NULL};
     const struct conf_doc *d = &sc->doc;
-    const char *have = share_mode_name(sc->sharing);
+    /* Its mode (resolve_pool_modes): whole cards, its own, or the cluster's. */
+    enum share_mode pm = p->whole ? SHARE_EXCLUSIVE : p->own_mode ? p->mode : sc->sharing;
+    const char *have = share_mode_name(pm);
     int rc;
-    if (p->from_at && (rc = load_pool_from(sc, p, err)))
-        return rc;
-    if (p->sharing_at) {
-        int m = 0;
-        if ((rc = conf_enum(d, p->node, "sharing", true, modes, &m, err)))
-            return rc;
-        if (m <= 1)
-            p->whole = true;
-        else if ((enum share_mode)(m - 1) != sc->sharing)
-            return conf_errf(err, d, p->sharing_at, "sharing",
-                             "pool '%s' cannot share by %s in a cluster that shares by %s: a "
-                             "pool takes the cluster's mode or 'none' (whole cards); pools of "
-                             "different modes are not supported (every policy places on one "
-                             "kind of shared card)",
-                             p->name, modes[m], have);
-    }
     struct {
         const struct conf_node *at;
         const char *key;
@@ -1329,15 +1359,15 @@ static int resolve_pool(struct scenario *sc, const struct conf_node *c, struct p
     for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++) {
         if (!own[k].at)
             continue;
-        if (sc->sharing != own[k].mode)
-            return conf_errf(err, d, own[k].at, own[k].key,
-                             "pool '%s': only in a cluster with 'sharing: %s' (this one shares "
-                             "by %s)",
-                             p->name, share_mode_name(own[k].mode), have);
         if (p->whole)
             return conf_errf(err, d, own[k].at, own[k].key,
                              "pool '%s' takes whole cards (sharing: none): it has no %s settings",
                              p->name, own[k].key);
+        if (pm != own[k].mode)
+            return conf_errf(err, d, own[k].at, own[k].key,
+                             "pool '%s': only in a pool that shares by %s (this one shares by "
+                             "%s: its sharing, or the cluster's)",
+                             p->name, share_mode_name(own[k].mode), have);
     }
     if (p->ts_at || p->mps_at) {
         const struct conf_node *t = p->ts_at ? p->ts_at : p->mps_at;
@@ -1353,8 +1383,29 @@ static int resolve_pool(struct scenario *sc, const struct conf_node *c, struct p
                           &p->slots, err)))
             return rc;
     }
-    if (sc->sharing != SHARE_MIG)
+    /* A time-sliced or MPS pool in a cluster of another mode: the replicas of
+     * cluster.timeSlicing / cluster.mps (else 4) unless it gives its own. */
+    if (p->own_mode && p->slots == 0 && pm == SHARE_TIMESLICE)
+        p->slots = sc->ts_replicas;
+    if (p->own_mode && p->slots == 0 && pm == SHARE_MPS)
+        p->slots = sc->mps_replicas;
+    const char *label = pool_label(p, POOL_MIG_CONFIG_LABEL);
+    if (p->own_mode && pm != SHARE_MIG && label && sc->from_migparted && !p->from_at) {
+        /* A time-sliced or MPS pool whose label picks a mig-parted configuration: it must
+         * leave MIG off (the device plugin then shares whole cards). */
+        struct sharing_from out;
+        if ((rc = sharing_from_load(sc->from_path, label, p->spec, &out, err)))
+            return rc;
+        if (out.mode == SHARE_MIG)
+            return conf_errf(err, d, p->sharing_at ? p->sharing_at : p->node, "sharing",
+                             "pool '%s' shares by %s but its label %s=%s enables MIG in %s "
+                             "(time-slicing or MPS on MIG instances is not modelled)",
+                             p->name, have, POOL_MIG_CONFIG_LABEL, label, sc->from_path);
+    }
+    /* MIG settings: a MIG pool, or a pool of whole cards in a MIG cluster (as before). */
+    if (p->own_mode ? pm != SHARE_MIG : sc->sharing != SHARE_MIG)
         return 0;
+
     const struct conf_node *m = p->mig_at, *cm = conf_get(c, "mig");
     for (size_t i = 0; m && wide_mig[i]; i++)
         if (conf_get(m, wide_mig[i]))
@@ -1364,10 +1415,12 @@ static int resolve_pool(struct scenario *sc, const struct conf_node *c, struct p
     if (m && ((rc = conf_check_keys(d, m, "mig", mkeys, err)) ||
               (rc = conf_string(d, m, "layout", false, &p->mig_layout, err))))
         return rc;
-    const char *label = pool_label(p, POOL_MIG_CONFIG_LABEL);
     if (label && sc->from_migparted && !p->from_at) {
         if (p->mig_layout || p->whole)
-            return conf_errf(err, d, p->mig_layout ? conf_get(m, "layout") : p->sharing_at,
+            return conf_errf(err, d,
+                             p->mig_layout   ? conf_get(m, "layout")
+                             : p->sharing_at ? p->sharing_at
+                                             : p->node,
                              p->mig_layout ? "layout" : "sharing",
                              "pool '%s': its label %s=%s picks its configuration in %s; give "
                              "one or the other",
@@ -1383,6 +1436,9 @@ static int resolve_pool(struct scenario *sc, const struct conf_node *c, struct p
     }
     if (p->whole)
         return 0;
+    if (!p->spec->mig_capable)
+        return conf_errf(err, d, p->sharing_at ? p->sharing_at : p->node, "sharing",
+                         "pool '%s': %s has no MIG profiles", p->name, p->spec->name);
     const char *layout = p->mig_layout ? p->mig_layout : sc->mig_layout;
     const struct conf_node *at =
         p->mig_layout ? (m ? conf_get(m, "layout") : NULL) : conf_get(cm, "layout");
@@ -1415,6 +1471,64 @@ static int resolve_pool(struct scenario *sc, const struct conf_node *c, struct p
     if ((rc = load_mig_speeds(d, conf_get(cm, "speeds"), &p->mig, p->spec, NULL, false, err)))
         return rc;
     return load_mig_speeds(d, conf_get(m, "speeds"), &p->mig, p->spec, NULL, true, err);
+}
+
+/*
+ * Every pool's mode, before the knob blocks are read (load_sharing checks them against
+ * the modes in use): its sharing_from, else its `sharing` (none / exclusive: whole
+ * cards), else the cluster's. When every pool that shares at all shares by one mode
+ * other than the cluster's, that mode becomes the cluster's (and pools left on the
+ * cluster's exclusive mode take whole cards): the file means the same as one that set
+ * cluster.sharing, and runs as such. Pools of two or more modes are a mixed fleet
+ * (sc->mixed).
+ */
+static int resolve_pool_modes(struct scenario *sc, struct conf_err *err)
+{
+    static const char *const modes[] = {"none", "exclusive", "timeslice", "mps", "mig", NULL};
+    const struct conf_doc *d = &sc->doc;
+    int rc;
+    for (uint32_t i = 0; sc->pools_given && i < sc->npools; i++) {
+        struct pool_cfg *p = &sc->pools[i];
+        if (p->from_at) {
+            if ((rc = load_pool_from(sc, p, err)))
+                return rc;
+            continue;
+        }
+        if (!p->sharing_at)
+            continue;
+        int m = 0;
+        if ((rc = conf_enum(d, p->node, "sharing", true, modes, &m, err)))
+            return rc;
+        if (m <= 1) {
+            p->whole = true;
+        } else {
+            p->mode = (enum share_mode)(m - 1);
+            p->own_mode = p->mode != sc->sharing;
+        }
+    }
+    uint32_t shared = 0; /* modes of the pools that share (bit per mode) */
+    for (uint32_t i = 0; i < sc->npools; i++) {
+        enum share_mode m = scenario_pool_mode(sc, i);
+        if (m != SHARE_EXCLUSIVE)
+            shared |= 1u << m;
+    }
+    sc->mixed = shared & (shared - 1);
+    sc->pools_moded = sc->mixed;
+    if (sc->mixed || !shared || shared == 1u << sc->sharing)
+        return 0;
+    sc->pools_moded = true;
+    /* One mode M, not the cluster's: the cluster's now. */
+    enum share_mode one = shared & (1u << SHARE_TIMESLICE) ? SHARE_TIMESLICE
+                          : shared & (1u << SHARE_MPS)     ? SHARE_MPS
+                                                           : SHARE_MIG;
+    for (uint32_t i = 0; i < sc->npools; i++) {
+        struct pool_cfg *p = &sc->pools[i];
+        if (scenario_pool_mode(sc, i) == SHARE_EXCLUSIVE)
+            p->whole = true;
+        p->own_mode = false;
+    }
+    sc->sharing = one;
+    return 0;
 }
 
 /* Every pool's own settings (resolve_pool); the single-pool form has none. */
@@ -1552,7 +1666,8 @@ static int load_root(struct scenario *sc, struct conf_err *err)
             return rc;
         sc->sharing = (enum share_mode)sharing;
     }
-    if ((rc = load_sharing(sc, c, err)) || (rc = resolve_pools(sc, c, err)))
+    if ((rc = resolve_pool_modes(sc, err)) || (rc = load_sharing(sc, c, err)) ||
+        (rc = resolve_pools(sc, c, err)))
         return rc;
 
     const struct conf_node *o = conf_get(root, "output");

@@ -166,6 +166,13 @@ struct scenario {
     struct pool_cfg *pools; /* owned */
     uint32_t npools;
     bool pools_given; /* the scenario wrote cluster.pools (results then get /pools) */
+    /* Pools share by two or more modes (mig, timeslice, mps; whole cards aside): a mixed
+     * fleet. `sharing` is then the cluster's default for pools that say none. */
+    bool mixed;
+    bool pools_moded; /* a pool's own mode decided the modes in use (mixed, or all one mode) */
+    /* Replicas of a time-sliced / MPS pool that sets none (cluster.timeSlicing.replicas /
+     * cluster.mps.replicas, else 4); sc->slots is the cluster mode's. */
+    uint32_t ts_replicas, mps_replicas;
     /* cluster.sharing_from (sim/sharing_from.h): the file's replicas (0: none) and MIG layout
      * (owned; NULL: none); warning: fields it holds that tidesim does not model ("" none). */
     uint32_t from_replicas;
@@ -211,6 +218,34 @@ int scenario_load_set(struct scenario *sc, const char *path, const char *text,
                       const char *const *sets, size_t nsets, struct conf_err *err);
 
 void scenario_release(struct scenario *sc);
+
+/* How pool i's cards are shared: whole cards (exclusive), its own mode, or the cluster's. */
+static inline enum share_mode scenario_pool_mode(const struct scenario *sc, uint32_t i)
+{
+    const struct pool_cfg *p = &sc->pools[i];
+    return p->whole ? SHARE_EXCLUSIVE : p->own_mode ? p->mode : sc->sharing;
+}
+
+/* Whether some pool's cards are shared by mode m (the single-pool form: the cluster's). */
+static inline bool scenario_uses(const struct scenario *sc, enum share_mode m)
+{
+    if (!sc->npools)
+        return sc->sharing == m;
+    for (uint32_t i = 0; i < sc->npools; i++)
+        if (scenario_pool_mode(sc, i) == m)
+            return true;
+    return false;
+}
+
+/*
+ * For a policy's parse: 0 when every pool's mode is in ok (a bit per enum share_mode;
+ * whole cards are SHARE_EXCLUSIVE), else -EINVAL with err at policy.name (p may be NULL)
+ * saying which pools share how and why (the policy's reason) it does not model them.
+ */
+int scenario_refuse_modes(const struct scenario *sc, const struct conf_node *p, uint32_t ok,
+                          const char *why, struct conf_err *err);
+
+#define SHARE_BIT(m) (1u << (m))
 
 /* Cards in the cluster: Σ over pools of nodes × gpus_per_node. */
 static inline uint32_t scenario_gpus(const struct scenario *sc)

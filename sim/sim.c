@@ -320,6 +320,11 @@ int sim_inject_fault(struct sim *s, uint32_t tid)
         }
     s->faults++;
     s->fault_victims += n;
+    uint32_t pool = cluster_pool_of_card(&s->cl, s->cl.tenants[tid].gpu);
+    if (s->pool_faults) {
+        s->pool_faults[pool]++;
+        s->pool_fault_victims[pool] += n;
+    }
     for (uint32_t i = 0; i < n; i++)
         fault_clock_stop(s, victims[i]);
     for (uint32_t i = 0; i < n; i++) {
@@ -749,6 +754,12 @@ int sim_init(struct sim *s, const struct scenario *sc, uint64_t seed, const stru
         goto fail;
     if (sc->npools && (rc = cluster_set_pools(&s->cl, sc->pools, sc->npools)))
         goto fail;
+    s->pool_faults = calloc(s->cl.npools, sizeof(*s->pool_faults));
+    s->pool_fault_victims = calloc(s->cl.npools, sizeof(*s->pool_fault_victims));
+    if (!s->pool_faults || !s->pool_fault_victims) {
+        rc = -ENOMEM;
+        goto fail;
+    }
     s->cl.mps_limit_gib = sc->mps_mem_limit_gib;
     s->cl.mem_quota = sc->ts_mem_quota;
     s->cl.on_speed = on_tenant_speed;
@@ -1014,6 +1025,9 @@ void sim_release(struct sim *s)
     cluster_release(&s->cl);
     engine_release(&s->eng);
     rng_release(&s->fault_rng);
+    free(s->pool_faults);
+    free(s->pool_fault_victims);
+    s->pool_faults = s->pool_fault_victims = NULL;
     free(s->warm.acc);
     free(s->warm.tot);
     free(s->warm.h);

@@ -73,7 +73,10 @@ struct sim {
     struct rng fault_rng;   /* fatal-fault draws (clocks on the tenants: sim.c) */
     uint64_t faults;        /* fatal faults, one per clock that ran out (or injection) */
     uint64_t fault_victims; /* tenants they killed (replicas already down excluded) */
-    int event_error;        /* -ENOMEM when a fault or restart event could not be queued */
+    /* The same per pool (cl.npools entries): the faults of tenants on its cards, and the
+     * tenants they killed (a fault kills only on its own card). */
+    uint64_t *pool_faults, *pool_fault_victims;
+    int event_error; /* -ENOMEM when a fault or restart event could not be queued */
     uint64_t oom_kills;
     uint64_t relayouts;
     bool in_init; /* the policy's init runs: replicas it starts are up at t = 0 */

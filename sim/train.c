@@ -465,6 +465,19 @@ double trainer_job_mem_gib(const struct trainer *t, const struct job_spec *j, do
     return f > 0 ? f * card_gib : t->cfg.mem_gib_per_gpu;
 }
 
+/*
+ * Whether a fractional job fills only its fraction of card g's memory: a time-sliced or
+ * MPS card, or a whole card of a time-sliced or MPS cluster (as trainer_job_mem_gib); a
+ * MIG instance or a whole card elsewhere it fills as a whole-GPU member would. In a
+ * mixed fleet (pools of several modes) the card's own mode decides.
+ */
+static bool fraction_on(const struct cluster *cl, uint32_t g)
+{
+    enum share_mode m = cluster_card_mode(cl, g);
+    bool shared = cl->mode == SHARE_TIMESLICE || cl->mode == SHARE_MPS;
+    return m == SHARE_TIMESLICE || m == SHARE_MPS || (m == SHARE_EXCLUSIVE && shared);
+}
+
 int trainer_start(struct trainer *t, uint32_t id, const uint32_t *gpus)
 {
     if (id >= t->njobs)
@@ -485,8 +498,13 @@ int trainer_start(struct trainer *t, uint32_t id, const uint32_t *gpus)
         .demand = t->cfg.demand,
         .mig_profile = j->spec.mig_profile[0] ? j->spec.mig_profile : NULL,
     };
+    bool frac = trainer_job_fraction(&j->spec) > 0;
     for (uint32_t i = 0; i < j->spec.gpus; i++) {
         req.member = i;
+        if (frac && gpus[i] < t->cl->ngpus)
+            req.mem_gib = fraction_on(t->cl, gpus[i])
+                              ? trainer_job_fraction(&j->spec) * t->cl->mem_gib
+                              : t->cfg.mem_gib_per_gpu;
         int rc = cluster_place(t->cl, gpus[i], now, &req, &j->tids[i]);
         if (rc != 0) {
             j->updating = true;
@@ -505,6 +523,25 @@ int trainer_start(struct trainer *t, uint32_t id, const uint32_t *gpus)
             return 1;
         }
         j->gpus[i] = gpus[i];
+    }
+    if (t->cfg.fault_rate_per_tenant_h > 0) {
+        /* mtbf: faults, from the cards it got: a member dies of its own faults and, on a
+         * time-sliced or MPS card, of its card-mates' (a full card: its pool's slots). */
+        double mult = 0, first = -1; /* Σ of its cards' multiplicities; the first's */
+        bool alike = true;
+        for (uint32_t i = 0; i < j->spec.gpus; i++) {
+            enum share_mode m = cluster_card_mode(t->cl, gpus[i]);
+            bool shared = m == SHARE_TIMESLICE || m == SHARE_MPS;
+            double k = shared ? (double)cluster_card_slots(t->cl, gpus[i]) : 1;
+            alike = alike && (first < 0 || k == first);
+            first = first < 0 ? k : first;
+            mult += k;
+        }
+        /* Cards alike: (rate × k) × GPUs, the form the submission estimate uses. */
+        double rate = alike ? t->cfg.fault_rate_per_tenant_h * first * j->spec.gpus
+                            : t->cfg.fault_rate_per_tenant_h * mult;
+        j->interval_s =
+            ckpt_interval(t->cfg.rule, sim_time_to_sec(t->cfg.interval), j->save_s, 3600.0 / rate);
     }
     j->state = JOB_RUNNING;
     j->queue_us += (double)(now - j->queued_since);

@@ -42,13 +42,17 @@ struct train_cfg {
     enum ckpt_rule rule;         /* every `interval`, or Young's / Daly's formula per job */
     double mtbf_s;               /* mean time between interruptions, for Young / Daly */
     double fault_rate_per_gpu_h; /* > 0: a job's mtbf is 3600 / (this × its GPUs) s instead */
-    double state_gb_per_gpu;     /* checkpoint state when the model size is unknown, GB */
-    struct ckpt_knobs knobs;     /* bandwidths, fixed costs, warm-up, grace */
-    bool ckpt_per_gpu;           /* every member writes / reads its shard at the bandwidths
-                                    (sharded checkpoints); false: one writer per job */
-    double mem_gib_per_gpu;      /* memory each member of a whole-GPU job allocates, GiB */
-    double sm_cap;               /* MPS active thread percentage / 100 for training */
-    double demand;               /* fraction of the SMs its kernels fill alone (MPS), (0, 1] */
+    /* mtbf: faults — the per-tenant fault rate (cluster.faults): once a job is placed, its
+     * mtbf is 3600 / Σ over its cards of this × (the card's slots on a time-sliced or MPS
+     * card, else 1), each card by its own pool (trainer_start); 0: not from faults. */
+    double fault_rate_per_tenant_h;
+    double state_gb_per_gpu; /* checkpoint state when the model size is unknown, GB */
+    struct ckpt_knobs knobs; /* bandwidths, fixed costs, warm-up, grace */
+    bool ckpt_per_gpu;       /* every member writes / reads its shard at the bandwidths
+                                (sharded checkpoints); false: one writer per job */
+    double mem_gib_per_gpu;  /* memory each member of a whole-GPU job allocates, GiB */
+    double sm_cap;           /* MPS active thread percentage / 100 for training */
+    double demand;           /* fraction of the SMs its kernels fill alone (MPS), (0, 1] */
 };
 
 /* Defaults: 30 min interval, 20 GB/GPU of state, models/ckpt.h knobs, 40 GiB per GPU. */

@@ -79,7 +79,7 @@ static inline void polsubmit_check_conservation(struct sim *s, bool equal_speeds
         double sum = 0;
         for (int k = 0; k < USE_NSTATES; k++)
             sum += c->acc[k];
-        if (s->cl.mode != SHARE_MIG)
+        if (cluster_card_mode(&s->cl, g) != SHARE_MIG)
             cr_expect(fabs(sum - c->alloc_us) < 1e-3 * (1 + sum / 1e9),
                       "card %u: states %f != allocated %f", g, sum, c->alloc_us);
         useful += c->acc[USE_USEFUL];

@@ -17,6 +17,9 @@
 #define SERVEGEN_WINDOW (600 * SIM_SEC) /* ServeGen README: 600 s windows */
 #define SG_MIN_SHAPE    0.001           /* inter-arrival shape (Gamma k, Weibull k) */
 #define SG_MAX_SHAPE    1e6
+/* A clipped-away ServeGen window with more expected arrivals than this has its last arrival
+ * drawn alone (sg_last_age) at scale > 1; a smaller one is drawn whole. */
+#define SG_AGE_MIN_ARRIVALS 1e4
 
 /* Limits named in messages (traces/source.h, sim/core/simtime.h). */
 #define LIMIT_YEARS_TEXT "100"
@@ -48,6 +51,11 @@ struct araw {
     struct araw_ops ops; /* copied in: no relocated tables in the library */
     struct astats *st;
     sim_time skip_before; /* trace time before which nothing is kept (a hint for generators) */
+    /* At scale > 1 the copies of each arrival spread up to the next one (tsrc_superpose), so
+     * the last arrival before skip_before reaches past it: a reader that can draw that last
+     * arrival alone sets keeps_last, and then tsrc sets skip_before at every scale and
+     * keep_last at scale > 1; a reader without it gets no hint at scale > 1. */
+    bool keeps_last, keep_last;
 };
 
 /* A malformed row: counted and skipped (returns 0) or returned as the error. */
@@ -276,6 +284,7 @@ struct asg {
     enum sg_pattern pat;
     double shape, gscale;     /* gap = draw(shape, 1) · gscale µs */
     double nt, w_end;         /* next arrival, window end (µs, trace time) */
+    bool last_only;           /* nt is a clipped-away window's last arrival: the window ends */
     struct tok_servegen *tok; /* the client's token PMFs (o->tokens), or NULL */
     struct rng tok_rng;       /* their draws */
 };
@@ -285,6 +294,28 @@ static double sg_draw(struct asg *r)
     if (r->pat == SG_GAMMA)
         return gsl_ran_gamma(r->rng.g, r->shape, 1.0) * r->gscale;
     return gsl_ran_weibull(r->rng.g, 1.0, r->shape) * r->gscale;
+}
+
+/*
+ * The time from a window's end back to its last arrival, drawn alone: after many gaps a
+ * renewal process's age at a fixed time has the equilibrium density (1 − F(a)) / μ, which is
+ * U · X̃ with X̃ the length-biased gap (density x f(x) / μ) and U uniform on (0, 1) (Cox,
+ * "Renewal Theory", 1962, ch. 5; Ross, "Stochastic Processes", 2nd ed., §3.4). Length-biased
+ * Gamma(k, 1) is Gamma(k + 1, 1); length-biased Weibull(1, k) is G^(1/k) with G ~ Gamma(1 +
+ * 1/k, 1) (X = E^(1/k), E ~ Exp(1), and x f(x) turns e^-y into y^(1/k) e^-y). Used only for
+ * windows of more than SG_AGE_MIN_ARRIVALS expected arrivals, where the window's start (its
+ * first gap U · X, not U · X̃) is 10^4 gaps behind: exact then to far below the draws' noise.
+ */
+static double sg_last_age(struct asg *r)
+{
+    /* Two draws in their own statements: C leaves the order of operands open. */
+    if (r->pat == SG_GAMMA) {
+        double g = gsl_ran_gamma(r->rng.g, r->shape + 1.0, 1.0);
+        return rng_uniform_pos(&r->rng) * g * r->gscale;
+    }
+    /* In logs: at a shape near 0.006 G^(1/k) overflows while gscale is ~1e-300. */
+    double g = gsl_ran_gamma(r->rng.g, 1.0 + 1.0 / r->shape, 1.0);
+    return rng_uniform_pos(&r->rng) * exp(log(g) / r->shape + log(r->gscale));
 }
 
 static int sg_row(struct asg *r, struct trace_err *e)
@@ -329,8 +360,13 @@ static int sg_row(struct asg *r, struct trace_err *e)
     double w0 = (double)tw;
     r->w_end = w0 + (double)SERVEGEN_WINDOW;
     r->pat = rate > 0 ? pat : SG_NONE;
-    if (r->w_end <= (double)r->base.skip_before)
-        r->pat = SG_NONE; /* clipped away: do not draw */
+    /* Clipped away: do not draw. At scale > 1 the window's last arrival is still needed (its
+     * copies spread up to the next arrival, past the clip): a window of few arrivals is drawn
+     * whole; in a larger one the last arrival is drawn alone (sg_last_age). */
+    bool clipped = r->w_end <= (double)r->base.skip_before;
+    if (clipped && !r->base.keep_last)
+        r->pat = SG_NONE;
+    r->last_only = clipped && r->base.keep_last && rate * 600.0 > SG_AGE_MIN_ARRIVALS;
     if (r->pat != SG_NONE) {
         /* Mean of one unit-scale draw: Gamma k·1, Weibull Γ(1 + 1/k). */
         double mean = r->pat == SG_GAMMA ? shape : tgamma(1.0 + 1.0 / shape);
@@ -340,7 +376,14 @@ static int sg_row(struct asg *r, struct trace_err *e)
             return csvstream_field_error(cs, e, 4, "a shape whose mean gap is finite");
         r->shape = shape;
         r->gscale = 1e6 / (rate * mean);
-        r->nt = w0 + rng_uniform_pos(&r->rng) * sg_draw(r);
+        if (r->last_only) {
+            r->nt = r->w_end - sg_last_age(r);
+        } else { /* the equilibrium-ish start U · gap; draws in their own statements */
+            double u = rng_uniform_pos(&r->rng);
+            r->nt = w0 + u * sg_draw(r);
+        }
+        if (r->last_only && !(r->nt >= w0))
+            r->pat = SG_NONE; /* no arrival in the window (chance ~e^-10^4) */
     }
     return 0;
 }
@@ -355,7 +398,7 @@ static int asg_next(struct araw *raw, struct arrival *out, struct trace_err *err
             if (r->tok) /* the file's own clock: trace time + origin, s */
                 tok_servegen_draw(r->tok, (r->nt + (double)r->origin) / 1e6, &r->tok_rng,
                                   &out->in_tokens, &out->out_tokens);
-            r->nt += sg_draw(r);
+            r->nt = r->last_only ? r->w_end : r->nt + sg_draw(r);
             return 0;
         }
         r->pat = SG_NONE;
@@ -429,6 +472,7 @@ static struct araw *asg_create(const char *path, const struct trace_time_opts *o
         return NULL;
     }
     r->base.ops = (struct araw_ops){asg_next, asg_rewind, asg_destroy};
+    r->base.keeps_last = true;
     if (rng_init(&r->rng, o->seed, o->stream_id) < 0) {
         snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
         goto fail;
@@ -516,9 +560,19 @@ static int acnt_next(struct araw *raw, struct arrival *out, struct trace_err *er
         if (rc < 0 && (rc = bad_row(r->base.st, rc, &e, err)) < 0)
             return rc;
         /* An interval wholly before what the clip keeps: its arrivals are not drawn (a row
-         * may hold 10^9 requests; drawing them only to drop them took minutes). */
-        if (rc == 0 && r->w0 + r->interval <= r->base.skip_before) /* both within 100 y */
+         * may hold 10^9 requests; drawing them only to drop them took minutes). At scale > 1
+         * its last arrival is still needed (its copies spread up to the next arrival, past
+         * the clip): the largest of m uniforms is V^(1/m), one draw. */
+        if (rc == 0 && r->w0 + r->interval <= r->base.skip_before) { /* both within 100 y */
+            int64_t m = r->remaining;
             r->remaining = 0;
+            if (m > 0 && r->base.keep_last) {
+                double top = pow(rng_uniform_pos(&r->rng), 1.0 / (double)m);
+                out->t = r->w0 + (sim_time)(top * (double)r->interval);
+                out->in_tokens = out->out_tokens = 0;
+                return 0;
+            }
+        }
     }
 }
 
@@ -569,8 +623,11 @@ static int time_wraps(const struct tsrc *s, struct trace_err *err)
 static int tsrc_fetch(struct tsrc *s, struct arrival *a, struct trace_err *err)
 {
     for (;;) {
-        s->raw->skip_before =
-            s->o.scale <= 1.0 ? s->o.clip_start - s->o.offset - s->shift : INT64_MIN;
+        bool superposed = s->o.scale > 1.0;
+        s->raw->skip_before = !superposed || s->raw->keeps_last
+                                  ? s->o.clip_start - s->o.offset - s->shift
+                                  : INT64_MIN;
+        s->raw->keep_last = superposed;
         int rc = s->raw->ops.next(s->raw, a, err);
         if (rc == 0) {
             s->pass_n++;
@@ -797,6 +854,7 @@ struct arrival_source *arrivals_counts_create(const char *path, const struct arr
         return tsrc_attach(s, NULL);
     }
     r->base.ops = (struct araw_ops){acnt_next, acnt_rewind, acnt_destroy};
+    r->base.keeps_last = true;
     r->unit = m->unit;
     r->tz = s->o.tz_s;
     r->interval = m->interval > 0 ? m->interval : 60 * SIM_SEC;

@@ -56,7 +56,7 @@ int cli_report_run(int argc, char **argv, FILE *out, FILE *err)
                                              {NULL, 0, NULL, 0}};
     cli_getopt_begin();
     int c;
-    while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hf:o:", longopts, NULL)) != -1) {
         if (c == 'h') {
             fputs(report_usage, out);
             rc = 0;

@@ -101,6 +101,12 @@ static int adaptive_parse(struct scenario *sc, const struct conf_node *p, struct
         (rc = conf_int(d, p, "history_days", false, 1, 27, &days, err)))
         return rc;
     c->history_days = (uint32_t)days;
+    if (sc->mixed)
+        return scenario_refuse_modes(sc, p, SHARE_BIT(SHARE_EXCLUSIVE),
+                                     "'adaptive' sizes its inference pool in whole cards and "
+                                     "places one replica per card (use sharing: none on every "
+                                     "pool, or policy dedicated)",
+                                     err);
     if (sc->sharing != SHARE_EXCLUSIVE)
         return conf_errf(err, d, p, "name",
                          "'adaptive' places whole cards: use sharing: exclusive");

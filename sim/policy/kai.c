@@ -191,6 +191,13 @@ static int kai_parse(struct scenario *sc, const struct conf_node *p, struct conf
     c->resolve = KAI_RESOLVE_LCA;         /* reclaimResolveMethod default */
     c->max_consolidation_preemptees = 16; /* KAI --max-consolidation-preemptees default */
     c->hold_timeout = 10 * 60 * SIM_SEC;  /* ours: a hold nobody takes within 10 min is dropped */
+    if (sc->mixed)
+        return scenario_refuse_modes(sc, p, SHARE_BIT(sc->sharing),
+                                     "kai counts a card fraction in quota the same on every "
+                                     "card, and its queues' quotas and fair shares are in those "
+                                     "units: cards of different sharing modes (a MIG instance, "
+                                     "a time-slicing replica, an MPS client) are not one unit",
+                                     err);
     if (sc->sharing == SHARE_MIG)
         return conf_errf(err, d, p, "name",
                          "kai bin-packs fractions on shared cards: use sharing timeslice or mps "

@@ -434,6 +434,13 @@ static int kueue_parse(struct scenario *sc, const struct conf_node *p, struct co
         return -ENOMEM;
     cfg_default(c);
     sc->policy.cfg = c;
+    if (sc->mixed)
+        return scenario_refuse_modes(
+            sc, p, SHARE_BIT(sc->sharing) | SHARE_BIT(SHARE_EXCLUSIVE),
+            "kueue's quotas here count nvidia.com/gpu per card in one sharing mode; a MIG pool "
+            "would need flavors of nvidia.com/mig-<profile> resources and a time-sliced or MPS "
+            "pool beside it a quota in replicas, which tidesim does not model",
+            err);
     if (sc->sharing == SHARE_MIG)
         return conf_errf(err, d, p, "name",
                          "kueue places workloads on whole cards: use sharing exclusive, "

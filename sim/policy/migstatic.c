@@ -38,6 +38,15 @@
  * speed: a replica takes one only when no MIG instance holds it (instances
  * are smaller), and a training job without spec.mig_profile takes whole cards
  * first (larger than any instance), then the largest profile as above.
+ *
+ * A mixed fleet (pools of several modes, docs/policies.md): a card of a
+ * time-sliced or MPS pool is taken by its own mode, as the device plugin
+ * advertises it: `slots` (its replicas) places of 1/slots of the card (memory
+ * ranks it as card / slots), each a replica or a training member, while the
+ * memory of its tenants fits the card (time-slicing does not isolate memory:
+ * a placement that would overflow it is not made). The sharing model
+ * (models/share.h) gives the tenants their speeds; the HPA sizes a replica
+ * there at 1/slots of a card (every place taken).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -78,10 +87,25 @@ static bool card_allows(const struct sim *s, uint32_t gpu, bool training)
     return true;
 }
 
-/* A whole card (a pool with sharing: none, MIG off): one tenant, the card's memory. */
+/*
+ * A card without MIG instances: a whole card (a pool with sharing: none, MIG off: one
+ * tenant, the card's memory), or in a mixed fleet a time-sliced / MPS card (its slots).
+ */
 static bool whole_card(const struct cluster *c, uint32_t gpu)
 {
     return cluster_card_mode(c, gpu) != SHARE_MIG;
+}
+
+/* Can a card without instances take one more tenant of mem GiB (a free slot, memory)? */
+static bool slot_free(const struct cluster *c, uint32_t gpu, double mem)
+{
+    const struct card *g = &c->cards[gpu];
+    if (g->reconfiguring || g->nten >= cluster_card_slots(c, gpu))
+        return false;
+    double used = 0;
+    for (uint32_t i = 0; i < g->nten; i++)
+        used += c->tenants[g->ten[i]].st.mem_gib;
+    return used + mem <= c->pools[g->pool].mem_gib;
 }
 
 /*
@@ -98,9 +122,9 @@ static int smallest_free(const struct cluster *c, uint32_t gpu, const char *want
         return -1;
     if (whole_card(c, gpu)) {
         const struct gpu_spec *spec = cluster_card_spec(c, gpu);
-        if (g->nten || want || mem > c->pools[g->pool].mem_gib)
+        if (want || !slot_free(c, gpu, mem))
             return -1;
-        *mib = spec->memory_mib;
+        *mib = spec->memory_mib / (int)cluster_card_slots(c, gpu);
         return MIG_MAX_INSTANCES;
     }
     int best = -1;
@@ -130,13 +154,17 @@ static bool card_has(const struct cluster *c, uint32_t gpu, const struct mig_pro
     return false;
 }
 
-/* The card whose smallest fitting free instance is the smallest; UINT32_MAX if none. */
+/*
+ * The card whose smallest fitting free instance is the smallest, on the pools the
+ * service prefers first (`prefer`); UINT32_MAX if none.
+ */
 static uint32_t migs_card(struct sim *s, uint32_t svc)
 {
     const struct service_cfg *c = &s->sc->services[svc];
     const char *want = c->mig_profile && *c->mig_profile ? c->mig_profile : NULL;
     uint32_t best = UINT32_MAX;
     int best_mib = 0;
+    bool best_pref = false;
     for (uint32_t g = 0; g < s->cl.ngpus; g++) {
         if (!card_allows(s, g, false))
             continue;
@@ -144,9 +172,11 @@ static uint32_t migs_card(struct sim *s, uint32_t svc)
         int k = smallest_free(&s->cl, g, want, c->mem_gib, &mib);
         if (k < 0 || !sim_svc_allows(s, svc, g)) /* placement constraints (sim/sim.h) */
             continue;
-        if (best == UINT32_MAX || mib < best_mib) {
+        bool pref = sim_svc_prefers(s, svc, g);
+        if (best == UINT32_MAX || (pref && !best_pref) || (pref == best_pref && mib < best_mib)) {
             best = g;
             best_mib = mib;
+            best_pref = pref;
         }
     }
     return best;
@@ -196,8 +226,7 @@ static uint32_t whole_cards_for(const struct sim *s, uint32_t j, double mem, boo
     for (uint32_t g = 0; g < s->cl.ngpus && n < count; g++) {
         const struct card *cd = &s->cl.cards[g];
         if (whole_card(&s->cl, g) && card_allows(s, g, true) && sim_job_allows(s, j, g) &&
-            mem <= s->cl.pools[cd->pool].mem_gib &&
-            (!free_only || (cd->nten == 0 && !cd->reconfiguring)))
+            mem <= s->cl.pools[cd->pool].mem_gib && (!free_only || slot_free(&s->cl, g, mem)))
             gang[n++] = g;
     }
     return n;
@@ -325,9 +354,14 @@ static void fit_scaler(const struct sim *s, struct autoscale *a, uint32_t svc)
         if (!card_allows(s, g, false))
             continue;
         if (whole_card(&s->cl, g)) { /* one replica at full speed, if it names no profile */
+            /* A time-sliced / MPS card of a mixed fleet: slots replicas at 1/slots. */
+            uint32_t k = cluster_card_slots(&s->cl, g);
+            double v = 1.0 / k;
+            if (k > 1 && !sim_svc_allows(s, svc, g)) /* not where its constraints forbid */
+                continue;
             if (!want && c->mem_gib <= s->cl.pools[s->cl.cards[g].pool].mem_gib) {
-                fit++;
-                speed = speed == 0 || speed > 1 ? 1 : speed;
+                fit += k;
+                speed = speed == 0 || speed > v ? v : speed;
             }
             continue;
         }
@@ -432,7 +466,11 @@ static int migs_parse(struct scenario *sc, const struct conf_node *p, struct con
 {
     static const char *const gkeys[] = {"nodes", "layout", "use", NULL};
     const struct conf_doc *d = &sc->doc;
-    if (sc->sharing != SHARE_MIG)
+    if (sc->mixed && !scenario_uses(sc, SHARE_MIG))
+        return scenario_refuse_modes(sc, p, SHARE_BIT(SHARE_MIG),
+                                     "mig-static places on MIG instances and needs a MIG pool",
+                                     err);
+    if (!sc->mixed && sc->sharing != SHARE_MIG)
         return conf_errf(err, d, conf_get(p, "name"), "name",
                          "policy 'mig-static' needs 'cluster.sharing: mig' (the cluster shares "
                          "by %s)",
@@ -483,6 +521,12 @@ static int migs_parse(struct scenario *sc, const struct conf_node *p, struct con
                                    "nodes %u-%u include pool '%s', which takes whole cards "
                                    "(sharing: none): no MIG layout there",
                                    g->first, g->last, pc->name);
+                else if (scenario_pool_mode(sc, k) != SHARE_MIG)
+                    rc = conf_errf(err, d, nn, "nodes",
+                                   "nodes %u-%u include pool '%s', which shares by %s: no MIG "
+                                   "layout there",
+                                   g->first, g->last, pc->name,
+                                   share_mode_name(scenario_pool_mode(sc, k)));
                 else if (mig_layout_check(pc->spec, g->layout, &ml, msg, sizeof(msg)))
                     rc = conf_errf(err, d, conf_get(it, "layout"), "layout", "pool '%s' (%s): %s",
                                    pc->name, pc->spec->name, msg);

@@ -502,6 +502,17 @@ static int parse_common(struct scenario *sc, const struct conf_node *p, struct c
     static const char *const packs[] = {"most-allocated", "least-allocated", NULL};
     static const char *const shares[] = {"equal-share", "inference-priority", NULL};
     const struct conf_doc *d = &sc->doc;
+    if (sc->mixed)
+        return scenario_refuse_modes(
+            sc, p, SHARE_BIT(need) | SHARE_BIT(SHARE_EXCLUSIVE),
+            need == SHARE_MPS
+                ? "it packs MPS clients by each card's replicas and places on pools of whole "
+                  "cards, not on MIG instances or time-sliced cards (give those pools "
+                  "sharing: none, or use policy mig-static or dedicated)"
+                : "it packs time-slicing replicas by each card's replicas and places on pools of "
+                  "whole cards, not on MIG instances or MPS cards (give those pools sharing: "
+                  "none, or use policy mig-static or dedicated)",
+            err);
     if (sc->sharing != need)
         return conf_errf(err, d, conf_get(p, "name"), "name",
                          "policy '%s' needs 'cluster.sharing: %s' (the cluster shares by %s)",

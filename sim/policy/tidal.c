@@ -121,6 +121,13 @@ static int tidal_parse(struct scenario *sc, const struct conf_node *p, struct co
     if (!c)
         return -ENOMEM;
     sc->policy.cfg = c;
+    if (sc->mixed)
+        return scenario_refuse_modes(sc, p, SHARE_BIT(sc->sharing),
+                                     "tidal sizes its day and night inference pools in "
+                                     "replicas per card of one kind (a whole card, a slot or "
+                                     "the instances of one layout), and cards of different "
+                                     "modes hold different numbers",
+                                     err);
     tidal_cfg_default(&c->win);
     c->win.window_tz_min = c->win.sim_tz_min = sc->tz_offset_min;
     c->lead = -1;

@@ -379,3 +379,34 @@ Test(cli_conventions, completion_offers_the_options_of_each_help)
                  0, "%s", r.err);
     cr_expect_str_eq(r.out, "check\n");
 }
+
+Test(cli_conventions, every_short_option_a_help_lists_is_accepted)
+{
+    /* Each "  -x, --long" of a command's --help: `tidesim CMD -x` must not be refused as an
+     * unknown option (report listed -f but refused it: "unknown option '-f'"). The option is
+     * given with a value where the long one takes one; the command may then fail for other
+     * reasons (no file), which is fine: only the option's refusal is looked for. */
+    struct clirun r;
+    char cmd[2048];
+    snprintf(cmd, sizeof(cmd),
+             "/usr/bin/python3 - %s <<'EOF'\n"
+             "import re, subprocess, sys\n"
+             "bad = []\n"
+             "for cmd in ['run', 'validate', 'report', 'compare', 'check', 'plot', 'traces',\n"
+             "            'sweep', 'plan', 'mig']:\n"
+             "    h = subprocess.run([sys.argv[1], cmd, '--help'], capture_output=True, "
+             "text=True).stdout\n"
+             "    for short, long_, arg in re.findall(r'^\\s+-(\\w), --([a-z-]+)( [A-Z]\\w*)?', h, "
+             "re.M):\n"
+             "        if short == 'h':\n"
+             "            continue\n"
+             "        argv = [sys.argv[1], cmd, '-' + short] + (['x'] if arg else [])\n"
+             "        e = subprocess.run(argv, capture_output=True, text=True, "
+             "stdin=subprocess.DEVNULL).stderr\n"
+             "        if \"unknown option '-\" + short in e or 'invalid option' in e:\n"
+             "            bad.append((cmd, short, long_, e.strip()[:80]))\n"
+             "assert not bad, bad\n"
+             "EOF",
+             clitest_bin());
+    cr_expect_eq(clitest_sh(&r, cmd), 0, "%s", r.err);
+}

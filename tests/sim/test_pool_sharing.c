@@ -247,8 +247,9 @@ Test(pool_sharing, pool_sharing_from_a_device_plugin_file)
         "sharing/device-plugin-mps.yaml "
         "}\n";
     cr_expect_lt(scenario_load_string(&bad, "tests/data/dp.yaml", mps, &err), 0);
-    cr_expect(strstr(err.msg, "tests/data/dp.yaml:7:63: 'sharing_from': pool 'p': the file shares "
-                              "by mps, the cluster by mig") != NULL,
+    /* Its only pool shares by MPS (the file): the cluster's MIG settings have no MIG pool. */
+    cr_expect(strstr(err.msg, "tests/data/dp.yaml:5:8: 'mig': only with 'sharing: mig' (no pool "
+                              "shares so)") != NULL,
               "%s", err.msg);
 }
 
@@ -269,11 +270,12 @@ Test(pool_sharing, bad_per_pool_settings_name_the_place)
         /* Settings that contradict the cluster's mode. */
         {"cluster:\n  sharing: mig\n  mig: { layout: 7g.80gb }\n  pools:\n" P(
              ", timeSlicing: { replicas: 4 }") Q,
-         "bad.yaml:7:62: 'timeSlicing': pool 'p': only in a cluster with 'sharing: timeslice' "
-         "(this one shares by mig)"},
-        {"cluster:\n  sharing: timeslice\n  pools:\n" P(", sharing: mps") Q,
-         "bad.yaml:6:58: 'sharing': pool 'p' cannot share by mps in a cluster that shares by "
-         "timeslice"},
+         "bad.yaml:7:62: 'timeSlicing': pool 'p': only in a pool that shares by timeslice "
+         "(this one shares by mig"},
+        {"cluster:\n  sharing: timeslice\n  pools:\n" P(", sharing: mps, timeSlicing: { "
+                                                        "replicas: 2 }") Q,
+         "bad.yaml:6:76: 'timeSlicing': pool 'p': only in a pool that shares by timeslice "
+         "(this one shares by mps"},
         {"cluster:\n  sharing: timeslice\n  pools:\n" P(", sharing: none, timeSlicing: { "
                                                         "replicas: 2 }") Q,
          "bad.yaml:6:77: 'timeSlicing': pool 'p' takes whole cards (sharing: none)"},

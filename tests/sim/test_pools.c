@@ -273,9 +273,8 @@ Test(pools, bad_pool_input_names_the_place)
          "nodes: 1, gpus_per_node: 17 }\n",
          "test.yaml:5:64: 'gpus_per_node': expected an integer in [1, 16]"},
         {"name: x\nduration: 1h\ncluster:\n  pools:\n    - { name: a, gpu: a100-sxm4-80gb, "
-         "nodes: 1, sharing: mps }\n",
-         "test.yaml:5:58: 'sharing': pool 'a' cannot share by mps in a cluster that shares by "
-         "exclusive"},
+         "nodes: 1, sharing: vgpu }\n",
+         "test.yaml:5:58: 'sharing': expected one of: none, exclusive, timeslice, mps, mig"},
         {"name: x\nduration: 1h\ncluster:\n  pools:\n    - { name: a, gpu: a100-sxm4-80gb, "
          "nodes: 1, faults: { restart: 1m } }\n",
          "test.yaml:5:57: 'faults': set for the whole cluster"},

@@ -251,3 +251,90 @@ Test(traces_limits, clipped_away_counts_are_not_drawn, .timeout = 30)
     cr_expect_eq(n, 5);
     arrival_source_destroy(s);
 }
+
+Test(traces_limits, clipped_away_counts_are_not_drawn_when_scaled_up, .timeout = 60)
+{
+    /* The same file at scale 2.5: each arrival becomes 2 or 3, its copies spread uniformly up
+     * to the next arrival. Row 1's last arrival (the largest of 10^9 uniforms over its
+     * minute: ~60 s) thus sends copies over [~60 s, row 2's first arrival ~7,210 s), and
+     * those past the clip are kept: per run 1.5 extra copies on average (2 or 3 copies, the
+     * first at the arrival itself), each after 3,600 s with probability (7210 − 3600) /
+     * (7210 − 60) = 0.505, so 0.757 arrivals in [1 h, 2 h) on average; row 2 gives 2 or 3
+     * per request, 10 to 15 in its minute. Before, the reader drew all 10^9 arrivals first
+     * (minutes per run); now it draws row 1's last one alone. Without it nothing would fall
+     * in [1 h, 2 h). 400 seeds: the mean's standard deviation is about 0.04. (The timeout is
+     * a hang guard, not a measurement.) */
+    struct arrival_counts_map cm = {"minute", TFIELD_SEC, "requests", 0};
+    int between = 0;
+    for (uint64_t seed = 1; seed <= 400; seed++) {
+        struct trace_err e;
+        struct trace_time_opts o;
+        trace_time_opts_init(&o);
+        o.clip_start = SIM_HOUR;
+        o.scale = 2.5;
+        o.seed = seed;
+        struct arrival_source *s =
+            arrivals_counts_create("tests/data/counts_clipped_huge.csv", &cm, &o, &e);
+        cr_assert_not_null(s, "%s", e.msg);
+        struct arrival a;
+        int row2 = 0;
+        while (arrival_source_next(s, &a, &e) == 0) {
+            cr_assert(a.t >= SIM_HOUR && a.t < 2 * SIM_HOUR + SIM_MIN, "arrival at %lld us",
+                      (long long)a.t);
+            if (a.t >= 2 * SIM_HOUR)
+                row2++;
+            else
+                between++;
+        }
+        cr_assert(row2 >= 10 && row2 <= 15, "seed %llu: %d arrivals of row 2",
+                  (unsigned long long)seed, row2);
+        arrival_source_destroy(s);
+    }
+    double mean = between / 400.0;
+    cr_expect(mean > 0.757 - 0.2 && mean < 0.757 + 0.2, "mean %.3f copies of row 1 kept", mean);
+}
+
+/* Arrivals of path at scale 2.5, clip 1 h, 400 seeds: those before 2 h (copies of the first
+ * window's last arrival) on average; every arrival is past the clip. */
+static double servegen_copies_kept(const char *path)
+{
+    int between = 0;
+    for (uint64_t seed = 1; seed <= 400; seed++) {
+        struct trace_err e;
+        struct trace_time_opts o;
+        trace_time_opts_init(&o);
+        o.clip_start = SIM_HOUR;
+        o.scale = 2.5;
+        o.seed = seed;
+        struct arrival_source *s = arrivals_servegen_create(path, &o, &e);
+        cr_assert_not_null(s, "%s", e.msg);
+        struct arrival a;
+        int later = 0;
+        while (arrival_source_next(s, &a, &e) == 0) {
+            cr_assert(a.t >= SIM_HOUR, "arrival at %lld us", (long long)a.t);
+            if (a.t < 2 * SIM_HOUR)
+                between++;
+            else
+                later++;
+        }
+        cr_assert_gt(later, 0);
+        arrival_source_destroy(s);
+    }
+    return between / 400.0;
+}
+
+Test(traces_limits, clipped_away_servegen_window_is_not_drawn_when_scaled_up, .timeout = 60)
+{
+    /* A ServeGen window of 10^6 req/s over [0, 600 s) (6·10^8 arrivals; Gamma 0.5, then
+     * Weibull 0.3), all before clip_start = 1 h, then 1 req/s (Poisson) from 2 h. At scale 2.5
+     * the copies of window 1's last arrival (~600 s, microseconds before its end) spread up
+     * to window 2's first arrival, 7,200 s + U·X (X ~ Exp(1 s): 0.5 s on average), so as in
+     * the counts case 1.5 × (7200.5 − 3600) / (7200.5 − 600) = 0.818 arrivals fall in [1 h,
+     * 2 h) per run on average (standard deviation of the mean over 400 seeds ~0.034).
+     * Before, the reader drew all 6·10^8 arrivals (about a minute per run); now it draws
+     * the window's last arrival alone (sg_last_age). The timeout is a hang guard. */
+    double g = servegen_copies_kept("tests/data/servegen_clipped_huge.csv");
+    cr_expect(g > 0.818 - 0.15 && g < 0.818 + 0.15, "Gamma: mean %.3f copies kept", g);
+    double w = servegen_copies_kept("tests/data/servegen_clipped_huge_weibull.csv");
+    cr_expect(w > 0.818 - 0.15 && w < 0.818 + 0.15, "Weibull: mean %.3f copies kept", w);
+}
