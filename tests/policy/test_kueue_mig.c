@@ -1,0 +1,142 @@
+/* test_kueue_mig.c — the kueue policy on a fleet with a MIG pool (the GPU operator's mixed
+ * strategy: a MIG node advertises nvidia.com/mig-<profile>, no nvidia.com/gpu) beside whole
+ * H100 cards, with Kueue manifests whose ClusterQueue covers nvidia.com/mig-1g.10gb on the MIG
+ * flavor and nvidia.com/gpu on the H100 flavor. Every expected number is traced by hand in the
+ * comment above its test. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "sim/policy/kueue_admit.h"
+#include "tests/polsubmit.h"
+
+/* Pool 0 `mig`: 1 node × 2 A100-80GB, each cut 3g.40gb+2g.20gb+1g.10gb+1g.10gb (cards 0, 1:
+ * four 1g.10gb instances in all). Pool 1 `h100`: 1 node × 4 whole H100 (cards 2-5). */
+#define MIG_FLEET                                                                           \
+    "{ sharing: mig, pools: [\n"                                                            \
+    "    {name: mig, gpu: a100-sxm4-80gb, nodes: 1, gpus_per_node: 2,\n"                    \
+    "     labels: {nvidia.com/mig.config: serve, p: m},\n"                                  \
+    "     mig: {layout: '3g.40gb+2g.20gb+1g.10gb+1g.10gb'}},\n"                             \
+    "    {name: h100, gpu: h100-sxm5-80gb, nodes: 1, gpus_per_node: 4, sharing: none,\n"    \
+    "     labels: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}}] }"
+
+/* `small` (8 GiB: the smallest profile of the MIG layout that holds it is 1g.10gb) asks for 5
+ * replicas; REQUIRE narrows its pools. */
+#define SMALL(REQUIRE)                                                                      \
+    "services:\n"                                                                           \
+    "  - name: small\n"                                                                     \
+    "    latency: { a_ms: 1, b_ms: 0.1 }\n"                                                 \
+    "    replicas: 5\n"                                                                     \
+    "    memory_gb: 8\n"                                                                    \
+    "    queue: team/q\n" REQUIRE                                                           \
+    "    arrivals: { synthetic: { shape: constant, rate_rps: 10 } }\n"
+
+#define POLICY                                                                              \
+    "{ name: kueue, manifests: [tests/data/kueue/mig-mixed.yaml],\n"                        \
+    "  training_queues: {team/q: 1} }"
+
+/* The replicas of service 0 serving on each card (cards[g]) and the profile of each one's
+ * instance, which must be 1g.10gb. Returns how many. */
+static uint32_t replicas_on(const struct sim *s, uint32_t *cards)
+{
+    const struct service *sv = &s->svcs[0];
+    uint32_t n = 0;
+    memset(cards, 0, 6 * sizeof *cards);
+    for (uint32_t r = 0; r < sv->nreps; r++) {
+        const struct replica *rp = &sv->reps[r];
+        if (rp->gone || rp->draining)
+            continue;
+        cr_assert_lt(rp->gpu, 6u);
+        cards[rp->gpu]++;
+        n++;
+    }
+    for (uint32_t g = 0; g < s->cl.ngpus; g++) {
+        const struct card *cd = &s->cl.cards[g];
+        for (uint32_t i = 0; i < cd->nten; i++) {
+            const struct tenant *tn = &s->cl.tenants[cd->ten[i]];
+            if (tn->kind != TENANT_INFER)
+                continue;
+            cr_assert_geq(tn->instance, 0, "a replica on card %u holds no MIG instance", g);
+            cr_assert_str_eq(cd->layout.inst[tn->instance].profile->name, "1g.10gb");
+        }
+    }
+    return n;
+}
+
+/* No training tenant on a MIG card (0, 1). */
+static void no_training_on_mig(const struct sim *s)
+{
+    for (uint32_t g = 0; g < 2; g++)
+        for (uint32_t i = 0; i < s->cl.cards[g].nten; i++)
+            cr_assert_neq(s->cl.tenants[s->cl.cards[g].ten[i]].kind, TENANT_TRAIN,
+                          "a training member on MIG card %u", g);
+}
+
+/* The team queue's figures per cell: [0] a100-mig / nvidia.com/mig-1g.10gb, [1] h100. */
+static void cells(struct sim *s, struct pol_queue_stat *st)
+{
+    cr_assert_eq(s->pol->queues(s, s->pol_state, st, 1), 1u);
+    cr_assert_eq(st->nflavors, 2u);
+    cr_assert_str_eq(st->flavors[0].name, "a100-mig/nvidia.com/mig-1g.10gb");
+    cr_assert_str_eq(st->flavors[1].name, "h100");
+    cr_assert_float_eq(st->flavors[0].nominal, 3, 0);
+    cr_assert_float_eq(st->flavors[1].nominal, 4, 0);
+}
+
+/*
+ * By hand. Replicas: `small` may use only the MIG pool (require p: m); one replica is one
+ * nvidia.com/mig-1g.10gb; its ClusterQueue has 3 of them. Of its 5 replicas, 3 are admitted
+ * and placed on 1g.10gb instances, each on the card whose free 1g.10gb instance comes first
+ * (pol_mig_card: equal sizes, lowest card): card 0, card 0, card 1. The other 2 wait for
+ * quota although card 1 still has a free 1g.10gb instance (and both cards their 2g.20gb and
+ * 3g.40gb): the quota binds, not the cards.
+ *
+ * Jobs (nvidia.com/gpu, H100 only, nominal 4, no cohort; H100 trains at speed v =
+ * pools[1].train_speed): at t = 0 j0 (2 GPUs, 3600 s of work), j1 (2, 7200 s), j2 (2, 1800 s).
+ * j0 and j1 are admitted (4 of 4), j2 waits. j0 ends at 3600/v; j2 is admitted then and ends
+ * at (3600 + 1800)/v; j1 at 7200/v. Admitted nvidia.com/gpu: 4 at 1000 s, 4 at 3600/v + 100,
+ * 2 at 5400/v + 100 (only j1), 0 after 7200/v. mig-1g.10gb admitted: 3 throughout.
+ */
+Test(kueue_mig, quota_per_resource_mig_instances_and_whole_h100)
+{
+    struct scenario sc;
+    struct sim s;
+    polsubmit_build(&sc, &s, MIG_FLEET, "", SMALL("    require: { labels: { p: m } }\n"),
+                    POLICY);
+    double v = s.cl.pools[1].train_speed;
+    cr_assert_gt(v, 1.0, "H100 trains faster than A100");
+    uint32_t j0 = polsubmit_job(&s, 3600, 2, NULL);
+    uint32_t j1 = polsubmit_job(&s, 7200, 2, NULL);
+    uint32_t j2 = polsubmit_job(&s, 1800, 2, NULL);
+    struct pol_queue_stat st;
+    uint32_t on[6];
+    const double at[] = {1000, 3600 / v + 100, 5400 / v + 100, 7200 / v + 100};
+    const double gpu_admitted[] = {4, 4, 2, 0};
+    for (int i = 0; i < 4; i++) {
+        cr_assert_eq(engine_run(&s.eng, sim_time_from_sec(at[i])), 0);
+        cells(&s, &st);
+        cr_expect_float_eq(st.flavors[0].admitted, 3, 1e-9, "at %.0f s: mig-1g.10gb admitted %g",
+                           at[i], st.flavors[0].admitted);
+        cr_expect_float_eq(st.flavors[1].admitted, gpu_admitted[i], 1e-9,
+                           "at %.0f s: nvidia.com/gpu admitted %g, want %g", at[i],
+                           st.flavors[1].admitted, gpu_admitted[i]);
+        cr_expect_eq(replicas_on(&s, on), 3u, "at %.0f s", at[i]);
+        cr_expect(on[0] == 2 && on[1] == 1, "replicas on cards 0, 1: %u, %u", on[0], on[1]);
+        no_training_on_mig(&s);
+        /* Card 1 keeps one 1g.10gb instance free while 2 replicas wait for quota. */
+        uint32_t free1g = 0;
+        const struct card *c1 = &s.cl.cards[1];
+        for (size_t k = 0; k < c1->layout.n; k++)
+            free1g += c1->inst_tenant[k] == TENANT_NONE &&
+                      !strcmp(c1->layout.inst[k].profile->name, "1g.10gb");
+        cr_expect_eq(free1g, 1u, "at %.0f s", at[i]);
+        cr_expect_geq(st.pending, 2u, "the 2 replicas beyond the quota wait");
+    }
+    cr_expect_float_eq(polsubmit_end_s(&s, j0), 3600 / v, 1e-6);
+    cr_expect_float_eq(polsubmit_end_s(&s, j2), 5400 / v, 1e-6);
+    cr_expect_float_eq(polsubmit_end_s(&s, j1), 7200 / v, 1e-6);
+    for (uint32_t j = 0; j < 3; j++)
+        for (uint32_t i = 0; i < 2; i++)
+            cr_expect_geq(s.tr.jobs[j].gpus[i], 2u, "job %u ran on MIG card", j);
+    simtest_free(&sc, &s);
+}
