@@ -447,14 +447,16 @@ static int kueue_parse(struct scenario *sc, const struct conf_node *p, struct co
     if (sc->mixed || mig) {
         /* MIG pools (nvidia.com/mig-<profile>) beside pools of one other kind, whose cards
          * kueue takes whole (nvidia.com/gpu): whole cards, time-sliced or MPS. */
-        uint32_t ok = SHARE_BIT(sc->sharing) | SHARE_BIT(SHARE_EXCLUSIVE) | SHARE_BIT(SHARE_MIG);
-        for (uint32_t i = 0; sc->sharing == SHARE_MIG && i < sc->npools; i++) {
+        uint32_t ok = SHARE_BIT(SHARE_EXCLUSIVE) | SHARE_BIT(SHARE_MIG);
+        for (uint32_t i = 0; i < sc->npools; i++) {
             enum share_mode m = scenario_pool_mode(sc, i);
             if (m != SHARE_MIG && m != SHARE_EXCLUSIVE) {
-                ok |= SHARE_BIT(m);
+                ok |= SHARE_BIT(m); /* the first other kind; a second is refused */
                 break;
             }
         }
+        if (!mig)
+            ok = SHARE_BIT(sc->sharing) | SHARE_BIT(SHARE_EXCLUSIVE); /* as before */
         if ((rc = scenario_refuse_modes(
                  sc, p, ok,
                  "kueue's nvidia.com/gpu quota counts whole cards of one sharing mode beside "
