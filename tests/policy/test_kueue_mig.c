@@ -140,3 +140,74 @@ Test(kueue_mig, quota_per_resource_mig_instances_and_whole_h100)
             cr_expect_geq(s.tr.jobs[j].gpus[i], 2u, "job %u ran on MIG card", j);
     simtest_free(&sc, &s);
 }
+
+/* Services `a` (queue other/q) and `b` (serve/q), 8 GiB each (1g.10gb), on the MIG pool. */
+#define TWO_SERVICES(NA, NB)                                                                \
+    "services:\n"                                                                           \
+    "  - name: a\n"                                                                         \
+    "    latency: { a_ms: 1, b_ms: 0.1 }\n"                                                 \
+    "    replicas: " #NA "\n"                                                               \
+    "    memory_gb: 8\n"                                                                    \
+    "    queue: other/q\n"                                                                  \
+    "    require: { labels: { p: m } }\n"                                                   \
+    "    arrivals: { synthetic: { shape: constant, rate_rps: 10 } }\n"                      \
+    "  - name: b\n"                                                                         \
+    "    latency: { a_ms: 1, b_ms: 0.1 }\n"                                                 \
+    "    replicas: " #NB "\n"                                                               \
+    "    memory_gb: 8\n"                                                                    \
+    "    queue: serve/q\n"                                                                  \
+    "    require: { labels: { p: m } }\n"                                                   \
+    "    arrivals: { synthetic: { shape: constant, rate_rps: 10 } }\n"
+
+/* Replicas of service svc serving now. */
+static uint32_t serving(const struct sim *s, uint32_t svc)
+{
+    uint32_t n = 0;
+    for (uint32_t r = 0; r < s->svcs[svc].nreps; r++)
+        n += !s->svcs[svc].reps[r].gone && !s->svcs[svc].reps[r].draining;
+    return n;
+}
+
+/*
+ * By hand. The cohort's 4 mig-1g.10gb (2 nominal in `other`, 2 in `serve`) are the pool's 4
+ * 1g.10gb instances. With `b` asking for none, `a`'s 4 replicas are all admitted (other
+ * borrows serve's unused 2: borrowed 2, serve lends 2) and fill the 4 instances. With `b`
+ * asking for 2, submitted after a's 4 at the start: serve reclaims its 2 (reclaimWithinCohort
+ * Any) by preempting 2 of a's borrowing replicas, whose instances free for b's 2: a serves 2
+ * and waits for 2, b serves 2, each queue holds its nominal 2, nothing borrowed.
+ */
+Test(kueue_mig, cohort_borrowing_and_reclaim_on_the_mig_resource)
+{
+    struct scenario sc;
+    struct sim s;
+    struct pol_queue_stat st[2];
+    const char *pol = "{ name: kueue, manifests: [tests/data/kueue/mig-cohort.yaml],\n"
+                      "  training_queues: {other/q: 1} }";
+    polsubmit_build(&sc, &s, MIG_FLEET, "", TWO_SERVICES(4, 0), pol);
+    cr_assert_eq(engine_run(&s.eng, sim_time_from_sec(600)), 0);
+    cr_assert_eq(s.pol->queues(&s, s.pol_state, st, 2), 2u);
+    cr_assert_str_eq(st[0].name, "other");
+    cr_assert_str_eq(st[0].flavors[0].name, "a100-mig/nvidia.com/mig-1g.10gb");
+    cr_expect_float_eq(st[0].flavors[0].admitted, 4, 1e-9);
+    cr_expect_float_eq(st[0].flavors[0].borrowed, 2, 1e-9);
+    cr_expect_float_eq(st[1].flavors[0].lent, 2, 1e-9);
+    cr_expect_eq(serving(&s, 0), 4u);
+    simtest_free(&sc, &s);
+
+    polsubmit_build(&sc, &s, MIG_FLEET, "", TWO_SERVICES(4, 2), pol);
+    cr_assert_eq(engine_run(&s.eng, sim_time_from_sec(600)), 0);
+    cr_assert_eq(s.pol->queues(&s, s.pol_state, st, 2), 2u);
+    cr_expect_float_eq(st[0].flavors[0].admitted, 2, 1e-9, "other holds %g",
+                       st[0].flavors[0].admitted);
+    cr_expect_float_eq(st[0].flavors[0].borrowed, 0, 1e-9);
+    cr_expect_float_eq(st[1].flavors[0].admitted, 2, 1e-9, "serve holds %g",
+                       st[1].flavors[0].admitted);
+    cr_expect_eq(st[0].pending, 2u, "a's 2 preempted replicas wait");
+    cr_expect_eq(serving(&s, 0), 2u);
+    cr_expect_eq(serving(&s, 1), 2u);
+    uint32_t used = 0;
+    for (uint32_t g = 0; g < 2; g++)
+        used += s.cl.cards[g].nten;
+    cr_expect_eq(used, 4u, "the 4 instances hold 4 replicas");
+    simtest_free(&sc, &s);
+}
