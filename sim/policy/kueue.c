@@ -465,11 +465,14 @@ static int kueue_parse(struct scenario *sc, const struct conf_node *p, struct co
                  err)))
             return rc;
     }
-    if (mig && (!p || !conf_get(p, "manifests") || sc->npools < 2))
+    if (mig && sc->npools < 2)
         return conf_errf(err, d, p, "name",
-                         "kueue on MIG instances needs cluster.pools and policy.manifests whose "
-                         "ClusterQueues cover nvidia.com/mig-<profile> resources "
-                         "(docs/kubernetes.md); the built-in two queues count whole cards only");
+                         "kueue on MIG instances needs cluster.pools (a MIG pool beside pools of "
+                         "whole cards), as nodes advertise nvidia.com/mig-<profile> per pool "
+                         "(docs/policies.md, kueue: MIG pools)");
+    for (uint32_t i = 0; mig && i < sc->npools; i++) /* the built-in quotas: whole cards */
+        if (scenario_pool_mode(sc, i) == SHARE_MIG)
+            total -= (double)sc->pools[i].nodes * sc->pools[i].gpus_per_node;
     if (!p)
         return 0;
     static const char *const mkeys[] = {"node_labels", "inference_queue", "training_queues",
@@ -1135,12 +1138,91 @@ static void trim_waiting(struct kq *k, uint32_t svc)
 
 /* ---- policy callbacks ---- */
 
-/* The two built-in CQs (policy.queues): inference and training in one cohort. */
+/*
+ * The built-in queues on a fleet with MIG pools: cell 0 is nvidia.com/gpu on the pools with MIG
+ * off, then one cell per profile name the MIG pools' layouts have (nvidia.com/mig-<profile>,
+ * in pool then layout order). Sets nfl, fl_prof and fl_pools; 0 cells without MIG pools.
+ */
+static int builtin_cells(struct sim *s, struct kq *k)
+{
+    const struct cluster *c = &s->cl;
+    uint32_t n = 1;
+    k->fl_pools = calloc(KUEUE_MAX_FLAVORS, sizeof *k->fl_pools);
+    k->fl_prof = calloc(KUEUE_MAX_FLAVORS, sizeof *k->fl_prof);
+    if (!k->fl_pools || !k->fl_prof)
+        return -ENOMEM;
+    for (uint32_t p = 0; p < c->npools && p < POOL_MAX; p++) {
+        if (c->pools[p].mode != SHARE_MIG) {
+            k->fl_pools[0] |= (uint64_t)1 << p;
+            continue;
+        }
+        const struct card *g = &c->cards[c->pools[p].first_gpu];
+        for (size_t i = 0; c->pools[p].ngpus && i < g->layout.n; i++) {
+            const char *name = g->layout.inst[i].profile->name;
+            uint32_t f = 1;
+            while (f < n && strcasecmp(k->fl_prof[f], name))
+                f++;
+            if (f == n) {
+                if (n == KUEUE_MAX_FLAVORS) {
+                    snprintf(s->err, sizeof(s->err),
+                             "kueue: the MIG pools have more than %u profiles (each a "
+                             "nvidia.com/mig-<profile> quota)",
+                             KUEUE_MAX_FLAVORS - 1);
+                    return -EINVAL;
+                }
+                k->fl_prof[n++] = name;
+            }
+            k->fl_pools[f] |= (uint64_t)1 << p;
+        }
+    }
+    k->nfl = n > 1 ? n : 0;
+    return 0;
+}
+
+/* Instances of cell f's profile on its pools. */
+static double cell_instances(const struct sim *s, const struct kq *k, uint32_t f)
+{
+    double inst = 0;
+    for (uint32_t p = 0; p < s->cl.npools; p++)
+        if (k->fl_pools[f] >> p & 1)
+            inst += pol_mig_count(&s->cl, p, mig_profile_find(s->cl.pools[p].spec, k->fl_prof[f]));
+    return inst;
+}
+
+/* Card masks per cell and the scratch mask (flavor_ok). */
+static int cell_cards(struct sim *s, struct kq *k)
+{
+    k->fl_cards = calloc(k->nfl, sizeof *k->fl_cards);
+    k->fl_ok = calloc(s->cl.ngpus ? s->cl.ngpus : 1, sizeof *k->fl_ok);
+    if (!k->fl_cards || !k->fl_ok)
+        return -ENOMEM;
+    for (uint32_t f = 0; f < k->nfl; f++) {
+        k->fl_cards[f] = calloc(s->cl.ngpus ? s->cl.ngpus : 1, sizeof **k->fl_cards);
+        if (!k->fl_cards[f])
+            return -ENOMEM;
+        for (uint32_t g = 0; g < s->cl.ngpus; g++)
+            k->fl_cards[f][g] = cluster_card_in(&s->cl, g, k->fl_pools[f]);
+    }
+    k->flavored = true;
+    return 0;
+}
+
+/* The two built-in CQs (policy.queues): inference and training in one cohort. With MIG pools
+ * (builtin_cells): inference lists the MIG cells, then nvidia.com/gpu, with nominal quota on
+ * each MIG cell all its instances; training lists nvidia.com/gpu only. */
 static int init_builtin(struct sim *s, struct kq *k, double total)
 {
+    int rc = builtin_cells(s, k);
+    if (rc)
+        return rc;
     for (int i = 0; i < CQ_N; i++) {
         struct kueue_cq cq;
         kueue_cq_default(&cq);
+        if (k->nfl) {
+            cq.nflavors = i == CQ_INF ? (uint8_t)k->nfl : 1;
+            for (uint32_t f = 0; f < cq.nflavors; f++)
+                cq.flavors[f] = (uint8_t)(i == CQ_INF ? (f + 1) % k->nfl : 0);
+        }
         cq.cohort = 0;
         cq.nominal = k->cfg.nominal[i];
         cq.borrowing_limit = k->cfg.borrowing_limit[i];
@@ -1151,9 +1233,21 @@ static int init_builtin(struct sim *s, struct kq *k, double total)
         cq.borrow = k->cfg.borrow;
         cq.borrow_threshold = k->cfg.borrow_threshold;
         cq.borrow_max_priority = k->cfg.borrow_max_priority;
-        int rc = kueue_add_cq(k->q, &cq);
-        if (rc < 0)
+        if ((rc = kueue_add_cq(k->q, &cq)) < 0)
             return rc;
+    }
+    if (k->nfl) {
+        if ((rc = kueue_set_flavors(k->q, k->nfl)))
+            return rc;
+        for (int i = 0; i < CQ_N && rc == 0; i++)
+            rc = kueue_set_cq_quota(k->q, (uint32_t)i, 0, k->cfg.nominal[i],
+                                    k->cfg.borrowing_limit[i], k->cfg.lending_limit[i]);
+        for (uint32_t f = 1; f < k->nfl && rc == 0; f++)
+            rc = kueue_set_cq_quota(k->q, CQ_INF, f, cell_instances(s, k, f), KUEUE_UNLIMITED,
+                                    KUEUE_UNLIMITED) ||
+                 kueue_set_cq_quota(k->q, CQ_TRAIN, f, 0, KUEUE_UNLIMITED, KUEUE_UNLIMITED);
+        if (rc || (rc = cell_cards(s, k)))
+            return rc < 0 ? rc : -EINVAL;
     }
     /* The most a training workload can hold: its nominal plus what it may borrow. */
     double lend =
@@ -1228,26 +1322,17 @@ static int init_model(struct sim *s, struct kq *k)
                 return rc;
         }
         k->nfl = m->ngpu;
-        k->flavored = true;
         k->fl_stat = calloc((size_t)m->ngpu * (m->ncqs ? m->ncqs : 1), sizeof *k->fl_stat);
         if (!k->fl_stat)
-            return -ENOMEM;
-        k->fl_cards = calloc(m->ngpu, sizeof *k->fl_cards);
-        k->fl_ok = calloc(s->cl.ngpus ? s->cl.ngpus : 1, sizeof *k->fl_ok);
-        if (!k->fl_cards || !k->fl_ok)
             return -ENOMEM;
         k->fl_pools = calloc(m->ngpu, sizeof *k->fl_pools);
         k->fl_prof = calloc(m->ngpu, sizeof *k->fl_prof);
         if (!k->fl_pools || !k->fl_prof)
             return -ENOMEM;
-        for (uint32_t f = 0; f < m->ngpu; f++) {
-            uint64_t pools = k->fl_pools[f] = kueue_cell_pools(s, m, f, &k->fl_prof[f]);
-            k->fl_cards[f] = calloc(s->cl.ngpus ? s->cl.ngpus : 1, sizeof **k->fl_cards);
-            if (!k->fl_cards[f])
-                return -ENOMEM;
-            for (uint32_t g = 0; g < s->cl.ngpus; g++)
-                k->fl_cards[f][g] = cluster_card_in(&s->cl, g, pools);
-        }
+        for (uint32_t f = 0; f < m->ngpu; f++)
+            k->fl_pools[f] = kueue_cell_pools(s, m, f, &k->fl_prof[f]);
+        if ((rc = cell_cards(s, k)))
+            return rc;
     }
     k->max_train = s->cl.ngpus; /* per CQ in kueue_on_submit */
     return 0;
@@ -1257,17 +1342,14 @@ static int init_model(struct sim *s, struct kq *k)
 static int check_mig_quota(struct sim *s, const struct kq *k)
 {
     const struct kueue_model *m = k->cfg.model;
-    for (uint32_t f = 0; k->flavored && f < k->nfl; f++) {
+    for (uint32_t f = 0; m && k->flavored && f < k->nfl; f++) {
         if (!k->fl_prof[f])
             continue;
-        double quota = 0, inst = 0;
+        double quota = 0, inst = cell_instances(s, k, f);
         for (uint32_t i = 0; i < m->ncqs; i++)
             quota += m->cqs[i].q.nominal[f];
         for (uint32_t i = 0; i < m->ncohorts; i++)
             quota += m->cohorts[i].q.nominal[f];
-        for (uint32_t p = 0; p < s->cl.npools; p++)
-            if (k->fl_pools[f] >> p & 1)
-                inst += pol_mig_count(&s->cl, p, mig_profile_find(s->cl.pools[p].spec, k->fl_prof[f]));
         if (quota > inst + 1e-9) {
             snprintf(s->err, sizeof(s->err),
                      "nominal quotas of %s sum to %g but its flavor's MIG pools have %g "
@@ -1292,9 +1374,15 @@ static int kueue_init(struct sim *s, void **state)
         k->cfg = *(const struct kueue_pol_cfg *)sc->policy.cfg;
     else
         cfg_default(&k->cfg);
-    double total = s->cl.ngpus;
+    double total = s->cl.ngpus, mig_cards = 0;
+    for (uint32_t p = 0; p < s->cl.npools; p++) /* the built-in queues' nvidia.com/gpu: */
+        if (s->cl.pools[p].mode == SHARE_MIG)     /* whole cards, MIG cards count for */
+            mig_cards += s->cl.pools[p].ngpus;    /* inference first (init_builtin_mig) */
+    total -= mig_cards;
     if (k->cfg.nominal[CQ_INF] < 0)
-        k->cfg.nominal[CQ_INF] = sc->policy.inference_gpus;
+        k->cfg.nominal[CQ_INF] = sc->policy.inference_gpus > mig_cards
+                                     ? sc->policy.inference_gpus - mig_cards
+                                     : 0;
     if (k->cfg.nominal[CQ_INF] > total)
         k->cfg.nominal[CQ_INF] = total;
     if (k->cfg.nominal[CQ_TRAIN] < 0)
@@ -1312,14 +1400,15 @@ static int kueue_init(struct sim *s, void **state)
     /* With several GPU flavors, a service whose require: leaves its ClusterQueue no flavor
      * that could ever hold one replica would wait forever: refused at the start, by name. */
     for (uint32_t i = 0; k->flavored && i < s->nsvcs; i++) {
-        uint32_t cq = k->cfg.svc_cq[i];
+        uint32_t cq = k->cfg.model ? k->cfg.svc_cq[i] : CQ_INF;
         double most = kueue_cq_potential_mask(k->q, cq, svc_cells(s, k, i));
         if (most + 1e-9 < pol_gang_size(s, i)) {
             snprintf(s->err, sizeof(s->err),
-                     "service '%.60s': its ClusterQueue '%.60s' could hold at most %g GPUs on the "
-                     "flavors whose pools its require: allows, less than one replica (%u): no "
-                     "replica could ever be admitted",
-                     sc->services[i].name, k->cfg.model->cqs[cq].name, most, pol_gang_size(s, i));
+                     "service '%.60s': its ClusterQueue '%.60s' could hold at most %g GPUs (or "
+                     "MIG instances) on the flavors whose pools its require: allows, less than "
+                     "one replica (%u): no replica could ever be admitted",
+                     sc->services[i].name, k->cfg.model ? k->cfg.model->cqs[cq].name : "inference",
+                     most, pol_gang_size(s, i));
             return -EINVAL;
         }
     }
