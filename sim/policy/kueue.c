@@ -23,7 +23,7 @@
  * its save ends, so admitted workloads are placed whenever cards free up
  * (on_requeue, on_finish, on_tick, scale-downs), inference first. A card is
  * free when it has no tenant: a workload always takes whole cards, whatever
- * the sharing mode (MIG is refused at parse). Inference replicas go to the
+ * the sharing mode — except on MIG pools (below). Inference replicas go to the
  * node that already holds the most inference (pol_pick_compact) and scale-downs
  * take them from the emptiest node (service_pick_victim), to keep whole nodes
  * for gangs; a gang takes one node (best fit) or whole free nodes.
@@ -44,6 +44,15 @@
  * GPU flavors (manifests on cluster.pools with several GPU ResourceFlavors): kueue_admit
  * assigns each workload a flavor; it is placed only on the cards of that flavor's pools
  * (flavor_ok narrows the masks given to common.h's pool-constraint placement).
+ *
+ * MIG pools (the GPU operator's mixed strategy): each (ResourceFlavor, resource) is a quota
+ * cell, a kueue_admit flavor — nvidia.com/gpu on the flavor's pools with MIG off, and each
+ * nvidia.com/mig-<profile> on its MIG pools with that profile (kueue_cell_pools; built in:
+ * builtin_cells, the inference queue's quota every instance). An inference replica may use a
+ * MIG cell of a pool where one replica takes exactly that profile (common.h,
+ * pol_mig_profile_for: the smallest of the pool's layout holding it); admitted there, it takes
+ * a free instance of the profile (place_mig, pol_mig_card as mig-static). Training and
+ * tensor-parallel replicas take nvidia.com/gpu cells only.
  *
  * Invariants: an admitted workload's quota is in kueue; the cards in use never
  * exceed the admitted workloads' quota plus the cards of EVICTING victims (still
