@@ -155,10 +155,10 @@ struct kq {
     /* GPU flavors (manifests with cluster.pools, more than one modelled): nfl masks of the
      * cards in each flavor's pools, and a scratch mask (flavor_ok). nfl <= 1: no masks. */
     uint32_t nfl;
-    bool flavored;          /* nfl > 1, or a MIG cell: fl_cards etc. are set */
-    uint64_t *fl_pools;     /* per cell: the pools its resource is on (kueue_cell_pools) */
-    const char **fl_prof;   /* per cell: its MIG profile's name, NULL for nvidia.com/gpu */
-    uint32_t fl_try;        /* scratch: the cell a kueue_mig_ok call places on */
+    bool flavored;        /* nfl > 1, or a MIG cell: fl_cards etc. are set */
+    uint64_t *fl_pools;   /* per cell: the pools its resource is on (kueue_cell_pools) */
+    const char **fl_prof; /* per cell: its MIG profile's name, NULL for nvidia.com/gpu */
+    uint32_t fl_try;      /* scratch: the cell a kueue_mig_ok call places on */
     bool **fl_cards;
     bool *fl_ok;
     struct pol_flavor_stat *fl_stat; /* ncq × nfl, for the queues callback */
@@ -1385,13 +1385,12 @@ static int kueue_init(struct sim *s, void **state)
         cfg_default(&k->cfg);
     double total = s->cl.ngpus, mig_cards = 0;
     for (uint32_t p = 0; p < s->cl.npools; p++) /* the built-in queues' nvidia.com/gpu: */
-        if (s->cl.pools[p].mode == SHARE_MIG)     /* whole cards, MIG cards count for */
-            mig_cards += s->cl.pools[p].ngpus;    /* inference first (init_builtin_mig) */
+        if (s->cl.pools[p].mode == SHARE_MIG)   /* whole cards, MIG cards count for */
+            mig_cards += s->cl.pools[p].ngpus;  /* inference first (init_builtin_mig) */
     total -= mig_cards;
     if (k->cfg.nominal[CQ_INF] < 0)
-        k->cfg.nominal[CQ_INF] = sc->policy.inference_gpus > mig_cards
-                                     ? sc->policy.inference_gpus - mig_cards
-                                     : 0;
+        k->cfg.nominal[CQ_INF] =
+            sc->policy.inference_gpus > mig_cards ? sc->policy.inference_gpus - mig_cards : 0;
     if (k->cfg.nominal[CQ_INF] > total)
         k->cfg.nominal[CQ_INF] = total;
     if (k->cfg.nominal[CQ_TRAIN] < 0)
@@ -1619,12 +1618,12 @@ static uint32_t kueue_queues(const struct sim *s, void *state, struct pol_queue_
         for (uint32_t f = 0; fs && f < k->nfl; f++) {
             struct kueue_cq_stat one;
             kueue_cq_stat_flavor(k->q, i, f, &one);
-            fs[f] = (struct pol_flavor_stat){.name = m->cell_name[f] ? m->cell_name[f]
-                                                                     : m->flavors[m->gpu_flavors[f]].name,
-                                             .nominal = m->cqs[i].q.nominal[f],
-                                             .admitted = one.usage,
-                                             .borrowed = one.borrowed,
-                                             .lent = one.lent};
+            fs[f] = (struct pol_flavor_stat){
+                .name = m->cell_name[f] ? m->cell_name[f] : m->flavors[m->gpu_flavors[f]].name,
+                .nominal = m->cqs[i].q.nominal[f],
+                .admitted = one.usage,
+                .borrowed = one.borrowed,
+                .lent = one.lent};
             nominal += f ? m->cqs[i].q.nominal[f] : 0;
         }
         out[i] = (struct pol_queue_stat){.name = m->cqs[i].name,

@@ -9,7 +9,7 @@
 
 #define GPU_RESOURCE "nvidia.com/gpu"
 #define MIG_RESOURCE "nvidia.com/mig-" /* + a profile: the GPU operator's mixed strategy */
-#define MAX_QUOTA    1e9 /* GPUs: a bound for the parser, far above any cluster */
+#define MAX_QUOTA    1e9               /* GPUs: a bound for the parser, far above any cluster */
 
 /* A reference by name, resolved once every object is read. */
 struct ref {
@@ -383,7 +383,8 @@ static int32_t mig_cell(const struct kueue_model *m, uint32_t fi, const char *pr
  * in some ClusterQueue or Cohort, in the order they are named (repeats included: add skips
  * those it has). Stops at the first non-zero return.
  */
-static int each_mig(struct parser *p, uint32_t i, int (*add)(struct parser *, uint32_t, const char *))
+static int each_mig(struct parser *p, uint32_t i,
+                    int (*add)(struct parser *, uint32_t, const char *))
 {
     const struct kueue_model *m = p->m;
     for (uint32_t k = 0; k < m->ncqs + m->ncohorts; k++) {

@@ -8,12 +8,11 @@
  * WorkloadPriorityClass, and Kueue's Configuration (config.kueue.x-k8s.io:
  * its fairSharing block). Any number of each. Only the `nvidia.com/gpu`
  * resource is modelled (with cluster.pools also `nvidia.com/mig-<profile>`, as
- * quota cells of their own: kueue_model.mig_profile), on the flavor(s) that map onto this cluster's nodes
- * (kueue_flavor_nodes with one node pool: one GPU flavor; kueue_flavor_pools
- * with cluster.pools: every GPU flavor whose nodeLabels some pool carries,
- * each modelled flavor a Kueue flavor of kueue_admit.h numbered in
- * ResourceFlavor order); quotas of other resources, and fields tidesim does
- * not model, are collected into one warning naming each of them
+ * quota cells of their own: kueue_model.mig_profile), on the flavor(s) that map onto this cluster's
+ * nodes (kueue_flavor_nodes with one node pool: one GPU flavor; kueue_flavor_pools with
+ * cluster.pools: every GPU flavor whose nodeLabels some pool carries, each modelled flavor a Kueue
+ * flavor of kueue_admit.h numbered in ResourceFlavor order); quotas of other resources, and fields
+ * tidesim does not model, are collected into one warning naming each of them
  * ("ClusterQueue/team-a: spec.admissionChecks, ..."). Malformed objects
  * (wrong types, unknown kind, an unknown field of a modelled block, a
  * dangling reference, a cohort cycle) are errors naming file:line:col.
@@ -92,7 +91,7 @@ struct kueue_model {
      * a MIG cell (owned), NULL for a GPU cell (the flavor's name). */
     const char *mig_profile[KUEUE_MAX_FLAVORS];
     char *cell_name[KUEUE_MAX_FLAVORS];
-    bool fair_sharing;                       /* a Configuration enables fairSharing */
+    bool fair_sharing; /* a Configuration enables fairSharing */
     enum kueue_fs_strategy strategies[2];
     uint32_t nstrategies;
     char *warning; /* one message listing what is not modelled, or NULL; owned */

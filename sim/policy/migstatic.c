@@ -168,7 +168,8 @@ static uint32_t whole_cards_for(const struct sim *s, uint32_t j, double mem, boo
     for (uint32_t g = 0; g < s->cl.ngpus && n < count; g++) {
         const struct card *cd = &s->cl.cards[g];
         if (whole_card(&s->cl, g) && card_allows(s, g, true) && sim_job_allows(s, j, g) &&
-            mem <= s->cl.pools[cd->pool].mem_gib && (!free_only || pol_mig_slot_free(&s->cl, g, mem)))
+            mem <= s->cl.pools[cd->pool].mem_gib &&
+            (!free_only || pol_mig_slot_free(&s->cl, g, mem)))
             gang[n++] = g;
     }
     return n;

@@ -12,27 +12,27 @@
 
 /* Pool 0 `mig`: 1 node × 2 A100-80GB, each cut 3g.40gb+2g.20gb+1g.10gb+1g.10gb (cards 0, 1:
  * four 1g.10gb instances in all). Pool 1 `h100`: 1 node × 4 whole H100 (cards 2-5). */
-#define MIG_FLEET                                                                           \
-    "{ sharing: mig, pools: [\n"                                                            \
-    "    {name: mig, gpu: a100-sxm4-80gb, nodes: 1, gpus_per_node: 2,\n"                    \
-    "     labels: {nvidia.com/mig.config: serve, p: m},\n"                                  \
-    "     mig: {layout: '3g.40gb+2g.20gb+1g.10gb+1g.10gb'}},\n"                             \
-    "    {name: h100, gpu: h100-sxm5-80gb, nodes: 1, gpus_per_node: 4, sharing: none,\n"    \
+#define MIG_FLEET                                                                        \
+    "{ sharing: mig, pools: [\n"                                                         \
+    "    {name: mig, gpu: a100-sxm4-80gb, nodes: 1, gpus_per_node: 2,\n"                 \
+    "     labels: {nvidia.com/mig.config: serve, p: m},\n"                               \
+    "     mig: {layout: '3g.40gb+2g.20gb+1g.10gb+1g.10gb'}},\n"                          \
+    "    {name: h100, gpu: h100-sxm5-80gb, nodes: 1, gpus_per_node: 4, sharing: none,\n" \
     "     labels: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}}] }"
 
 /* `small` (8 GiB: the smallest profile of the MIG layout that holds it is 1g.10gb) asks for 5
  * replicas; REQUIRE narrows its pools. */
-#define SMALL(REQUIRE)                                                                      \
-    "services:\n"                                                                           \
-    "  - name: small\n"                                                                     \
-    "    latency: { a_ms: 1, b_ms: 0.1 }\n"                                                 \
-    "    replicas: 5\n"                                                                     \
-    "    memory_gb: 8\n"                                                                    \
-    "    queue: team/q\n" REQUIRE                                                           \
+#define SMALL(REQUIRE)                      \
+    "services:\n"                           \
+    "  - name: small\n"                     \
+    "    latency: { a_ms: 1, b_ms: 0.1 }\n" \
+    "    replicas: 5\n"                     \
+    "    memory_gb: 8\n"                    \
+    "    queue: team/q\n" REQUIRE           \
     "    arrivals: { synthetic: { shape: constant, rate_rps: 10 } }\n"
 
-#define POLICY                                                                              \
-    "{ name: kueue, manifests: [tests/data/kueue/mig-mixed.yaml],\n"                        \
+#define POLICY                                                       \
+    "{ name: kueue, manifests: [tests/data/kueue/mig-mixed.yaml],\n" \
     "  training_queues: {team/q: 1} }"
 
 /* The replicas of service 0 serving on each card (cards[g]) and the profile of each one's
@@ -101,8 +101,7 @@ Test(kueue_mig, quota_per_resource_mig_instances_and_whole_h100)
 {
     struct scenario sc;
     struct sim s;
-    polsubmit_build(&sc, &s, MIG_FLEET, "", SMALL("    require: { labels: { p: m } }\n"),
-                    POLICY);
+    polsubmit_build(&sc, &s, MIG_FLEET, "", SMALL("    require: { labels: { p: m } }\n"), POLICY);
     double v = s.cl.pools[1].train_speed;
     cr_assert_gt(v, 1.0, "H100 trains faster than A100");
     uint32_t j0 = polsubmit_job(&s, 3600, 2, NULL);
@@ -142,21 +141,21 @@ Test(kueue_mig, quota_per_resource_mig_instances_and_whole_h100)
 }
 
 /* Services `a` (queue other/q) and `b` (serve/q), 8 GiB each (1g.10gb), on the MIG pool. */
-#define TWO_SERVICES(NA, NB)                                                                \
-    "services:\n"                                                                           \
-    "  - name: a\n"                                                                         \
-    "    latency: { a_ms: 1, b_ms: 0.1 }\n"                                                 \
-    "    replicas: " #NA "\n"                                                               \
-    "    memory_gb: 8\n"                                                                    \
-    "    queue: other/q\n"                                                                  \
-    "    require: { labels: { p: m } }\n"                                                   \
-    "    arrivals: { synthetic: { shape: constant, rate_rps: 10 } }\n"                      \
-    "  - name: b\n"                                                                         \
-    "    latency: { a_ms: 1, b_ms: 0.1 }\n"                                                 \
-    "    replicas: " #NB "\n"                                                               \
-    "    memory_gb: 8\n"                                                                    \
-    "    queue: serve/q\n"                                                                  \
-    "    require: { labels: { p: m } }\n"                                                   \
+#define TWO_SERVICES(NA, NB)                                           \
+    "services:\n"                                                      \
+    "  - name: a\n"                                                    \
+    "    latency: { a_ms: 1, b_ms: 0.1 }\n"                            \
+    "    replicas: " #NA "\n"                                          \
+    "    memory_gb: 8\n"                                               \
+    "    queue: other/q\n"                                             \
+    "    require: { labels: { p: m } }\n"                              \
+    "    arrivals: { synthetic: { shape: constant, rate_rps: 10 } }\n" \
+    "  - name: b\n"                                                    \
+    "    latency: { a_ms: 1, b_ms: 0.1 }\n"                            \
+    "    replicas: " #NB "\n"                                          \
+    "    memory_gb: 8\n"                                               \
+    "    queue: serve/q\n"                                             \
+    "    require: { labels: { p: m } }\n"                              \
     "    arrivals: { synthetic: { shape: constant, rate_rps: 10 } }\n"
 
 /* Replicas of service svc serving now. */

@@ -306,8 +306,7 @@ static void kueue_mig_ts_placement(const struct sim *s)
             if (!strcmp(s->svcs[t->owner].cfg->name, "mig")) {
                 mig_on[g]++;
                 cr_assert_geq(t->instance, 0);
-                cr_expect_str_eq(s->cl.cards[g].layout.inst[t->instance].profile->name,
-                                 "3g.40gb");
+                cr_expect_str_eq(s->cl.cards[g].layout.inst[t->instance].profile->name, "3g.40gb");
             } else {
                 ts_on[g]++;
             }
