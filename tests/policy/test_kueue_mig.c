@@ -212,3 +212,69 @@ Test(kueue_mig, cohort_borrowing_on_the_mig_resource)
     cr_expect_eq(used, 4u, "the 4 instances hold 4 replicas");
     simtest_free(&sc, &s);
 }
+
+/* A service of queue LQ under the HPA, 8 GiB (1g.10gb), its load peaking at PEAK h. */
+#define TWO_SCALED(SVC, LQ, PEAK)                     \
+    "  - name: " SVC "\n"                             \
+    "    latency: { a_ms: 20, b_ms: 5 }\n"            \
+    "    batching: { max_batch: 8, max_wait: 5ms }\n" \
+    "    memory_gb: 8\n"                              \
+    "    queue: " LQ "\n"                             \
+    "    require: { labels: { p: m } }\n"             \
+    "    arrivals: { synthetic: { peak_rps: 20, trough_ratio: 0.05, peak_hour: " PEAK " } }\n"
+
+/* Workloads admitted in queue cq on cell 0 (mig-1g.10gb) against the replicas of svc serving
+ * or starting. */
+static void admitted_covers(const struct sim *s, uint32_t cq, uint32_t svc, double *usage,
+                            uint32_t *reps)
+{
+    *usage = kueue_usage_flavor(kueue_policy_kueue(s), cq, 0);
+    *reps = 0;
+    for (uint32_t r = 0; r < s->svcs[svc].nreps; r++)
+        *reps += !s->svcs[svc].reps[r].gone && !s->svcs[svc].reps[r].draining;
+}
+
+/*
+ * Scale-downs on MIG cards shared by two services' replicas: when the HPA takes a replica of
+ * one service off a card that also holds the other's, the workload finished must be that
+ * service's (kueue_freed). `b` peaks at 2 h, `a` at 5 h: both reach 2 replicas, one of each
+ * on each card (a's workloads first in submission order), and b scales back to 1 at about
+ * 10 h while a still has 2 — so a card-only match would finish a's workload on that card
+ * (checked: with it, "at 600 min: queue 0 admits 1 < 2 replicas"). At every 15 minutes of
+ * 24 h each queue's admitted mig-1g.10gb is at least its service's live replicas, the two
+ * together never pass the 4 instances, and each service went to 2 or more and back to 1.
+ */
+Test(kueue_mig, scale_down_on_a_shared_mig_card_finishes_that_services_workload)
+{
+    struct scenario sc;
+    struct sim s;
+    const char *pol = "{ name: kueue, manifests: [tests/data/kueue/mig-cohort.yaml],\n"
+                      "  training_queues: {other/q: 1},\n"
+                      "  autoscale: { target: 0.7, min: 1, max: 8 } }";
+    polsubmit_build(&sc, &s, MIG_FLEET, "",
+                    "services:\n" TWO_SCALED("a", "other/q", "5") TWO_SCALED("b", "serve/q", "2"),
+                    pol);
+    uint32_t most[2] = {0}, least_after[2] = {99, 99};
+    for (int i = 1; i <= 96; i++) {
+        cr_assert_eq(engine_run(&s.eng, sim_time_from_sec(900.0 * i)), 0);
+        for (uint32_t v = 0; v < 2; v++) {
+            double usage;
+            uint32_t reps;
+            admitted_covers(&s, v, v, &usage, &reps);
+            cr_assert_geq(usage + 1e-9, reps, "at %d min: queue %u admits %g < %u replicas", 15 * i,
+                          v, usage, reps);
+            if (reps > most[v])
+                most[v] = reps;
+            if (most[v] >= 2 && reps < least_after[v])
+                least_after[v] = reps;
+        }
+        cr_assert_leq(kueue_usage_flavor(kueue_policy_kueue(&s), 0, 0) +
+                          kueue_usage_flavor(kueue_policy_kueue(&s), 1, 0),
+                      4 + 1e-9);
+    }
+    cr_expect_geq(most[0], 2u, "a scaled up: %u", most[0]);
+    cr_expect_geq(most[1], 2u, "b scaled up: %u", most[1]);
+    cr_expect_eq(least_after[0], 1u, "a scaled back down to %u", least_after[0]);
+    cr_expect_eq(least_after[1], 1u, "b scaled back down to %u", least_after[1]);
+    simtest_free(&sc, &s);
+}
