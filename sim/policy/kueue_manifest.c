@@ -421,11 +421,11 @@ static int add_mig_cell(struct parser *p, uint32_t i, const char *prof)
                          "more than %u quota cells (a ResourceFlavor and nvidia.com/gpu or one "
                          "nvidia.com/mig-<profile>) on this cluster (tidesim models at most %u)",
                          KUEUE_MAX_FLAVORS, KUEUE_MAX_FLAVORS);
-    size_t len = strlen(f->name) + strlen(MIG_RESOURCE) + strlen(prof) + 2;
+    size_t len = strlen(f->name) + strlen(prof) + sizeof ":mig-";
     char *name = malloc(len);
     if (!name)
         return -ENOMEM;
-    snprintf(name, len, "%s/%s%s", f->name, MIG_RESOURCE, prof);
+    snprintf(name, len, "%s:mig-%s", f->name, prof); /* no '/': an HDF5 group name */
     m->cell_name[m->ngpu] = name;
     m->mig_profile[m->ngpu] = prof;
     m->gpu_flavors[m->ngpu++] = i;

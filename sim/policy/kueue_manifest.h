@@ -87,8 +87,9 @@ struct kueue_model {
      * ResourceFlavor gpu_flavors[i] and one resource, nvidia.com/gpu (mig_profile[i] NULL) or
      * nvidia.com/mig-<profile> (the GPU operator's mixed strategy: mig_profile[i] = "<profile>",
      * pointing into the manifest). A flavor's nvidia.com/gpu cell comes first, then its MIG
-     * cells in the order the resourceGroups name them. cell_name[i]: "<flavor>/<resource>" for
-     * a MIG cell (owned), NULL for a GPU cell (the flavor's name). */
+     * cells in the order the resourceGroups name them. cell_name[i]: "<flavor>:mig-<profile>" for
+     * a MIG cell (owned; a results group name, so no '/'), NULL for a GPU cell (the flavor's
+     * name). */
     const char *mig_profile[KUEUE_MAX_FLAVORS];
     char *cell_name[KUEUE_MAX_FLAVORS];
     bool fair_sharing; /* a Configuration enables fairSharing */

@@ -77,7 +77,7 @@ static void cells(struct sim *s, struct pol_queue_stat *st)
 {
     cr_assert_eq(s->pol->queues(s, s->pol_state, st, 1), 1u);
     cr_assert_eq(st->nflavors, 2u);
-    cr_assert_str_eq(st->flavors[0].name, "a100-mig/nvidia.com/mig-1g.10gb");
+    cr_assert_str_eq(st->flavors[0].name, "a100-mig:mig-1g.10gb");
     cr_assert_str_eq(st->flavors[1].name, "h100");
     cr_assert_float_eq(st->flavors[0].nominal, 3, 0);
     cr_assert_float_eq(st->flavors[1].nominal, 4, 0);
@@ -188,7 +188,7 @@ Test(kueue_mig, cohort_borrowing_on_the_mig_resource)
     cr_assert_eq(engine_run(&s.eng, sim_time_from_sec(600)), 0);
     cr_assert_eq(s.pol->queues(&s, s.pol_state, st, 2), 2u);
     cr_assert_str_eq(st[0].name, "other");
-    cr_assert_str_eq(st[0].flavors[0].name, "a100-mig/nvidia.com/mig-1g.10gb");
+    cr_assert_str_eq(st[0].flavors[0].name, "a100-mig:mig-1g.10gb");
     cr_expect_float_eq(st[0].flavors[0].admitted, 4, 1e-9);
     cr_expect_float_eq(st[0].flavors[0].borrowed, 2, 1e-9);
     cr_expect_float_eq(st[1].flavors[0].lent, 2, 1e-9);

@@ -347,7 +347,7 @@ Test(mixed_modes, policy_kueue_runs_with_mig_quota)
     struct pol_queue_stat st;
     cr_assert_eq(s.pol->queues(&s, s.pol_state, &st, 1), 1u);
     cr_assert_eq(st.nflavors, 2u);
-    cr_expect_str_eq(st.flavors[0].name, "mig/nvidia.com/mig-3g.40gb");
+    cr_expect_str_eq(st.flavors[0].name, "mig:mig-3g.40gb");
     cr_expect_float_eq(st.flavors[0].admitted, 2, 1e-9);
     cr_expect_float_eq(st.flavors[0].nominal, 4, 0);
     cr_expect_float_eq(st.flavors[1].admitted, 2, 1e-9);
