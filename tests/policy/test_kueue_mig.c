@@ -278,3 +278,57 @@ Test(kueue_mig, scale_down_on_a_shared_mig_card_finishes_that_services_workload)
     cr_expect_eq(least_after[1], 1u, "b scaled back down to %u", least_after[1]);
     simtest_free(&sc, &s);
 }
+
+/*
+ * Reclaim of lent mig-1g.10gb (cohort of tests/data/kueue/mig-cohort.yaml, 2 + 2 of the 4
+ * instances; serve has reclaimWithinCohort: Any). `a` (other/q) holds 4 replicas fixed, `b`
+ * (serve/q) is scaled by the HPA from its trough at t = 0 to its peak at 12 h. At the start
+ * Kueue admits what fits nominal first — a's 2, b's 1 — then a's third by borrowing serve's
+ * unused instance; a's fourth finds the cohort full. By hand at 1 h: a serves 3 (other
+ * admitted 3, borrowed 1), b serves 1. When the HPA asks for b's second replica, serve is
+ * within its nominal 2 but the cohort is full: it reclaims the instance it lent by
+ * preempting a's borrowing replica, and b's second replica takes that instance. At 12 h: a
+ * serves 2 (admitted 2, borrowed 0), b serves 2, all 4 instances used. With
+ * reclaimWithinCohort: Never (the same file edited) b would stay at 1 and a at 3.
+ */
+Test(kueue_mig, reclaim_of_lent_mig_quota_preempts_the_borrowing_replica)
+{
+    struct scenario sc;
+    struct sim s;
+    struct pol_queue_stat st[2];
+    const char *pol = "{ name: kueue, manifests: [tests/data/kueue/mig-cohort.yaml],\n"
+                      "  training_queues: {other/q: 1},\n"
+                      "  autoscale: { target: 0.7, min: 1, max: 8 } }";
+    polsubmit_build(&sc, &s, MIG_FLEET, "",
+                    "services:\n"
+                    "  - name: a\n"
+                    "    latency: { a_ms: 20, b_ms: 5 }\n"
+                    "    replicas: 4\n"
+                    "    memory_gb: 8\n"
+                    "    queue: other/q\n"
+                    "    require: { labels: { p: m } }\n"
+                    "    arrivals: { synthetic: { shape: constant, rate_rps: 1 } }\n" TWO_SCALED(
+                        "b", "serve/q", "12"),
+                    pol);
+    cr_assert_eq(engine_run(&s.eng, sim_time_from_sec(3600)), 0);
+    cr_assert_eq(s.pol->queues(&s, s.pol_state, st, 2), 2u);
+    cr_expect_eq(serving(&s, 0), 3u, "a at 1 h");
+    cr_expect_eq(serving(&s, 1), 1u, "b at 1 h");
+    cr_expect_float_eq(st[0].flavors[0].admitted, 3, 1e-9);
+    cr_expect_float_eq(st[0].flavors[0].borrowed, 1, 1e-9);
+    cr_assert_eq(engine_run(&s.eng, sim_time_from_sec(12 * 3600)), 0);
+    cr_assert_eq(s.pol->queues(&s, s.pol_state, st, 2), 2u);
+    cr_expect_eq(serving(&s, 0), 2u, "a at 12 h");
+    cr_expect_eq(serving(&s, 1), 2u, "b at 12 h");
+    cr_expect_float_eq(st[0].flavors[0].admitted, 2, 1e-9, "other holds %g",
+                       st[0].flavors[0].admitted);
+    cr_expect_float_eq(st[0].flavors[0].borrowed, 0, 1e-9);
+    cr_expect_float_eq(st[1].flavors[0].admitted, 2, 1e-9, "serve holds %g",
+                       st[1].flavors[0].admitted);
+    cr_expect_geq(st[0].evictions, 1u, "a's borrowing replica was preempted");
+    uint32_t used = 0;
+    for (uint32_t g = 0; g < 2; g++)
+        used += s.cl.cards[g].nten;
+    cr_expect_eq(used, 4u);
+    simtest_free(&sc, &s);
+}
