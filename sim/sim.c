@@ -880,11 +880,19 @@ int sim_start_replica(struct sim *s, uint32_t svc, uint32_t gpu, sim_time delay)
 int sim_start_replica_on(struct sim *s, uint32_t svc, const uint32_t *cards, uint32_t n,
                          sim_time delay)
 {
+    return sim_start_replica_on_profile(s, svc, cards, n, delay, NULL);
+}
+
+int sim_start_replica_on_profile(struct sim *s, uint32_t svc, const uint32_t *cards, uint32_t n,
+                                 sim_time delay, const char *mig_profile)
+{
     if (svc >= s->nsvcs || !cards)
         return -EINVAL;
     struct service *sv = &s->svcs[svc];
     const struct service_cfg *c = sv->cfg;
     struct tenant_req req = sim_replica_req(svc, c);
+    if (mig_profile)
+        req.mig_profile = mig_profile;
     uint32_t tids[LLM_MAX_TP], ri;
     if (n != (c->kind == SVC_LLM ? c->llm->tp : 1))
         return -EINVAL;

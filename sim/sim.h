@@ -152,6 +152,11 @@ int sim_start_replica(struct sim *s, uint32_t svc, uint32_t gpu, sim_time delay)
  */
 int sim_start_replica_on(struct sim *s, uint32_t svc, const uint32_t *cards, uint32_t n,
                          sim_time delay);
+/* The same with the MIG instance profile each card's tenant takes (NULL: the service's
+ * mig_profile, else the smallest free instance holding it): a policy that charged the replica
+ * one instance of a profile (kueue's nvidia.com/mig-<profile> quota) places it on that one. */
+int sim_start_replica_on_profile(struct sim *s, uint32_t svc, const uint32_t *cards, uint32_t n,
+                                 sim_time delay, const char *mig_profile);
 
 /* The tenant request of one card of a replica of service svc (configuration c). */
 struct tenant_req sim_replica_req(uint32_t svc, const struct service_cfg *c);

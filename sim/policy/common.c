@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 int jobq_push(struct jobq *q, uint32_t job)
 {
@@ -379,4 +380,99 @@ int pol_manifest_paths(const struct conf_doc *d, const struct conf_node *mf, con
     *paths = v;
     *n = k;
     return 0;
+}
+
+/* ---- MIG instances (common.h) ---- */
+
+bool pol_mig_slot_free(const struct cluster *c, uint32_t gpu, double mem)
+{
+    const struct card *g = &c->cards[gpu];
+    if (g->reconfiguring || g->nten >= cluster_card_slots(c, gpu))
+        return false;
+    double used = 0;
+    for (uint32_t i = 0; i < g->nten; i++)
+        used += c->tenants[g->ten[i]].st.mem_gib;
+    return used + mem <= c->pools[g->pool].mem_gib;
+}
+
+int pol_mig_smallest_free(const struct cluster *c, uint32_t gpu, const char *want, double mem,
+                          int *mib)
+{
+    const struct card *g = &c->cards[gpu];
+    if (g->reconfiguring)
+        return -1;
+    if (cluster_card_mode(c, gpu) != SHARE_MIG) {
+        const struct gpu_spec *spec = cluster_card_spec(c, gpu);
+        if (want || !pol_mig_slot_free(c, gpu, mem))
+            return -1;
+        *mib = spec->memory_mib / (int)cluster_card_slots(c, gpu);
+        return MIG_MAX_INSTANCES;
+    }
+    int best = -1;
+    for (int k = 0; k < (int)g->layout.n; k++) {
+        const struct mig_profile *p = g->layout.inst[k].profile;
+        if (g->inst_tenant[k] != TENANT_NONE || (want && strcasecmp(p->name, want)) ||
+            !mig_fits_memory(p, mem))
+            continue;
+        if (best < 0 || p->memory_mib < g->layout.inst[best].profile->memory_mib)
+            best = k;
+    }
+    if (best >= 0)
+        *mib = g->layout.inst[best].profile->memory_mib;
+    return best;
+}
+
+uint32_t pol_mig_card(struct sim *s, uint32_t svc, const char *want,
+                      bool (*ok)(const struct sim *, void *, uint32_t), void *ctx)
+{
+    const struct service_cfg *c = &s->sc->services[svc];
+    uint32_t best = UINT32_MAX;
+    int best_mib = 0;
+    bool best_pref = false;
+    for (uint32_t g = 0; g < s->cl.ngpus; g++) {
+        if (ok && !ok(s, ctx, g))
+            continue;
+        int mib = 0;
+        int k = pol_mig_smallest_free(&s->cl, g, want, c->mem_gib, &mib);
+        if (k < 0 || !sim_svc_allows(s, svc, g)) /* placement constraints (sim/sim.h) */
+            continue;
+        bool pref = sim_svc_prefers(s, svc, g);
+        if (best == UINT32_MAX || (pref && !best_pref) || (pref == best_pref && mib < best_mib)) {
+            best = g;
+            best_mib = mib;
+            best_pref = pref;
+        }
+    }
+    return best;
+}
+
+const struct mig_profile *pol_mig_profile_for(const struct sim *s, uint32_t svc, uint32_t pool)
+{
+    const struct cluster *c = &s->cl;
+    if (pool >= c->npools || c->pools[pool].ngpus == 0 || c->pools[pool].mode != SHARE_MIG)
+        return NULL;
+    const struct card *g = &c->cards[c->pools[pool].first_gpu];
+    const struct service_cfg *sc = &s->sc->services[svc];
+    const char *want = sc->mig_profile && *sc->mig_profile ? sc->mig_profile : NULL;
+    const struct mig_profile *best = NULL;
+    for (size_t k = 0; k < g->layout.n; k++) {
+        const struct mig_profile *p = g->layout.inst[k].profile;
+        if ((want && strcasecmp(p->name, want)) || !mig_fits_memory(p, sc->mem_gib))
+            continue;
+        if (!best || p->memory_mib < best->memory_mib)
+            best = p;
+    }
+    return best;
+}
+
+uint32_t pol_mig_count(const struct cluster *c, uint32_t pool, const struct mig_profile *p)
+{
+    uint32_t n = 0;
+    if (pool >= c->npools)
+        return 0;
+    const struct cluster_pool *pl = &c->pools[pool];
+    for (uint32_t g = pl->first_gpu; g < pl->first_gpu + pl->ngpus; g++)
+        for (size_t k = 0; k < c->cards[g].layout.n; k++)
+            n += c->cards[g].layout.inst[k].profile == p;
+    return n;
 }

@@ -285,4 +285,34 @@ void pol_fifo_on_tick(struct sim *s, void *state);
 int pol_manifest_paths(const struct conf_doc *d, const struct conf_node *mf, const char ***paths,
                        uint32_t *n, struct conf_err *err);
 
+/*
+ * MIG instances (sim/policy/common.c), shared by mig-static and kueue:
+ *
+ * pol_mig_slot_free: can card gpu, which has no MIG instances, take one more tenant of mem GiB
+ * (a free slot, and the memory of its tenants plus mem fits the card)?
+ *
+ * pol_mig_smallest_free: the smallest free instance of card gpu that holds mem GiB (of the
+ * profile named want when not NULL): its memory in MiB into *mib and its index, or -1. A card
+ * without instances is one instance (index MIG_MAX_INSTANCES) of the card's memory / slots,
+ * for a replica that names no profile.
+ *
+ * pol_mig_card: the card for a replica of svc whose smallest fitting free instance (of want)
+ * is the smallest, among the cards its placement constraints and ok(s, ctx, g) (NULL: all)
+ * allow, on the pools the service prefers first; ties: the lowest index. UINT32_MAX if none.
+ *
+ * pol_mig_profile_for: the instance profile one replica of svc takes on MIG pool `pool` — the
+ * service's mig_profile when the pool's layout has it, else the smallest (memory) profile of
+ * the pool's layout that holds the service's memory; NULL when none does or the pool is not
+ * MIG. The layout is that of the pool's first card (a pool has one layout).
+ *
+ * pol_mig_count: how many instances of profile p the cards of pool `pool` have.
+ */
+bool pol_mig_slot_free(const struct cluster *c, uint32_t gpu, double mem);
+int pol_mig_smallest_free(const struct cluster *c, uint32_t gpu, const char *want, double mem,
+                          int *mib);
+uint32_t pol_mig_card(struct sim *s, uint32_t svc, const char *want,
+                      bool (*ok)(const struct sim *, void *, uint32_t), void *ctx);
+const struct mig_profile *pol_mig_profile_for(const struct sim *s, uint32_t svc, uint32_t pool);
+uint32_t pol_mig_count(const struct cluster *c, uint32_t pool, const struct mig_profile *p);
+
 #endif

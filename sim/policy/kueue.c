@@ -23,7 +23,7 @@
  * its save ends, so admitted workloads are placed whenever cards free up
  * (on_requeue, on_finish, on_tick, scale-downs), inference first. A card is
  * free when it has no tenant: a workload always takes whole cards, whatever
- * the sharing mode (MIG is refused at parse). Inference replicas go to the
+ * the sharing mode — except on MIG pools (below). Inference replicas go to the
  * node that already holds the most inference (pol_pick_compact) and scale-downs
  * take them from the emptiest node (service_pick_victim), to keep whole nodes
  * for gangs; a gang takes one node (best fit) or whole free nodes.
@@ -45,6 +45,15 @@
  * assigns each workload a flavor; it is placed only on the cards of that flavor's pools
  * (flavor_ok narrows the masks given to common.h's pool-constraint placement).
  *
+ * MIG pools (the GPU operator's mixed strategy): each (ResourceFlavor, resource) is a quota
+ * cell, a kueue_admit flavor — nvidia.com/gpu on the flavor's pools with MIG off, and each
+ * nvidia.com/mig-<profile> on its MIG pools with that profile (kueue_cell_pools; built in:
+ * builtin_cells, the inference queue's quota every instance). An inference replica may use a
+ * MIG cell of a pool where one replica takes exactly that profile (common.h,
+ * pol_mig_profile_for: the smallest of the pool's layout holding it); admitted there, it takes
+ * a free instance of the profile (place_mig, pol_mig_card as mig-static). Training and
+ * tensor-parallel replicas take nvidia.com/gpu cells only.
+ *
  * Invariants: an admitted workload's quota is in kueue; the cards in use never
  * exceed the admitted workloads' quota plus the cards of EVICTING victims (still
  * saving).
@@ -52,6 +61,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "sim/policy/kueue_admit.h"
 #include "sim/policy/kueue_manifest.h"
@@ -145,6 +155,10 @@ struct kq {
     /* GPU flavors (manifests with cluster.pools, more than one modelled): nfl masks of the
      * cards in each flavor's pools, and a scratch mask (flavor_ok). nfl <= 1: no masks. */
     uint32_t nfl;
+    bool flavored;        /* nfl > 1, or a MIG cell: fl_cards etc. are set */
+    uint64_t *fl_pools;   /* per cell: the pools its resource is on (kueue_cell_pools) */
+    const char **fl_prof; /* per cell: its MIG profile's name, NULL for nvidia.com/gpu */
+    uint32_t fl_try;      /* scratch: the cell a kueue_mig_ok call places on */
     bool **fl_cards;
     bool *fl_ok;
     struct pol_flavor_stat *fl_stat; /* ncq × nfl, for the queues callback */
@@ -304,6 +318,8 @@ static int parse_manifests(struct scenario *sc, const struct conf_node *p, struc
     struct kueue_model *m = c->model;
     double total = scenario_gpus(sc);
     for (uint32_t f = 0; f < m->ngpu; f++) {
+        if (m->mig_profile[f])
+            continue; /* instances: checked at init (kueue_init), where the layouts are cut */
         double quota = 0, cards = total;
         for (uint32_t i = 0; i < m->ncqs; i++)
             quota += m->cqs[i].q.nominal[f];
@@ -313,7 +329,7 @@ static int parse_manifests(struct scenario *sc, const struct conf_node *p, struc
         if (m->ngpu > 1 || fl->pools != POOL_ALL) {
             cards = 0;
             for (uint32_t i = 0; i < sc->npools; i++)
-                if (fl->pools >> i & 1)
+                if (fl->pools >> i & 1 && scenario_pool_mode(sc, i) != SHARE_MIG)
                     cards += (double)sc->pools[i].nodes * sc->pools[i].gpus_per_node;
         }
         if (m->ngpu == 1 && quota > cards + 1e-9)
@@ -324,7 +340,9 @@ static int parse_manifests(struct scenario *sc, const struct conf_node *p, struc
         if (quota > cards + 1e-9)
             return conf_errf(err, d, mf, "manifests",
                              "nominal quotas of GPU flavor '%s' sum to %g GPUs but its pools "
-                             "have %g (Kueue would admit workloads that can never be placed)",
+                             "have %g whole cards (Kueue would admit workloads that can never be "
+                             "placed; a MIG pool advertises nvidia.com/mig-<profile>, not "
+                             "nvidia.com/gpu)",
                              fl->name, quota, cards);
     }
     /* Services: services[].queue, else inference_queue (needed when there are services). */
@@ -434,17 +452,36 @@ static int kueue_parse(struct scenario *sc, const struct conf_node *p, struct co
         return -ENOMEM;
     cfg_default(c);
     sc->policy.cfg = c;
-    if (sc->mixed)
-        return scenario_refuse_modes(
-            sc, p, SHARE_BIT(sc->sharing) | SHARE_BIT(SHARE_EXCLUSIVE),
-            "kueue's quotas here count nvidia.com/gpu per card in one sharing mode; a MIG pool "
-            "would need flavors of nvidia.com/mig-<profile> resources and a time-sliced or MPS "
-            "pool beside it a quota in replicas, which tidesim does not model",
-            err);
-    if (sc->sharing == SHARE_MIG)
+    bool mig = scenario_uses(sc, SHARE_MIG);
+    if (sc->mixed || mig) {
+        /* MIG pools (nvidia.com/mig-<profile>) beside pools of one other kind, whose cards
+         * kueue takes whole (nvidia.com/gpu): whole cards, time-sliced or MPS. */
+        uint32_t ok = SHARE_BIT(SHARE_EXCLUSIVE) | SHARE_BIT(SHARE_MIG);
+        for (uint32_t i = 0; i < sc->npools; i++) {
+            enum share_mode m = scenario_pool_mode(sc, i);
+            if (m != SHARE_MIG && m != SHARE_EXCLUSIVE) {
+                ok |= SHARE_BIT(m); /* the first other kind; a second is refused */
+                break;
+            }
+        }
+        if (!mig)
+            ok = SHARE_BIT(sc->sharing) | SHARE_BIT(SHARE_EXCLUSIVE); /* as before */
+        if ((rc = scenario_refuse_modes(
+                 sc, p, ok,
+                 "kueue's nvidia.com/gpu quota counts whole cards of one sharing mode beside "
+                 "MIG pools (nvidia.com/mig-<profile>); a time-sliced and an MPS pool together "
+                 "would need a quota in replicas, which tidesim does not model",
+                 err)))
+            return rc;
+    }
+    if (mig && sc->npools < 2)
         return conf_errf(err, d, p, "name",
-                         "kueue places workloads on whole cards: use sharing exclusive, "
-                         "timeslice or mps, not mig");
+                         "kueue on MIG instances needs cluster.pools (a MIG pool beside pools of "
+                         "whole cards), as nodes advertise nvidia.com/mig-<profile> per pool "
+                         "(docs/policies.md, kueue: MIG pools)");
+    for (uint32_t i = 0; mig && i < sc->npools; i++) /* the built-in quotas: whole cards */
+        if (scenario_pool_mode(sc, i) == SHARE_MIG)
+            total -= (double)sc->pools[i].nodes * sc->pools[i].gpus_per_node;
     if (!p)
         return 0;
     static const char *const mkeys[] = {"node_labels", "inference_queue", "training_queues",
@@ -559,13 +596,35 @@ static struct inf_wl *inf_find(struct kq *k, uint32_t id)
  * flavor f has a pool in allow); every flavor with one. */
 static uint64_t flavors_allowed(const struct kq *k, uint64_t allow)
 {
-    if (k->nfl <= 1)
+    if (!k->flavored)
         return UINT64_MAX;
-    const struct kueue_model *m = k->cfg.model;
     uint64_t mask = 0;
     for (uint32_t f = 0; f < k->nfl; f++)
-        if (m->flavors[m->gpu_flavors[f]].pools & allow)
+        if (!k->fl_prof[f] && (k->fl_pools[f] & allow))
             mask |= (uint64_t)1 << f;
+    return mask;
+}
+
+/*
+ * The cells a replica of svc may use: flavors_allowed's nvidia.com/gpu cells, and each MIG cell
+ * of a pool its require: allows where one replica takes an instance of exactly that cell's
+ * profile (pol_mig_profile_for). A tensor-parallel replica takes whole cards only. Training
+ * takes flavors_allowed's (whole cards: tidesim does not place gangs on MIG instances under
+ * kueue).
+ */
+static uint64_t svc_cells(const struct sim *s, const struct kq *k, uint32_t svc)
+{
+    uint64_t allow = s->svc_allow ? s->svc_allow[svc] : POOL_ALL;
+    uint64_t mask = flavors_allowed(k, allow);
+    if (!k->flavored || pol_gang_size(s, svc) != 1)
+        return mask;
+    for (uint32_t f = 0; f < k->nfl; f++)
+        for (uint32_t p = 0; k->fl_prof[f] && p < s->cl.npools; p++)
+            if ((k->fl_pools[f] & allow) >> p & 1) {
+                const struct mig_profile *q = pol_mig_profile_for(s, svc, p);
+                if (q && !strcasecmp(q->name, k->fl_prof[f]))
+                    mask |= (uint64_t)1 << f;
+            }
     return mask;
 }
 
@@ -586,9 +645,8 @@ static int inf_submit(struct sim *s, struct kq *k, uint32_t svc)
         kueue_submit(k->q, id, cq, k->cfg.prio[CQ_INF], (double)pol_gang_size(s, svc), s->eng.now);
     if (rc)
         return rc;
-    if (k->nfl > 1) /* a flavor whose pools its require: refuses is skipped */
-        kueue_set_wl_flavors(k->q, id,
-                             flavors_allowed(k, s->svc_allow ? s->svc_allow[svc] : POOL_ALL));
+    if (k->flavored) /* a flavor whose pools its require: refuses is skipped */
+        kueue_set_wl_flavors(k->q, id, svc_cells(s, k, svc));
     k->next_inf++;
     k->inf[k->ninf++] = (struct inf_wl){
         .id = id, .svc = svc, .gpu = NO_GPU, .st = WL_PENDING, .pend_since = s->eng.now};
@@ -697,7 +755,7 @@ static const bool *train_mask(struct kq *k)
  */
 static const bool *flavor_ok(struct kq *k, uint32_t f, const bool *base)
 {
-    if (k->nfl <= 1 || f >= k->nfl)
+    if (!k->flavored || f >= k->nfl)
         return base;
     for (uint32_t g = 0; g < k->s->cl.ngpus; g++)
         k->fl_ok[g] = k->fl_cards[f][g] && (!base || base[g]);
@@ -752,6 +810,40 @@ static void gather_tp(struct sim *s, struct kq *k, struct inf_wl *w)
     }
 }
 
+/* The MIG profile of the cell workload id is admitted on; NULL: nvidia.com/gpu (or none). */
+static const char *mig_wl(const struct kq *k, uint32_t id)
+{
+    if (!k->flavored)
+        return NULL;
+    uint32_t f = wl_flavor(k, id);
+    return f < k->nfl ? k->fl_prof[f] : NULL;
+}
+
+/* pol_mig_card's filter: card g is in the pools of cell k->fl_try. */
+static bool cell_card_ok(const struct sim *s, void *ctx, uint32_t g)
+{
+    const struct kq *k = ctx;
+    (void)s;
+    return k->fl_cards[k->fl_try][g];
+}
+
+/*
+ * Admitted replica w on a MIG cell: one free instance of the cell's profile (charged as one
+ * nvidia.com/mig-<profile>) on the cards of its pools, chosen as mig-static chooses
+ * (common.h, pol_mig_card: the pools the service prefers first, then the lowest card).
+ */
+static bool place_mig(struct sim *s, struct kq *k, struct inf_wl *w, sim_time delay)
+{
+    uint32_t f = wl_flavor(k, w->id);
+    k->fl_try = f;
+    uint32_t g = pol_mig_card(s, w->svc, k->fl_prof[f], cell_card_ok, k);
+    if (g == UINT32_MAX || sim_start_replica_on_profile(s, w->svc, &g, 1, delay, k->fl_prof[f]))
+        return false;
+    w->st = WL_PLACED;
+    w->gpu = g;
+    return true;
+}
+
 /*
  * Put admitted inference workload w on free cards, node-compact (a
  * tensor-parallel replica: its cards on one node, those held for it first;
@@ -760,6 +852,8 @@ static void gather_tp(struct sim *s, struct kq *k, struct inf_wl *w)
 static bool place_inf(struct sim *s, struct kq *k, struct inf_wl *w, sim_time delay)
 {
     uint32_t cards[LLM_MAX_TP], n = 0;
+    if (mig_wl(k, w->id))
+        return place_mig(s, k, w, delay);
     if (k->holds.n && pol_held_count(&k->holds, w->id) > 0) {
         bool *mine = k->holds.ok;
         for (uint32_t g = 0; g < s->cl.ngpus; g++)
@@ -783,6 +877,7 @@ static bool place_inf(struct sim *s, struct kq *k, struct inf_wl *w, sim_time de
 }
 
 /* The scale-up delay of a replica placed during the run. */
+static sim_time inf_delay(const struct sim *s);
 static sim_time inf_delay(const struct sim *s)
 {
     return s->sc->policy.autoscale ? s->sc->policy.as.up_delay : 0;
@@ -862,10 +957,14 @@ static void admit_all(struct sim *s, struct kq *k)
 /* Put admitted workloads on free cards: inference first, then training in job order. */
 static void place_admitted(struct sim *s, struct kq *k)
 {
-    for (uint32_t i = 0; i < k->ninf; i++)
-        if (k->inf[i].st == WL_ADMITTED && !place_inf(s, k, &k->inf[i], inf_delay(s)) &&
-            pol_gang_size(s, k->inf[i].svc) == 1)
-            break; /* no free card; a tensor-parallel one may lack a node, not a card */
+    bool full = false; /* no free card; a tensor-parallel one may lack a node, not a card */
+    for (uint32_t i = 0; i < k->ninf; i++) {
+        bool mig = k->inf[i].st == WL_ADMITTED && mig_wl(k, k->inf[i].id); /* its own instances */
+        if (k->inf[i].st == WL_ADMITTED && (mig || !full) &&
+            !place_inf(s, k, &k->inf[i], inf_delay(s)) && pol_gang_size(s, k->inf[i].svc) == 1 &&
+            !mig)
+            full = true;
+    }
     for (uint32_t j = 0; j < k->njob_st && j < s->tr.njobs; j++) {
         if (k->job_st[j] != WL_ADMITTED || s->tr.jobs[j].state != JOB_QUEUED)
             continue;
@@ -1007,13 +1106,28 @@ static uint32_t kueue_pick(struct sim *s, void *ctx, uint32_t svc, uint32_t *car
     return 0;
 }
 
+/*
+ * On a MIG card, which services' replica left: svc has fewer replicas serving on card g than
+ * placed workloads there (several services share the card's instances).
+ */
+static bool replica_gone(const struct sim *s, const struct kq *k, uint32_t svc, uint32_t g)
+{
+    uint32_t wls = 0, reps = 0;
+    for (uint32_t i = 0; i < k->ninf; i++)
+        wls += k->inf[i].st == WL_PLACED && k->inf[i].svc == svc && k->inf[i].gpu == g;
+    const struct service *sv = &s->svcs[svc];
+    for (uint32_t r = 0; r < sv->nreps; r++)
+        reps += !sv->reps[r].gone && !sv->reps[r].draining && sv->reps[r].gpu == g;
+    return reps < wls;
+}
+
 /* A scale-down took a replica off card g: its workload is finished. */
 static void kueue_freed(struct sim *s, void *ctx, uint32_t g)
 {
     struct kq *k = ctx;
-    (void)s;
     for (uint32_t i = 0; i < k->ninf; i++)
-        if (k->inf[i].st == WL_PLACED && k->inf[i].gpu == g) {
+        if (k->inf[i].st == WL_PLACED && k->inf[i].gpu == g &&
+            (cluster_card_mode(&s->cl, g) != SHARE_MIG || replica_gone(s, k, k->inf[i].svc, g))) {
             inf_forget(k, &k->inf[i]);
             return;
         }
@@ -1033,12 +1147,91 @@ static void trim_waiting(struct kq *k, uint32_t svc)
 
 /* ---- policy callbacks ---- */
 
-/* The two built-in CQs (policy.queues): inference and training in one cohort. */
+/*
+ * The built-in queues on a fleet with MIG pools: cell 0 is nvidia.com/gpu on the pools with MIG
+ * off, then one cell per profile name the MIG pools' layouts have (nvidia.com/mig-<profile>,
+ * in pool then layout order). Sets nfl, fl_prof and fl_pools; 0 cells without MIG pools.
+ */
+static int builtin_cells(struct sim *s, struct kq *k)
+{
+    const struct cluster *c = &s->cl;
+    uint32_t n = 1;
+    k->fl_pools = calloc(KUEUE_MAX_FLAVORS, sizeof *k->fl_pools);
+    k->fl_prof = calloc(KUEUE_MAX_FLAVORS, sizeof *k->fl_prof);
+    if (!k->fl_pools || !k->fl_prof)
+        return -ENOMEM;
+    for (uint32_t p = 0; p < c->npools && p < POOL_MAX; p++) {
+        if (c->pools[p].mode != SHARE_MIG) {
+            k->fl_pools[0] |= (uint64_t)1 << p;
+            continue;
+        }
+        const struct card *g = &c->cards[c->pools[p].first_gpu];
+        for (size_t i = 0; c->pools[p].ngpus && i < g->layout.n; i++) {
+            const char *name = g->layout.inst[i].profile->name;
+            uint32_t f = 1;
+            while (f < n && strcasecmp(k->fl_prof[f], name))
+                f++;
+            if (f == n) {
+                if (n == KUEUE_MAX_FLAVORS) {
+                    snprintf(s->err, sizeof(s->err),
+                             "kueue: the MIG pools have more than %u profiles (each a "
+                             "nvidia.com/mig-<profile> quota)",
+                             KUEUE_MAX_FLAVORS - 1);
+                    return -EINVAL;
+                }
+                k->fl_prof[n++] = name;
+            }
+            k->fl_pools[f] |= (uint64_t)1 << p;
+        }
+    }
+    k->nfl = n > 1 ? n : 0;
+    return 0;
+}
+
+/* Instances of cell f's profile on its pools. */
+static double cell_instances(const struct sim *s, const struct kq *k, uint32_t f)
+{
+    double inst = 0;
+    for (uint32_t p = 0; p < s->cl.npools; p++)
+        if (k->fl_pools[f] >> p & 1)
+            inst += pol_mig_count(&s->cl, p, mig_profile_find(s->cl.pools[p].spec, k->fl_prof[f]));
+    return inst;
+}
+
+/* Card masks per cell and the scratch mask (flavor_ok). */
+static int cell_cards(struct sim *s, struct kq *k)
+{
+    k->fl_cards = calloc(k->nfl, sizeof *k->fl_cards);
+    k->fl_ok = calloc(s->cl.ngpus ? s->cl.ngpus : 1, sizeof *k->fl_ok);
+    if (!k->fl_cards || !k->fl_ok)
+        return -ENOMEM;
+    for (uint32_t f = 0; f < k->nfl; f++) {
+        k->fl_cards[f] = calloc(s->cl.ngpus ? s->cl.ngpus : 1, sizeof **k->fl_cards);
+        if (!k->fl_cards[f])
+            return -ENOMEM;
+        for (uint32_t g = 0; g < s->cl.ngpus; g++)
+            k->fl_cards[f][g] = cluster_card_in(&s->cl, g, k->fl_pools[f]);
+    }
+    k->flavored = true;
+    return 0;
+}
+
+/* The two built-in CQs (policy.queues): inference and training in one cohort. With MIG pools
+ * (builtin_cells): inference lists the MIG cells, then nvidia.com/gpu, with nominal quota on
+ * each MIG cell all its instances; training lists nvidia.com/gpu only. */
 static int init_builtin(struct sim *s, struct kq *k, double total)
 {
+    int rc = builtin_cells(s, k);
+    if (rc)
+        return rc;
     for (int i = 0; i < CQ_N; i++) {
         struct kueue_cq cq;
         kueue_cq_default(&cq);
+        if (k->nfl) {
+            cq.nflavors = i == CQ_INF ? (uint8_t)k->nfl : 1;
+            for (uint32_t f = 0; f < cq.nflavors; f++)
+                cq.flavors[f] = (uint8_t)(i == CQ_INF ? (f + 1) % k->nfl : 0);
+        }
         cq.cohort = 0;
         cq.nominal = k->cfg.nominal[i];
         cq.borrowing_limit = k->cfg.borrowing_limit[i];
@@ -1049,9 +1242,21 @@ static int init_builtin(struct sim *s, struct kq *k, double total)
         cq.borrow = k->cfg.borrow;
         cq.borrow_threshold = k->cfg.borrow_threshold;
         cq.borrow_max_priority = k->cfg.borrow_max_priority;
-        int rc = kueue_add_cq(k->q, &cq);
-        if (rc < 0)
+        if ((rc = kueue_add_cq(k->q, &cq)) < 0)
             return rc;
+    }
+    if (k->nfl) {
+        if ((rc = kueue_set_flavors(k->q, k->nfl)))
+            return rc;
+        for (int i = 0; i < CQ_N && rc == 0; i++)
+            rc = kueue_set_cq_quota(k->q, (uint32_t)i, 0, k->cfg.nominal[i],
+                                    k->cfg.borrowing_limit[i], k->cfg.lending_limit[i]);
+        for (uint32_t f = 1; f < k->nfl && rc == 0; f++)
+            rc = kueue_set_cq_quota(k->q, CQ_INF, f, cell_instances(s, k, f), KUEUE_UNLIMITED,
+                                    KUEUE_UNLIMITED) ||
+                 kueue_set_cq_quota(k->q, CQ_TRAIN, f, 0, KUEUE_UNLIMITED, KUEUE_UNLIMITED);
+        if (rc || (rc = cell_cards(s, k)))
+            return rc < 0 ? rc : -EINVAL;
     }
     /* The most a training workload can hold: its nominal plus what it may borrow. */
     double lend =
@@ -1064,6 +1269,31 @@ static int init_builtin(struct sim *s, struct kq *k, double total)
 
     k->ncq = CQ_N;
     return 0;
+}
+
+/*
+ * The pools quota cell f's resource is on: its ResourceFlavor's pools that advertise it — for
+ * nvidia.com/gpu those not partitioned by MIG (the GPU operator's mixed strategy advertises no
+ * nvidia.com/gpu for a MIG-enabled card), for nvidia.com/mig-<profile> the MIG pools whose
+ * layout has that profile (*prof: it, on their board; NULL for nvidia.com/gpu).
+ */
+static uint64_t kueue_cell_pools(const struct sim *s, const struct kueue_model *m, uint32_t f,
+                                 const char **prof)
+{
+    uint64_t fl = m->flavors[m->gpu_flavors[f]].pools, out = 0;
+    *prof = m->mig_profile[f];
+    for (uint32_t p = 0; p < s->cl.npools && p < POOL_MAX; p++) {
+        const struct cluster_pool *pl = &s->cl.pools[p];
+        if (!(fl >> p & 1) || (pl->mode == SHARE_MIG) != (m->mig_profile[f] != NULL))
+            continue;
+        if (m->mig_profile[f]) {
+            const struct mig_profile *q = mig_profile_find(pl->spec, m->mig_profile[f]);
+            if (!q || pol_mig_count(&s->cl, p, q) == 0)
+                continue;
+        }
+        out |= (uint64_t)1 << p;
+    }
+    return out;
 }
 
 /* The CQs and Cohorts of the manifests; a job can be as big as its CQ could ever hold. */
@@ -1083,7 +1313,10 @@ static int init_model(struct sim *s, struct kq *k)
     if (m->fair_sharing)
         kueue_set_fair_sharing(k->q, m->strategies, m->nstrategies);
     k->ncq = m->ncqs;
-    if (m->ngpu > 1) {
+    bool mig = false;
+    for (uint32_t f = 0; f < m->ngpu; f++)
+        mig = mig || m->mig_profile[f];
+    if (m->ngpu > 1 || mig) {
         int rc = kueue_set_flavors(k->q, m->ngpu);
         if (rc)
             return rc;
@@ -1101,20 +1334,39 @@ static int init_model(struct sim *s, struct kq *k)
         k->fl_stat = calloc((size_t)m->ngpu * (m->ncqs ? m->ncqs : 1), sizeof *k->fl_stat);
         if (!k->fl_stat)
             return -ENOMEM;
-        k->fl_cards = calloc(m->ngpu, sizeof *k->fl_cards);
-        k->fl_ok = calloc(s->cl.ngpus ? s->cl.ngpus : 1, sizeof *k->fl_ok);
-        if (!k->fl_cards || !k->fl_ok)
+        k->fl_pools = calloc(m->ngpu, sizeof *k->fl_pools);
+        k->fl_prof = calloc(m->ngpu, sizeof *k->fl_prof);
+        if (!k->fl_pools || !k->fl_prof)
             return -ENOMEM;
-        for (uint32_t f = 0; f < m->ngpu; f++) {
-            uint64_t pools = m->flavors[m->gpu_flavors[f]].pools;
-            k->fl_cards[f] = calloc(s->cl.ngpus ? s->cl.ngpus : 1, sizeof **k->fl_cards);
-            if (!k->fl_cards[f])
-                return -ENOMEM;
-            for (uint32_t g = 0; g < s->cl.ngpus; g++)
-                k->fl_cards[f][g] = cluster_card_in(&s->cl, g, pools);
-        }
+        for (uint32_t f = 0; f < m->ngpu; f++)
+            k->fl_pools[f] = kueue_cell_pools(s, m, f, &k->fl_prof[f]);
+        if ((rc = cell_cards(s, k)))
+            return rc;
     }
     k->max_train = s->cl.ngpus; /* per CQ in kueue_on_submit */
+    return 0;
+}
+
+/* The nominal quotas of each nvidia.com/mig-<profile> cell fit the instances of its pools. */
+static int check_mig_quota(struct sim *s, const struct kq *k)
+{
+    const struct kueue_model *m = k->cfg.model;
+    for (uint32_t f = 0; m && k->flavored && f < k->nfl; f++) {
+        if (!k->fl_prof[f])
+            continue;
+        double quota = 0, inst = cell_instances(s, k, f);
+        for (uint32_t i = 0; i < m->ncqs; i++)
+            quota += m->cqs[i].q.nominal[f];
+        for (uint32_t i = 0; i < m->ncohorts; i++)
+            quota += m->cohorts[i].q.nominal[f];
+        if (quota > inst + 1e-9) {
+            snprintf(s->err, sizeof(s->err),
+                     "nominal quotas of %s sum to %g but its flavor's MIG pools have %g "
+                     "instances of %s (Kueue would admit workloads that can never be placed)",
+                     m->cell_name[f], quota, inst, k->fl_prof[f]);
+            return -EINVAL;
+        }
+    }
     return 0;
 }
 
@@ -1131,9 +1383,14 @@ static int kueue_init(struct sim *s, void **state)
         k->cfg = *(const struct kueue_pol_cfg *)sc->policy.cfg;
     else
         cfg_default(&k->cfg);
-    double total = s->cl.ngpus;
+    double total = s->cl.ngpus, mig_cards = 0;
+    for (uint32_t p = 0; p < s->cl.npools; p++) /* the built-in queues' nvidia.com/gpu: */
+        if (s->cl.pools[p].mode == SHARE_MIG)   /* whole cards, MIG cards count for */
+            mig_cards += s->cl.pools[p].ngpus;  /* inference first (init_builtin_mig) */
+    total -= mig_cards;
     if (k->cfg.nominal[CQ_INF] < 0)
-        k->cfg.nominal[CQ_INF] = sc->policy.inference_gpus;
+        k->cfg.nominal[CQ_INF] =
+            sc->policy.inference_gpus > mig_cards ? sc->policy.inference_gpus - mig_cards : 0;
     if (k->cfg.nominal[CQ_INF] > total)
         k->cfg.nominal[CQ_INF] = total;
     if (k->cfg.nominal[CQ_TRAIN] < 0)
@@ -1146,20 +1403,20 @@ static int kueue_init(struct sim *s, void **state)
     if (k->cfg.topology_aware)
         kueue_set_filter(k->q, gang_placeable, k);
     int irc = k->cfg.model ? init_model(s, k) : init_builtin(s, k, total);
-    if (irc)
+    if (irc || (irc = check_mig_quota(s, k)))
         return irc;
     /* With several GPU flavors, a service whose require: leaves its ClusterQueue no flavor
      * that could ever hold one replica would wait forever: refused at the start, by name. */
-    for (uint32_t i = 0; k->nfl > 1 && i < s->nsvcs; i++) {
-        uint32_t cq = k->cfg.svc_cq[i];
-        double most = kueue_cq_potential_mask(
-            k->q, cq, flavors_allowed(k, s->svc_allow ? s->svc_allow[i] : POOL_ALL));
+    for (uint32_t i = 0; k->flavored && i < s->nsvcs; i++) {
+        uint32_t cq = k->cfg.model ? k->cfg.svc_cq[i] : CQ_INF;
+        double most = kueue_cq_potential_mask(k->q, cq, svc_cells(s, k, i));
         if (most + 1e-9 < pol_gang_size(s, i)) {
             snprintf(s->err, sizeof(s->err),
-                     "service '%.60s': its ClusterQueue '%.60s' could hold at most %g GPUs on the "
-                     "flavors whose pools its require: allows, less than one replica (%u): no "
-                     "replica could ever be admitted",
-                     sc->services[i].name, k->cfg.model->cqs[cq].name, most, pol_gang_size(s, i));
+                     "service '%.60s': its ClusterQueue '%.60s' could hold at most %g GPUs (or "
+                     "MIG instances) on the flavors whose pools its require: allows, less than "
+                     "one replica (%u): no replica could ever be admitted",
+                     sc->services[i].name, k->cfg.model ? k->cfg.model->cqs[cq].name : "inference",
+                     most, pol_gang_size(s, i));
             return -EINVAL;
         }
     }
@@ -1257,7 +1514,7 @@ static void kueue_on_submit(struct sim *s, void *state, uint32_t j)
     /* With flavors: larger than its CQ could hold on every flavor it may use (none at all:
      * no flavor of its CQ on a pool its require: allows) — never admitted. */
     uint64_t fmask = flavors_allowed(k, job->pools_allow);
-    if (!too_big && k->nfl > 1)
+    if (!too_big && k->flavored)
         too_big = job->spec.gpus > kueue_cq_potential_mask(k->q, cq, fmask) + 1e-9;
     if (!st || too_big ||
         kueue_submit(k->q, j, cq, k->cfg.prio[CQ_TRAIN], (double)job->spec.gpus,
@@ -1265,7 +1522,7 @@ static void kueue_on_submit(struct sim *s, void *state, uint32_t j)
         trainer_reject(&s->tr, j);
         return;
     }
-    if (k->nfl > 1)
+    if (k->flavored)
         kueue_set_wl_flavors(k->q, j, fmask);
     k->job_cq[j] = cq;
     k->job_pend_since[j] = s->eng.now;
@@ -1320,6 +1577,8 @@ static void kueue_destroy_state(void *state)
     for (uint32_t f = 0; k->fl_cards && f < k->nfl; f++)
         free(k->fl_cards[f]);
     free(k->fl_cards);
+    free(k->fl_pools);
+    free(k->fl_prof);
     free(k->fl_ok);
     free(k->fl_stat);
     free(k->job_st);
@@ -1355,15 +1614,16 @@ static uint32_t kueue_queues(const struct sim *s, void *state, struct pol_queue_
         for (uint32_t w = 0; w < k->ninf; w++)
             pending += k->inf[w].st == WL_PENDING && k->cfg.svc_cq[k->inf[w].svc] == i;
         double nominal = m->cqs[i].cq.nominal;
-        struct pol_flavor_stat *fs = k->nfl > 1 ? &k->fl_stat[(size_t)i * k->nfl] : NULL;
+        struct pol_flavor_stat *fs = k->flavored ? &k->fl_stat[(size_t)i * k->nfl] : NULL;
         for (uint32_t f = 0; fs && f < k->nfl; f++) {
             struct kueue_cq_stat one;
             kueue_cq_stat_flavor(k->q, i, f, &one);
-            fs[f] = (struct pol_flavor_stat){.name = m->flavors[m->gpu_flavors[f]].name,
-                                             .nominal = m->cqs[i].q.nominal[f],
-                                             .admitted = one.usage,
-                                             .borrowed = one.borrowed,
-                                             .lent = one.lent};
+            fs[f] = (struct pol_flavor_stat){
+                .name = m->cell_name[f] ? m->cell_name[f] : m->flavors[m->gpu_flavors[f]].name,
+                .nominal = m->cqs[i].q.nominal[f],
+                .admitted = one.usage,
+                .borrowed = one.borrowed,
+                .lent = one.lent};
             nominal += f ? m->cqs[i].q.nominal[f] : 0;
         }
         out[i] = (struct pol_queue_stat){.name = m->cqs[i].name,

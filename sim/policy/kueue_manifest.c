@@ -8,7 +8,8 @@
 #include <string.h>
 
 #define GPU_RESOURCE "nvidia.com/gpu"
-#define MAX_QUOTA    1e9 /* GPUs: a bound for the parser, far above any cluster */
+#define MIG_RESOURCE "nvidia.com/mig-" /* + a profile: the GPU operator's mixed strategy */
+#define MAX_QUOTA    1e9               /* GPUs: a bound for the parser, far above any cluster */
 
 /* A reference by name, resolved once every object is read. */
 struct ref {
@@ -247,6 +248,9 @@ static int add_cohort(struct parser *p, const char *name, bool explicit_obj)
 
 /* ---- quotas ---- */
 
+static bool is_mig(const char *name);
+static int32_t mig_cell(const struct kueue_model *m, uint32_t fi, const char *prof);
+
 /*
  * resourceGroups of a ClusterQueue or Cohort (obj names it in messages):
  * the nvidia.com/gpu quota of each modelled GPU flavor into q (and flavor 0's into
@@ -320,12 +324,20 @@ static int read_groups(struct parser *p, const char *obj, const struct conf_node
                     (rc = note_others(p, obj, "spec.resourceGroups[].flavors[].resources[]", res,
                                       rkeys)))
                     return rc;
-                if (strcmp(rname, GPU_RESOURCE) != 0) {
+                bool mig = p->npools && is_mig(rname);
+                if (strcmp(rname, GPU_RESOURCE) != 0 && !mig) {
                     if ((rc = note(p, "%s quota of %s (flavor %s)", obj, rname, fname)))
                         return rc;
                     continue;
                 }
-                int32_t gi = p->m->flavors[fi].gpu;
+                int32_t gi = mig ? mig_cell(p->m, (uint32_t)fi, rname + strlen(MIG_RESOURCE))
+                                 : p->m->flavors[fi].gpu;
+                if (gi < 0 && mig) {
+                    if ((rc = note(p, "%s %s quota of flavor %s (no node of this cluster)", obj,
+                                   rname, fname)))
+                        return rc;
+                    continue;
+                }
                 if (gi < 0) {
                     if ((rc = note(p, "%s GPU quota of flavor %s (no node of this cluster)", obj,
                                    fname)))
@@ -349,6 +361,84 @@ static int read_groups(struct parser *p, const char *obj, const struct conf_node
         }
     }
     return 0;
+}
+
+/* Whether resource name is a MIG profile's, nvidia.com/mig-<profile>. */
+static bool is_mig(const char *name)
+{
+    return !strncmp(name, MIG_RESOURCE, strlen(MIG_RESOURCE)) && name[strlen(MIG_RESOURCE)];
+}
+
+/* The cell of flavor fi and MIG profile prof, or -1 (not modelled). */
+static int32_t mig_cell(const struct kueue_model *m, uint32_t fi, const char *prof)
+{
+    for (uint32_t c = 0; c < m->ngpu; c++)
+        if (m->gpu_flavors[c] == fi && m->mig_profile[c] && !strcmp(m->mig_profile[c], prof))
+            return (int32_t)c;
+    return -1;
+}
+
+/*
+ * Call add(p, i, profile) for each nvidia.com/mig-<profile> resource flavor i carries quota of
+ * in some ClusterQueue or Cohort, in the order they are named (repeats included: add skips
+ * those it has). Stops at the first non-zero return.
+ */
+static int each_mig(struct parser *p, uint32_t i,
+                    int (*add)(struct parser *, uint32_t, const char *))
+{
+    const struct kueue_model *m = p->m;
+    for (uint32_t k = 0; k < m->ncqs + m->ncohorts; k++) {
+        const struct conf_node *groups = k < m->ncqs ? p->cq_groups[k] : p->coh_groups[k - m->ncqs];
+        for (size_t g = 0; groups && groups->kind == CONF_SEQ && g < groups->n; g++) {
+            const struct conf_node *fls = conf_get(groups->items[g], "flavors");
+            for (size_t f = 0; fls && fls->kind == CONF_SEQ && f < fls->n; f++) {
+                const struct conf_node *nm = conf_get(fls->items[f], "name");
+                const struct conf_node *rs = conf_get(fls->items[f], "resources");
+                if (!nm || nm->kind != CONF_SCALAR || strcmp(nm->value, m->flavors[i].name))
+                    continue;
+                for (size_t r = 0; rs && rs->kind == CONF_SEQ && r < rs->n; r++) {
+                    const struct conf_node *rn = conf_get(rs->items[r], "name");
+                    int rc;
+                    if (rn && rn->kind == CONF_SCALAR && is_mig(rn->value) &&
+                        (rc = add(p, i, rn->value + strlen(MIG_RESOURCE))))
+                        return rc;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+/* each_mig's add: a cell for flavor i's MIG profile prof, unless it has one. */
+static int add_mig_cell(struct parser *p, uint32_t i, const char *prof)
+{
+    struct kueue_model *m = p->m;
+    struct kueue_flavor_def *f = &m->flavors[i];
+    if (mig_cell(m, i, prof) >= 0)
+        return 0;
+    if (m->ngpu == KUEUE_MAX_FLAVORS)
+        return conf_errf(p->err, f->doc, f->at, "name",
+                         "more than %u quota cells (a ResourceFlavor and nvidia.com/gpu or one "
+                         "nvidia.com/mig-<profile>) on this cluster (tidesim models at most %u)",
+                         KUEUE_MAX_FLAVORS, KUEUE_MAX_FLAVORS);
+    size_t len = strlen(f->name) + strlen(prof) + sizeof ":mig-";
+    char *name = malloc(len);
+    if (!name)
+        return -ENOMEM;
+    snprintf(name, len, "%s:mig-%s", f->name, prof); /* no '/': an HDF5 group name */
+    m->cell_name[m->ngpu] = name;
+    m->mig_profile[m->ngpu] = prof;
+    m->gpu_flavors[m->ngpu++] = i;
+    return 0;
+}
+
+/* each_mig's add: found one (counting). */
+static int found_mig(struct parser *p, uint32_t i, const char *prof)
+{
+    (void)p;
+    (void)i;
+    (void)prof;
+    return 1;
 }
 
 /* Whether flavor i carries nvidia.com/gpu quota in some ClusterQueue or Cohort. */
@@ -423,21 +513,27 @@ static int pick_gpu_flavor(struct parser *p)
 static int pick_gpu_flavors(struct parser *p)
 {
     struct kueue_model *m = p->m;
+    int rc;
     for (uint32_t i = 0; i < m->nflavors; i++) {
         struct kueue_flavor_def *f = &m->flavors[i];
-        if (!carries_gpu(p, i))
+        bool gpu = carries_gpu(p, i);
+        if (!gpu && each_mig(p, i, found_mig) == 0)
             continue;
         f->pools = kueue_flavor_pools(f, p->labels, p->pools, p->npools);
         f->on_cluster = f->pools != 0;
         if (!f->on_cluster)
             continue;
-        if (m->ngpu == KUEUE_MAX_FLAVORS)
+        if (gpu && m->ngpu == KUEUE_MAX_FLAVORS)
             return conf_errf(p->err, f->doc, f->at, "name",
                              "more than %u ResourceFlavors carry nvidia.com/gpu quota on this "
                              "cluster (tidesim models at most %u)",
                              KUEUE_MAX_FLAVORS, KUEUE_MAX_FLAVORS);
-        f->gpu = (int32_t)m->ngpu;
-        m->gpu_flavors[m->ngpu++] = i;
+        if (gpu) {
+            f->gpu = (int32_t)m->ngpu;
+            m->gpu_flavors[m->ngpu++] = i;
+        }
+        if ((rc = each_mig(p, i, add_mig_cell)))
+            return rc;
     }
     m->gpu_flavor = m->ngpu ? m->flavors[m->gpu_flavors[0]].name : NULL;
     return 0;
@@ -1079,5 +1175,7 @@ void kueue_model_release(struct kueue_model *m)
     free(m->lqs);
     free(m->wpcs);
     free(m->warning);
+    for (uint32_t i = 0; i < KUEUE_MAX_FLAVORS; i++)
+        free(m->cell_name[i]);
     memset(m, 0, sizeof *m);
 }

@@ -7,12 +7,12 @@
  * v1beta2): ResourceFlavor, ClusterQueue, Cohort, LocalQueue,
  * WorkloadPriorityClass, and Kueue's Configuration (config.kueue.x-k8s.io:
  * its fairSharing block). Any number of each. Only the `nvidia.com/gpu`
- * resource is modelled, on the flavor(s) that map onto this cluster's nodes
- * (kueue_flavor_nodes with one node pool: one GPU flavor; kueue_flavor_pools
- * with cluster.pools: every GPU flavor whose nodeLabels some pool carries,
- * each modelled flavor a Kueue flavor of kueue_admit.h numbered in
- * ResourceFlavor order); quotas of other resources, and fields tidesim does
- * not model, are collected into one warning naming each of them
+ * resource is modelled (with cluster.pools also `nvidia.com/mig-<profile>`, as
+ * quota cells of their own: kueue_model.mig_profile), on the flavor(s) that map onto this cluster's
+ * nodes (kueue_flavor_nodes with one node pool: one GPU flavor; kueue_flavor_pools with
+ * cluster.pools: every GPU flavor whose nodeLabels some pool carries, each modelled flavor a Kueue
+ * flavor of kueue_admit.h numbered in ResourceFlavor order); quotas of other resources, and fields
+ * tidesim does not model, are collected into one warning naming each of them
  * ("ClusterQueue/team-a: spec.admissionChecks, ..."). Malformed objects
  * (wrong types, unknown kind, an unknown field of a modelled block, a
  * dangling reference, a cohort cycle) are errors naming file:line:col.
@@ -83,7 +83,16 @@ struct kueue_model {
     const char *gpu_flavor; /* the (first) flavor whose GPU quota is modelled (NULL: none) */
     uint32_t ngpu;          /* modelled GPU flavors (1 unless cluster.pools maps several) */
     uint32_t gpu_flavors[KUEUE_MAX_FLAVORS]; /* index in flavors of GPU flavor i */
-    bool fair_sharing;                       /* a Configuration enables fairSharing */
+    /* With cluster.pools, a modelled "GPU flavor" i of kueue_admit is a quota cell: the
+     * ResourceFlavor gpu_flavors[i] and one resource, nvidia.com/gpu (mig_profile[i] NULL) or
+     * nvidia.com/mig-<profile> (the GPU operator's mixed strategy: mig_profile[i] = "<profile>",
+     * pointing into the manifest). A flavor's nvidia.com/gpu cell comes first, then its MIG
+     * cells in the order the resourceGroups name them. cell_name[i]: "<flavor>:mig-<profile>" for
+     * a MIG cell (owned; a results group name, so no '/'), NULL for a GPU cell (the flavor's
+     * name). */
+    const char *mig_profile[KUEUE_MAX_FLAVORS];
+    char *cell_name[KUEUE_MAX_FLAVORS];
+    bool fair_sharing; /* a Configuration enables fairSharing */
     enum kueue_fs_strategy strategies[2];
     uint32_t nstrategies;
     char *warning; /* one message listing what is not modelled, or NULL; owned */

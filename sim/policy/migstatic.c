@@ -96,51 +96,6 @@ static bool whole_card(const struct cluster *c, uint32_t gpu)
     return cluster_card_mode(c, gpu) != SHARE_MIG;
 }
 
-/* Can a card without instances take one more tenant of mem GiB (a free slot, memory)? */
-static bool slot_free(const struct cluster *c, uint32_t gpu, double mem)
-{
-    const struct card *g = &c->cards[gpu];
-    if (g->reconfiguring || g->nten >= cluster_card_slots(c, gpu))
-        return false;
-    double used = 0;
-    for (uint32_t i = 0; i < g->nten; i++)
-        used += c->tenants[g->ten[i]].st.mem_gib;
-    return used + mem <= c->pools[g->pool].mem_gib;
-}
-
-/*
- * Smallest free instance of card gpu that holds mem (of the profile named want
- * when not NULL): its memory in MiB into *mib and its index, or -1. A whole
- * card is one instance (index MIG_MAX_INSTANCES) of the card's memory, for a
- * replica that names no profile.
- */
-static int smallest_free(const struct cluster *c, uint32_t gpu, const char *want, double mem,
-                         int *mib)
-{
-    const struct card *g = &c->cards[gpu];
-    if (g->reconfiguring)
-        return -1;
-    if (whole_card(c, gpu)) {
-        const struct gpu_spec *spec = cluster_card_spec(c, gpu);
-        if (want || !slot_free(c, gpu, mem))
-            return -1;
-        *mib = spec->memory_mib / (int)cluster_card_slots(c, gpu);
-        return MIG_MAX_INSTANCES;
-    }
-    int best = -1;
-    for (int k = 0; k < (int)g->layout.n; k++) {
-        const struct mig_profile *p = g->layout.inst[k].profile;
-        if (g->inst_tenant[k] != TENANT_NONE || (want && strcasecmp(p->name, want)) ||
-            !mig_fits_memory(p, mem))
-            continue;
-        if (best < 0 || p->memory_mib < g->layout.inst[best].profile->memory_mib)
-            best = k;
-    }
-    if (best >= 0)
-        *mib = g->layout.inst[best].profile->memory_mib;
-    return best;
-}
-
 /* Does card gpu have an instance of p (free_only: a free one)? */
 static bool card_has(const struct cluster *c, uint32_t gpu, const struct mig_profile *p,
                      bool free_only)
@@ -154,32 +109,19 @@ static bool card_has(const struct cluster *c, uint32_t gpu, const struct mig_pro
     return false;
 }
 
-/*
- * The card whose smallest fitting free instance is the smallest, on the pools the
- * service prefers first (`prefer`); UINT32_MAX if none.
- */
+/* pol_mig_card's filter: the node groups' `use` lets inference on card g. */
+static bool infer_allowed(const struct sim *s, void *ctx, uint32_t g)
+{
+    (void)ctx;
+    return card_allows(s, g, false);
+}
+
+/* The card for a replica of svc (common.h, pol_mig_card); UINT32_MAX if none. */
 static uint32_t migs_card(struct sim *s, uint32_t svc)
 {
     const struct service_cfg *c = &s->sc->services[svc];
     const char *want = c->mig_profile && *c->mig_profile ? c->mig_profile : NULL;
-    uint32_t best = UINT32_MAX;
-    int best_mib = 0;
-    bool best_pref = false;
-    for (uint32_t g = 0; g < s->cl.ngpus; g++) {
-        if (!card_allows(s, g, false))
-            continue;
-        int mib = 0;
-        int k = smallest_free(&s->cl, g, want, c->mem_gib, &mib);
-        if (k < 0 || !sim_svc_allows(s, svc, g)) /* placement constraints (sim/sim.h) */
-            continue;
-        bool pref = sim_svc_prefers(s, svc, g);
-        if (best == UINT32_MAX || (pref && !best_pref) || (pref == best_pref && mib < best_mib)) {
-            best = g;
-            best_mib = mib;
-            best_pref = pref;
-        }
-    }
-    return best;
+    return pol_mig_card(s, svc, want, infer_allowed, NULL);
 }
 
 /* pol_pick_fn: one instance (tensor parallelism is refused under MIG at load). */
@@ -226,7 +168,8 @@ static uint32_t whole_cards_for(const struct sim *s, uint32_t j, double mem, boo
     for (uint32_t g = 0; g < s->cl.ngpus && n < count; g++) {
         const struct card *cd = &s->cl.cards[g];
         if (whole_card(&s->cl, g) && card_allows(s, g, true) && sim_job_allows(s, j, g) &&
-            mem <= s->cl.pools[cd->pool].mem_gib && (!free_only || slot_free(&s->cl, g, mem)))
+            mem <= s->cl.pools[cd->pool].mem_gib &&
+            (!free_only || pol_mig_slot_free(&s->cl, g, mem)))
             gang[n++] = g;
     }
     return n;

@@ -18,12 +18,14 @@
  *   - mtbf: faults follows each job's cards (Young's interval by hand);
  *   - each pool's sharing_from gives its mode; a time-sliced pool whose mig.config label
  *     enables MIG is refused;
- *   - each policy runs the MIG + time-sliced fleet or refuses it with its message;
+ *   - each policy runs the MIG + time-sliced fleet or refuses it with its message (kueue
+ *     with its built-in queues and with manifests covering nvidia.com/mig-<profile>);
  *   - malformed combinations named at file:line:col.
  */
 #include <math.h>
 #include <string.h>
 
+#include "sim/policy/kueue_admit.h"
 #include "tests/polsubmit.h"
 
 /* A 1-card MIG pool (two 3g.40gb) and a 1-card pool time-sliced by `replicas`. */
@@ -284,9 +286,77 @@ Test(mixed_modes, policy_mps_refuses)
     policy_refuses("mps", "not on MIG instances or time-sliced cards");
 }
 
-Test(mixed_modes, policy_kueue_refuses)
+/*
+ * kueue, with the built-in queues and with tests/data/kueue/mig-ts.yaml (nvidia.com/mig-3g.40gb
+ * on the MIG flavor, nvidia.com/gpu on the time-sliced one), the same placement: `mig` (10 GB:
+ * the smallest profile of '3g.40gb+3g.40gb' holding it is 3g.40gb) has its 2 replicas on
+ * 3g.40gb instances, both on card 0 (equal instances: the lowest card); `ts` has its 2 on
+ * cards 2 and 3, one a card (kueue takes whole cards): 2 of 4 mig-3g.40gb and 2 nvidia.com/gpu
+ * admitted. Built-in quotas: inference_gpus defaults to the 4 replicas; the 2 MIG cards count
+ * for inference first, so the inference queue's nvidia.com/gpu nominal is 4 − 2 = 2, and its
+ * mig-3g.40gb nominal the pool's 4 instances. A single-pool MIG cluster is refused.
+ */
+static void kueue_mig_ts_placement(const struct sim *s)
 {
-    policy_refuses("kueue", "nvidia.com/mig-<profile>");
+    uint32_t mig_on[4] = {0}, ts_on[4] = {0};
+    for (uint32_t g = 0; g < 4; g++)
+        for (uint32_t i = 0; i < s->cl.cards[g].nten; i++) {
+            const struct tenant *t = &s->cl.tenants[s->cl.cards[g].ten[i]];
+            cr_assert_eq(t->kind, TENANT_INFER);
+            if (!strcmp(s->svcs[t->owner].cfg->name, "mig")) {
+                mig_on[g]++;
+                cr_assert_geq(t->instance, 0);
+                cr_expect_str_eq(s->cl.cards[g].layout.inst[t->instance].profile->name, "3g.40gb");
+            } else {
+                ts_on[g]++;
+            }
+        }
+    cr_expect(mig_on[0] == 2 && mig_on[1] == 0 && mig_on[2] + mig_on[3] == 0, "mig: %u %u %u %u",
+              mig_on[0], mig_on[1], mig_on[2], mig_on[3]);
+    cr_expect(ts_on[2] == 1 && ts_on[3] == 1 && ts_on[0] + ts_on[1] == 0, "ts: %u %u %u %u",
+              ts_on[0], ts_on[1], ts_on[2], ts_on[3]);
+}
+
+Test(mixed_modes, policy_kueue_runs_with_mig_quota)
+{
+    char yaml[4096];
+    struct scenario sc;
+    struct sim s;
+    snprintf(yaml, sizeof(yaml), "%spolicy: { name: kueue }\n", pol_fleet);
+    simtest_run(&sc, &s, yaml, 7);
+    simtest_expect_conserved(&s);
+    kueue_mig_ts_placement(&s);
+    const struct kueue *q = kueue_policy_kueue(&s);
+    cr_assert_not_null(q);
+    /* Built-in cells: 0 nvidia.com/gpu, 1 nvidia.com/mig-3g.40gb; queue 0 is inference. */
+    cr_expect_float_eq(kueue_usage_flavor(q, 0, 1), 2, 1e-9);
+    cr_expect_float_eq(kueue_usage_flavor(q, 0, 0), 2, 1e-9);
+    cr_expect_float_eq(kueue_cq_potential_mask((struct kueue *)q, 0, 2u), 4, 1e-9,
+                       "the inference queue's mig-3g.40gb quota: the 4 instances");
+    cr_expect_float_eq(kueue_cq_potential_mask((struct kueue *)q, 1, 1u), 2, 1e-9,
+                       "training: the 2 whole cards (nominal 0 + borrowable 2)");
+    simtest_free(&sc, &s);
+
+    snprintf(yaml, sizeof(yaml),
+             "%spolicy: { name: kueue, manifests: [tests/data/kueue/mig-ts.yaml],\n"
+             "  inference_queue: all/q }\n",
+             pol_fleet);
+    simtest_run(&sc, &s, yaml, 7);
+    simtest_expect_conserved(&s);
+    kueue_mig_ts_placement(&s);
+    struct pol_queue_stat st;
+    cr_assert_eq(s.pol->queues(&s, s.pol_state, &st, 1), 1u);
+    cr_assert_eq(st.nflavors, 2u);
+    cr_expect_str_eq(st.flavors[0].name, "mig:mig-3g.40gb");
+    cr_expect_float_eq(st.flavors[0].admitted, 2, 1e-9);
+    cr_expect_float_eq(st.flavors[0].nominal, 4, 0);
+    cr_expect_float_eq(st.flavors[1].admitted, 2, 1e-9);
+    simtest_free(&sc, &s);
+
+    simtest_expect_rejected(HEAD "cluster:\n  sharing: mig\n  nodes: 1\n  gpus_per_node: 2\n"
+                                 "  mig: { layout: '3g.40gb+3g.40gb' }\n"
+                                 "policy: { name: kueue }\n",
+                            "kueue on MIG instances needs cluster.pools", 0);
 }
 
 Test(mixed_modes, policy_kai_refuses)
