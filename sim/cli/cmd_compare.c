@@ -236,7 +236,7 @@ int cli_compare_run(int argc, char **argv, FILE *out, FILE *err)
             break;
         }
         char msg[1200];
-        if (sweepidx_select(argv[i], &sel, &pts[npts], msg, sizeof(msg))) {
+        if (sweepidx_select(argv[i], &v, &sel, &pts[npts], msg, sizeof(msg))) {
             fprintf(err, "tidesim compare: %s\n", msg);
             rc = 2;
             break;
