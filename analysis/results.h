@@ -146,9 +146,8 @@ struct results_vet {
  * verdict kept in *v for results_open_vetted. No libhdf5 call is made in this
  * process.
  */
-bool results_vet(const char *path, unsigned by, int (*is_other)(const char *path, char *why,
-                                                                 size_t n),
-                 struct results_vet *v);
+bool results_vet(const char *path, unsigned by,
+                 int (*is_other)(const char *path, char *why, size_t n), struct results_vet *v);
 
 /*
  * Whether v is a verdict on the file at path as it is now (device, inode,

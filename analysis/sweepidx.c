@@ -22,8 +22,7 @@ const char *const sweepidx_metrics[] = {
 /* The readers of an index, without a child process: only after index_vetted. */
 static int table_load_direct(struct sweepidx_table *l, const char *path, char *err, size_t errlen);
 static int plan_print_direct(FILE *out, const char *path, char *err, size_t errlen);
-static int plan_answers_direct(const char *path, double *size_value, size_t n,
-                               size_t *nchoices);
+static int plan_answers_direct(const char *path, double *size_value, size_t n, size_t *nchoices);
 
 /* malloc'd "dir/name". */
 static char *join(const char *dir, const char *name)
@@ -299,7 +298,7 @@ static int index_read_all(const char *path, char *why, size_t n)
     struct sweepidx_table t;
     int rc = table_load_direct(&t, path, why, n);
     bool plan_mode = !rc && t.mode && !strcmp(t.mode, "plan"); /* sweepidx_report */
-    bool plan_cols = !rc && t.size != NULL;                      /* plot's index charts */
+    bool plan_cols = !rc && t.size != NULL;                    /* plot's index charts */
     sweepidx_table_release(&t);
     if (plan_mode) {
         FILE *null = fopen("/dev/null", "w");
@@ -578,8 +577,8 @@ static void report_json(FILE *out, const struct sweepidx_table *l)
     fputs("\n]}\n", out);
 }
 
-int sweepidx_report(FILE *out, const char *path, bool json, const struct results_vet *v,
-                    char *err, size_t errlen)
+int sweepidx_report(FILE *out, const char *path, bool json, const struct results_vet *v, char *err,
+                    size_t errlen)
 {
     struct sweepidx_table l;
     memset(&l, 0, sizeof(l));
@@ -952,8 +951,7 @@ static int plan_print_direct(FILE *out, const char *path, char *err, size_t errl
     return rc;
 }
 
-static int plan_answers_direct(const char *path, double *size_value, size_t n,
-                               size_t *nchoices)
+static int plan_answers_direct(const char *path, double *size_value, size_t n, size_t *nchoices)
 {
     struct h5_rd rd;
     hid_t m;

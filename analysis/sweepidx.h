@@ -147,8 +147,8 @@ int sweepidx_point_complete(const char *path);
  * half-width) to out. json: one JSON object instead. Returns 0, or a negative
  * code with err filled.
  */
-int sweepidx_report(FILE *out, const char *path, bool json, const struct results_vet *v,
-                    char *err, size_t errlen);
+int sweepidx_report(FILE *out, const char *path, bool json, const struct results_vet *v, char *err,
+                    size_t errlen);
 
 /*
  * Print a plan index's answer table (/plan: per choice the smallest passing
