@@ -1556,10 +1556,10 @@ static int index_chart(struct chart_ctx *c, const struct sweepidx_table *t, size
     return draw_script(c, "index", chart, path, extra, 1000, 600);
 }
 
-static int plot_index(struct chart_ctx *c, const char *path)
+static int plot_index(struct chart_ctx *c, const char *path, const struct results_vet *v)
 {
     struct sweepidx_table t;
-    int rc = sweepidx_table_load(&t, path, c->err, c->errlen);
+    int rc = sweepidx_table_load(&t, path, v, c->err, c->errlen);
     if (rc) {
         sweepidx_table_release(&t);
         return rc;
@@ -1576,7 +1576,7 @@ static int plot_index(struct chart_ctx *c, const char *path)
     double answers[256];
     size_t nans = 0;
     bool plan = t.size != NULL;
-    if (!rc && plan && planidx_answers(path, answers, 256, &nans))
+    if (!rc && plan && planidx_answers(path, v, answers, 256, &nans))
         nans = 0;
     char src[200];
     gp_clean(src, sizeof(src), t.sweep_path ? t.sweep_path : "-", false);
@@ -1746,7 +1746,7 @@ int plot_all(const struct plot_opts *o, const char *const *paths, size_t n, size
         }
     if (index && !rc) {
         c->stem[0] = 0;
-        rc = plot_index(c, paths[0]);
+        rc = plot_index(c, paths[0], &vets[0]);
         *made = c->made;
         free(c);
         free(vets);

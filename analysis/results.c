@@ -1428,33 +1428,49 @@ static bool same_file(const struct stat *a, const struct stat *b)
            a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
-#define VET_OTHER 1000 /* the child's answer: the other kind of file (is_other) */
+bool results_vet_current(const struct results_vet *v, const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && same_file(&st, &v->st);
+}
+
+/* The child's answers for the other kind of file (is_other): read, or refused (why). */
+#define VET_OTHER         1000
+#define VET_OTHER_REFUSED 1001
 
 struct vet_arg {
     const char *path;
     unsigned by;
-    int (*is_other)(const char *path);
+    int (*is_other)(const char *path, char *why, size_t n);
 };
 
 static int vet_probe(void *arg, char *why, size_t n)
 {
     const struct vet_arg *a = arg;
-    if (a->is_other(a->path))
+    int o = a->is_other(a->path, why, n);
+    if (o > 0)
         return VET_OTHER;
+    if (o < 0)
+        return VET_OTHER_REFUSED;
     struct probe_arg p = {a->path, a->by};
     return open_probe(&p, why, n);
 }
 
-bool results_vet(const char *path, unsigned by, int (*is_other)(const char *path),
-                 struct results_vet *v)
+bool results_vet(const char *path, unsigned by,
+                 int (*is_other)(const char *path, char *why, size_t n), struct results_vet *v)
 {
     memset(v, 0, sizeof(*v));
-    v->known = stat(path, &v->st) == 0;
+    bool st = stat(path, &v->st) == 0;
+    v->known = st;
     v->by = by;
     struct vet_arg a = {path, by, is_other};
     v->rc = h5_rd_preflight(vet_probe, &a, H5READ_PREFLIGHT_S, v->why, sizeof(v->why));
-    if (v->rc == VET_OTHER) {
+    if (v->rc == VET_OTHER || v->rc == VET_OTHER_REFUSED) {
         v->known = false; /* no results file: nothing for results_open_vetted */
+        v->other = st;    /* the other kind's verdict, for its reader (when the file is known) */
+        v->rc = v->rc == VET_OTHER ? 0 : -EIO;
+        if (!v->rc)
+            v->why[0] = 0;
         return true;
     }
     return false;

@@ -128,6 +128,7 @@ int results_open(struct results *r, const char *path, char *err, size_t errlen);
 struct results_vet {
     struct stat st;
     bool known; /* a verdict on a results file (false: none, or the other kind) */
+    bool other; /* a verdict on the other kind of file (is_other): its read's code and message */
     unsigned by;
     int rc;
     char why[512];
@@ -135,13 +136,24 @@ struct results_vet {
 
 /*
  * The child's read of path, for a command that must first know what kind of
- * file it was handed (sweepidx_is_index): in a child process, is_other(path)
- * (non-zero: the other kind; results_vet returns true), else the read
- * results_open_for(path, by) makes in its child, its verdict kept in *v for
- * results_open_vetted. No libhdf5 call is made in this process.
+ * file it was handed (sweepidx_is_index_vet): in a child process,
+ * is_other(path, why, n), which returns 0 when path is no file of the other
+ * kind, 1 when it is one and its reader read everything it reads of one, or
+ * a negative code with its message in why when that reader refused it; for
+ * the other kind results_vet returns true and *v keeps that verdict (v->other,
+ * v->rc 0 or -EIO, v->why) for the other kind's reader (sweepidx.c). Else the
+ * same child makes the read results_open_for(path, by) makes in its child, its
+ * verdict kept in *v for results_open_vetted. No libhdf5 call is made in this
+ * process.
  */
-bool results_vet(const char *path, unsigned by, int (*is_other)(const char *path),
-                 struct results_vet *v);
+bool results_vet(const char *path, unsigned by,
+                 int (*is_other)(const char *path, char *why, size_t n), struct results_vet *v);
+
+/*
+ * Whether v is a verdict on the file at path as it is now (device, inode,
+ * size, modification and change times as when the child read it).
+ */
+bool results_vet_current(const struct results_vet *v, const char *path);
 
 /*
  * results_open_for, taking v's verdict instead of starting a child of its

@@ -19,6 +19,11 @@ const char *const sweepidx_metrics[] = {
 
 #define NMETRICS SWEEPIDX_NMETRICS
 
+/* The readers of an index, without a child process: only after index_vetted. */
+static int table_load_direct(struct sweepidx_table *l, const char *path, char *err, size_t errlen);
+static int plan_print_direct(FILE *out, const char *path, char *err, size_t errlen);
+static int plan_answers_direct(const char *path, double *size_value, size_t n, size_t *nchoices);
+
 /* malloc'd "dir/name". */
 static char *join(const char *dir, const char *name)
 {
@@ -259,7 +264,7 @@ static hid_t open_index(struct h5_rd *rd, const char *path, hid_t *meta, char *e
     return f;
 }
 
-int sweepidx_read_hash(const char *path, char **hash, char *err, size_t errlen)
+static int read_hash_direct(const char *path, char **hash, char *err, size_t errlen)
 {
     *hash = NULL;
     FILE *probe = fopen(path, "rb");
@@ -281,18 +286,84 @@ int sweepidx_read_hash(const char *path, char **hash, char *err, size_t errlen)
     return rc ? -EINVAL : 0;
 }
 
-/* In the child of results_vet: whether path is a sweep or plan index. */
-static int index_probe(const char *path)
+/*
+ * Everything the commands read of an index (report: the table and a plan's
+ * /plan table; check and compare: the table; plot: the table and a plan's
+ * answers), with the same code: run in a child process (index_vetted,
+ * index_probe) before any of it runs in the command's. 0, or the refusal
+ * with why ("PATH: /table/done: ...").
+ */
+static int index_read_all(const char *path, char *why, size_t n)
+{
+    struct sweepidx_table t;
+    int rc = table_load_direct(&t, path, why, n);
+    bool plan_mode = !rc && t.mode && !strcmp(t.mode, "plan"); /* sweepidx_report */
+    bool plan_cols = !rc && t.size != NULL;                    /* plot's index charts */
+    sweepidx_table_release(&t);
+    if (plan_mode) {
+        FILE *null = fopen("/dev/null", "w");
+        if (!null) {
+            rc = -errno;
+            snprintf(why, n, "%s: /dev/null: %s", path, strerror(-rc));
+            return rc;
+        }
+        rc = plan_print_direct(null, path, why, n);
+        fclose(null);
+    }
+    if (!rc && plan_cols) {
+        double answers[256];
+        size_t nans = 0;
+        (void)plan_answers_direct(path, answers, 256, &nans); /* plot ignores a refusal */
+    }
+    return rc;
+}
+
+static int read_all_probe(void *arg, char *why, size_t n)
+{
+    return index_read_all(arg, why, n);
+}
+
+/*
+ * The verdict of a child process that read the index at path as every reader
+ * of an index does (index_read_all): v's when v holds one on this file as it
+ * still is (sweepidx_is_index_vet's child), else a child of our own. 0, or
+ * the refusal with err "PATH: why" (-EIO for a child that hung).
+ */
+static int index_vetted(const char *path, const struct results_vet *v, char *err, size_t errlen)
+{
+    char why[1024] = "";
+    int rc;
+    if (v && v->other && results_vet_current(v, path)) {
+        rc = v->rc;
+        snprintf(why, sizeof(why), "%s", v->why);
+    } else {
+        rc = h5_rd_preflight(read_all_probe, (void *)path, H5READ_PREFLIGHT_S, why, sizeof(why));
+    }
+    if (!rc)
+        return 0;
+    if (strncmp(why, path, strlen(path)) == 0)
+        snprintf(err, errlen, "%s", why);
+    else
+        snprintf(err, errlen, "%s: %s", path, why);
+    return rc == -ETIMEDOUT ? -EIO : rc;
+}
+
+/*
+ * In the child of results_vet: 0 when path is no sweep or plan index; else
+ * the index read as every command reads one: 1, or -1 with why.
+ */
+static int index_probe(const char *path, char *why, size_t n)
 {
     struct h5_rd rd;
     hid_t m;
-    char why[600];
-    hid_t f = open_index(&rd, path, &m, why, sizeof(why));
-    if (f < 0)
+    hid_t f = open_index(&rd, path, &m, why, n);
+    if (f < 0) {
+        why[0] = 0;
         return 0;
+    }
     H5Gclose(m);
     H5Fclose(f);
-    return 1;
+    return index_read_all(path, why, n) ? -1 : 1;
 }
 
 bool sweepidx_is_index_vet(const char *path, unsigned by, struct results_vet *v)
@@ -300,8 +371,10 @@ bool sweepidx_is_index_vet(const char *path, unsigned by, struct results_vet *v)
     /* The file is any file a command was handed (a results file, not trusted): libhdf5 opens
      * it in a child process, never in this one, which only learns the answer. When it is no
      * index, the same child reads it as results_open_for(path, by)'s would, and
-     * results_open_vetted takes that verdict: one child per file. A file the child could not
-     * tell (it crashed, or hung) is no index: results_open_vetted then refuses it. */
+     * results_open_vetted takes that verdict: one child per file. When it is an index, the
+     * same child reads it as every reader of an index does (index_read_all), and those readers
+     * take that verdict (index_vetted). A file the child could not tell (it crashed, or hung)
+     * is no index: results_open_vetted then refuses it. */
     return results_vet(path, by, index_probe, v);
 }
 
@@ -377,7 +450,7 @@ void sweepidx_table_release(struct sweepidx_table *l)
     memset(l, 0, sizeof(*l));
 }
 
-int sweepidx_table_load(struct sweepidx_table *l, const char *path, char *err, size_t errlen)
+static int table_load_direct(struct sweepidx_table *l, const char *path, char *err, size_t errlen)
 {
     struct h5_rd rd;
     hid_t m, t = -1, pg = -1;
@@ -504,10 +577,13 @@ static void report_json(FILE *out, const struct sweepidx_table *l)
     fputs("\n]}\n", out);
 }
 
-int sweepidx_report(FILE *out, const char *path, bool json, char *err, size_t errlen)
+int sweepidx_report(FILE *out, const char *path, bool json, const struct results_vet *v, char *err,
+                    size_t errlen)
 {
     struct sweepidx_table l;
-    int rc = sweepidx_table_load(&l, path, err, errlen);
+    memset(&l, 0, sizeof(l));
+    int rc = index_vetted(path, v, err, errlen);
+    rc = rc ? rc : table_load_direct(&l, path, err, errlen);
     if (rc) {
         sweepidx_table_release(&l);
         return rc;
@@ -572,17 +648,19 @@ int sweepidx_report(FILE *out, const char *path, bool json, char *err, size_t er
     sweepidx_table_release(&l);
     if (!rc && plan) {
         fputc('\n', out);
-        rc = planidx_print(out, path, err, errlen);
+        rc = plan_print_direct(out, path, err, errlen);
     }
     return rc;
 }
 
-int sweepidx_select(const char *path, const struct sweepidx_sel *sel, struct sweepidx_points *out,
-                    char *err, size_t errlen)
+int sweepidx_select(const char *path, const struct results_vet *v, const struct sweepidx_sel *sel,
+                    struct sweepidx_points *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof(*out));
     struct sweepidx_table l;
-    int rc = sweepidx_table_load(&l, path, err, errlen);
+    memset(&l, 0, sizeof(l));
+    int rc = index_vetted(path, v, err, errlen);
+    rc = rc ? rc : table_load_direct(&l, path, err, errlen);
     if (rc) {
         sweepidx_table_release(&l);
         return rc;
@@ -744,7 +822,7 @@ static int plan_row_read(struct h5_rd *rd, hid_t cg, struct plan_row *r)
     return rc;
 }
 
-int planidx_print(FILE *out, const char *path, char *err, size_t errlen)
+static int plan_print_direct(FILE *out, const char *path, char *err, size_t errlen)
 {
     struct h5_rd rd;
     hid_t m;
@@ -873,7 +951,7 @@ int planidx_print(FILE *out, const char *path, char *err, size_t errlen)
     return rc;
 }
 
-int planidx_answers(const char *path, double *size_value, size_t n, size_t *nchoices)
+static int plan_answers_direct(const char *path, double *size_value, size_t n, size_t *nchoices)
 {
     struct h5_rd rd;
     hid_t m;
@@ -906,4 +984,54 @@ int planidx_answers(const char *path, double *size_value, size_t n, size_t *ncho
         H5Gclose(g);
     H5Fclose(f);
     return rc;
+}
+
+/* ---- the readers of an index, each after a child read it first (index_vetted) ---------- */
+
+int sweepidx_table_load(struct sweepidx_table *t, const char *path, const struct results_vet *v,
+                        char *err, size_t errlen)
+{
+    memset(t, 0, sizeof(*t));
+    int rc = index_vetted(path, v, err, errlen);
+    return rc ? rc : table_load_direct(t, path, err, errlen);
+}
+
+int planidx_print(FILE *out, const char *path, const struct results_vet *v, char *err,
+                  size_t errlen)
+{
+    int rc = index_vetted(path, v, err, errlen);
+    return rc ? rc : plan_print_direct(out, path, err, errlen);
+}
+
+int planidx_answers(const char *path, const struct results_vet *v, double *size_value, size_t n,
+                    size_t *nchoices)
+{
+    char err[64];
+    *nchoices = 0;
+    int rc = index_vetted(path, v, err, sizeof(err));
+    return rc ? rc : plan_answers_direct(path, size_value, n, nchoices);
+}
+
+static int hash_probe(void *arg, char *why, size_t n)
+{
+    char *hash = NULL;
+    int rc = read_hash_direct(arg, &hash, why, n);
+    free(hash);
+    return rc;
+}
+
+int sweepidx_read_hash(const char *path, char **hash, char *err, size_t errlen)
+{
+    *hash = NULL;
+    char why[1024] = "";
+    int rc = h5_rd_preflight(hash_probe, (void *)path, H5READ_PREFLIGHT_S, why, sizeof(why));
+    if (rc == -ENOENT || rc == -EINVAL) { /* read_hash_direct's own refusal, path first */
+        snprintf(err, errlen, "%s", why);
+        return rc;
+    }
+    if (rc) {
+        snprintf(err, errlen, "%s: %s", path, why);
+        return -EINVAL;
+    }
+    return read_hash_direct(path, hash, err, errlen);
 }

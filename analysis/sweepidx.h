@@ -89,8 +89,22 @@ struct sweepidx_table {
     double *size, *choice, *verdict, *reps_col;              /* a plan's (else NULL) */
 };
 
-/* Read the index at path (untrusted: analysis/h5read.h). 0, or < 0 with err; release always. */
-int sweepidx_table_load(struct sweepidx_table *t, const char *path, char *err, size_t errlen);
+/*
+ * An index is not trusted (analysis/h5read.h), and libhdf5 itself may crash
+ * or hang inside a damaged one: every reader below (sweepidx_table_load,
+ * sweepidx_report, sweepidx_select, planidx_print, planidx_answers,
+ * sweepidx_read_hash) reads the file only after a child process read
+ * everything any of them reads of it (h5_rd_preflight) and returned in time.
+ * v: the verdict of sweepidx_is_index_vet's child on this file (taken when
+ * the file is still the one it read: no second child), or NULL (a child of
+ * the reader's own). A refusal is "PATH: why" in err ("PATH: the HDF5
+ * library crashed reading it (signal 11); ...", "PATH: /table/done: cannot
+ * read the data (damaged file?)").
+ */
+
+/* Read the index at path. 0, or < 0 with err; release always. */
+int sweepidx_table_load(struct sweepidx_table *t, const char *path, const struct results_vet *v,
+                        char *err, size_t errlen);
 void sweepidx_table_release(struct sweepidx_table *t);
 
 /*
@@ -115,9 +129,10 @@ int sweepidx_read_hash(const char *path, char **hash, char *err, size_t errlen);
 bool sweepidx_is_index(const char *path);
 
 /*
- * The same, and when path is no index, the child reads it as results_open_for
- * (path, by) would: *v keeps the verdict for results_open_vetted (one child
- * per file and command).
+ * The same, and the same child reads the file for the command: an index as
+ * every reader of an index does (*v keeps the verdict for them: v->other),
+ * any other file as results_open_for(path, by) would (*v keeps the verdict
+ * for results_open_vetted). One child per file and command.
  */
 bool sweepidx_is_index_vet(const char *path, unsigned by, struct results_vet *v);
 
@@ -132,7 +147,8 @@ int sweepidx_point_complete(const char *path);
  * half-width) to out. json: one JSON object instead. Returns 0, or a negative
  * code with err filled.
  */
-int sweepidx_report(FILE *out, const char *path, bool json, char *err, size_t errlen);
+int sweepidx_report(FILE *out, const char *path, bool json, const struct results_vet *v, char *err,
+                    size_t errlen);
 
 /*
  * Print a plan index's answer table (/plan: per choice the smallest passing
@@ -140,11 +156,13 @@ int sweepidx_report(FILE *out, const char *path, bool json, char *err, size_t er
  * search) and the answer. Returns 0, or a negative code with err filled.
  */
 #define SWEEPIDX_MAX_CHOICES 100000
-int planidx_print(FILE *out, const char *path, char *err, size_t errlen);
+int planidx_print(FILE *out, const char *path, const struct results_vet *v, char *err,
+                  size_t errlen);
 
 /* Each choice's answer (its size value, NaN for none) into size_value[0..n) and the number of
  * choices into *nchoices. 0, -ENOENT (no /plan: a sweep's index) or < 0. */
-int planidx_answers(const char *path, double *size_value, size_t n, size_t *nchoices);
+int planidx_answers(const char *path, const struct results_vet *v, double *size_value, size_t n,
+                    size_t *nchoices);
 
 /* Which points of an index a command takes: by number and/or by axis value (all must hold). */
 #define SWEEPIDX_SEL_MAX 64
@@ -172,8 +190,8 @@ struct sweepidx_points {
  * range; -ENOENT/-EIO for an unreadable index. No point chosen is not an error
  * (out->n = 0).
  */
-int sweepidx_select(const char *path, const struct sweepidx_sel *sel, struct sweepidx_points *out,
-                    char *err, size_t errlen);
+int sweepidx_select(const char *path, const struct results_vet *v, const struct sweepidx_sel *sel,
+                    struct sweepidx_points *out, char *err, size_t errlen);
 
 void sweepidx_points_release(struct sweepidx_points *p);
 

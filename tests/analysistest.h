@@ -3,6 +3,8 @@
 #define TIDESIM_ANALYSISTEST_H
 
 #include <criterion/criterion.h>
+#include <fcntl.h>
+#include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +105,37 @@ static inline void atest_sim(const char *scenario, const char *out, const char *
     int rc = atest_run(cmd, &log);
     cr_assert_eq(rc, 0, "%s: exit %d: %s", cmd, rc, log);
     free(log);
+}
+
+/*
+ * Make dataset `path` of HDF5 file f (a results file, an index) unreadable: the middle of its first
+ * (deflated) chunk overwritten, so that inflating it fails. Its metadata
+ * (type, shape, storage) stay as they were: the checks results_open makes of
+ * it still pass, only reading its values fails.
+ */
+static inline void atest_damage_column(const char *f, const char *path)
+{
+    hid_t file = H5Fopen(f, H5F_ACC_RDONLY, H5P_DEFAULT);
+    cr_assert_geq(file, 0, "%s", f);
+    hid_t d = H5Dopen2(file, path, H5P_DEFAULT);
+    cr_assert_geq(d, 0, "%s:%s", f, path);
+    haddr_t addr = 0;
+    hsize_t size = 0;
+    unsigned mask = 0;
+    hid_t sp = H5Dget_space(d);
+    cr_assert_geq(H5Dget_chunk_info(d, sp, 0, NULL, &mask, &addr, &size), 0, "%s", path);
+    H5Sclose(sp);
+    cr_assert_gt(size, 8, "%s: a chunk of %llu bytes", path, (unsigned long long)size);
+    H5Dclose(d);
+    H5Fclose(file);
+    int fd = open(f, O_WRONLY);
+    cr_assert_geq(fd, 0);
+    unsigned char junk[4096];
+    memset(junk, 0xA5, sizeof(junk));
+    size_t from = (size_t)size / 4, len = (size_t)size - from - 2;
+    len = len < sizeof(junk) ? len : sizeof(junk);
+    cr_assert_eq(pwrite(fd, junk, len, (off_t)(addr + from)), (ssize_t)len);
+    close(fd);
 }
 
 #endif

@@ -183,13 +183,14 @@ static void check_json(FILE *out, const char *path, const char *against, bool co
  * status: 1 when a point fails, else 3 when one is inconclusive, else 4 when
  * a chosen point has not run (or the index is incomplete), else 0.
  */
-static int check_index(const char *path, const struct sweepidx_sel *sel, const struct results *base,
+static int check_index(const char *path, const struct results_vet *vet,
+                       const struct sweepidx_sel *sel, const struct results *base,
                        const char *against, const struct check_gates *g, bool json, bool junit,
                        FILE *out, FILE *err)
 {
     struct sweepidx_points pts;
     char msg[2048];
-    if (sweepidx_select(path, sel, &pts, msg, sizeof(msg))) {
+    if (sweepidx_select(path, vet, sel, &pts, msg, sizeof(msg))) {
         fprintf(err, "tidesim check: %s\n", msg);
         return 2;
     }
@@ -534,8 +535,8 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
             fprintf(err, "tidesim check: %s\n", msg);
             return 2;
         }
-        int st =
-            check_index(path, &sel, against ? &base : NULL, against, &g, json, junit, out, err);
+        int st = check_index(path, &vet, &sel, against ? &base : NULL, against, &g, json, junit,
+                             out, err);
         if (against)
             results_release(&base);
         return st;

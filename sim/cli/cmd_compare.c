@@ -236,9 +236,11 @@ int cli_compare_run(int argc, char **argv, FILE *out, FILE *err)
             break;
         }
         char msg[1200];
-        if (sweepidx_select(argv[i], &sel, &pts[npts], msg, sizeof(msg))) {
+        int src = sweepidx_select(argv[i], &v, &sel, &pts[npts], msg, sizeof(msg));
+        if (src) {
             fprintf(err, "tidesim compare: %s\n", msg);
-            rc = 2;
+            rc =
+                src == -EINVAL ? 2 : 1; /* a --where/--point the index lacks; an unreadable index */
             break;
         }
         struct sweepidx_points *pp = &pts[npts++];

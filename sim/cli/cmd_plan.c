@@ -77,7 +77,7 @@ static int report_dir(const char *dir)
     else
         snprintf(path, sizeof(path), "%s/index.h5", dir);
     char err[PATH_MAX + 600];
-    if (planidx_print(stdout, path, err, sizeof(err))) {
+    if (planidx_print(stdout, path, NULL, err, sizeof(err))) {
         fprintf(stderr, "tidesim plan: %s\n", err);
         return 1;
     }

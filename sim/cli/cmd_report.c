@@ -118,7 +118,7 @@ int cli_report_run(int argc, char **argv, FILE *out, FILE *err)
             ho.scripts = scripts;
         wrc = report_html(dst, paths, n, &ho, msg, sizeof(msg));
     } else if (sweepidx_is_index_vet(paths[0], RESULTS_BY_REPORT, &vet)) { /* a sweep's index */
-        wrc = sweepidx_report(dst, paths[0], fmt == REPORT_JSON, msg, sizeof(msg));
+        wrc = sweepidx_report(dst, paths[0], fmt == REPORT_JSON, &vet, msg, sizeof(msg));
     } else { /* the child that told it is no index read it for the report (one child) */
         wrc = report_write(dst, paths[0], fmt, &vet, msg, sizeof(msg));
     }

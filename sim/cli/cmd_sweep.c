@@ -68,7 +68,7 @@ static int report_dir(const char *dir, bool json)
     else
         snprintf(path, sizeof(path), "%s/index.h5", dir);
     char err[PATH_MAX + 600];
-    if (sweepidx_report(stdout, path, json, err, sizeof(err))) {
+    if (sweepidx_report(stdout, path, json, NULL, err, sizeof(err))) {
         fprintf(stderr, "tidesim sweep: %s\n", err);
         return 1;
     }

@@ -781,7 +781,7 @@ write:;
         status = wrc == 1 ? 1 : 0;
     if (!wrc) {
         char err[PATH_MAX + 600];
-        if (planidx_print(stdout, index, err, sizeof(err)))
+        if (planidx_print(stdout, index, NULL, err, sizeof(err)))
             fprintf(stderr, WHO ": %s\n", err);
     }
     if (status == 130)

@@ -191,37 +191,6 @@ Test(results_reads, a_column_not_listed_for_the_command_is_refused)
     atest_rmdir(dir);
 }
 
-/*
- * Make dataset `path` of results file f unreadable: the middle of its first
- * (deflated) chunk overwritten, so that inflating it fails. Its metadata
- * (type, shape, storage) stay as they were: the checks results_open makes of
- * it still pass, only reading its values fails.
- */
-static void damage_column(const char *f, const char *path)
-{
-    hid_t file = H5Fopen(f, H5F_ACC_RDONLY, H5P_DEFAULT);
-    cr_assert_geq(file, 0, "%s", f);
-    hid_t d = H5Dopen2(file, path, H5P_DEFAULT);
-    cr_assert_geq(d, 0, "%s:%s", f, path);
-    haddr_t addr = 0;
-    hsize_t size = 0;
-    unsigned mask = 0;
-    hid_t sp = H5Dget_space(d);
-    cr_assert_geq(H5Dget_chunk_info(d, sp, 0, NULL, &mask, &addr, &size), 0, "%s", path);
-    H5Sclose(sp);
-    cr_assert_gt(size, 8, "%s: a chunk of %llu bytes", path, (unsigned long long)size);
-    H5Dclose(d);
-    H5Fclose(file);
-    int fd = open(f, O_WRONLY);
-    cr_assert_geq(fd, 0);
-    unsigned char junk[4096];
-    memset(junk, 0xA5, sizeof(junk));
-    size_t from = (size_t)size / 4, len = (size_t)size - from - 2;
-    len = len < sizeof(junk) ? len : sizeof(junk);
-    cr_assert_eq(pwrite(fd, junk, len, (off_t)(addr + from)), (ssize_t)len);
-    close(fd);
-}
-
 /* `tidesim ARGS` (a shell command line), its exit status; its output in *out (freed by the
  * caller). A death by a signal is -1 (atest_run), never an exit status. */
 static int tidesim(char **out, const char *fmt, const char *a, const char *b)
@@ -247,8 +216,8 @@ Test(results_reads, a_damaged_column_read_later_is_refused_by_the_commands_readi
     snprintf(cmd, sizeof(cmd), "cp %s %s && cp %s %s", good, ts, good, jobs);
     cr_assert_eq(system(cmd), 0);
     /* Per-day figures, plots: read after results_open. The backlog gate, the jobs chart. */
-    damage_column(ts, "/timeseries/util_busy");
-    damage_column(jobs, "/jobs/submit_s");
+    atest_damage_column(ts, "/timeseries/util_busy");
+    atest_damage_column(jobs, "/jobs/submit_s");
 
     /* Precondition: results_open's own read (nothing read later: RESULTS_BY 0) passes on
      * both, so the damage is in a column only the later reads read. */
