@@ -379,12 +379,12 @@ static int32_t mig_cell(const struct kueue_model *m, uint32_t fi, const char *pr
 }
 
 /*
- * Call add(p, i, profile) for each nvidia.com/mig-<profile> resource flavor i carries quota of
- * in some ClusterQueue or Cohort, in the order they are named (repeats included: add skips
- * those it has). Stops at the first non-zero return.
+ * Call fn(p, i, name) for each resource name flavor i carries quota of in some ClusterQueue
+ * or Cohort, in the order they are named (repeats included). Stops at the first non-zero
+ * return and returns it.
  */
-static int each_mig(struct parser *p, uint32_t i,
-                    int (*add)(struct parser *, uint32_t, const char *))
+static int each_resource(const struct parser *p, uint32_t i,
+                         int (*fn)(const struct parser *, uint32_t, const char *))
 {
     const struct kueue_model *m = p->m;
     for (uint32_t k = 0; k < m->ncqs + m->ncohorts; k++) {
@@ -399,8 +399,7 @@ static int each_mig(struct parser *p, uint32_t i,
                 for (size_t r = 0; rs && rs->kind == CONF_SEQ && r < rs->n; r++) {
                     const struct conf_node *rn = conf_get(rs->items[r], "name");
                     int rc;
-                    if (rn && rn->kind == CONF_SCALAR && is_mig(rn->value) &&
-                        (rc = add(p, i, rn->value + strlen(MIG_RESOURCE))))
+                    if (rn && rn->kind == CONF_SCALAR && (rc = fn(p, i, rn->value)))
                         return rc;
                 }
             }
@@ -409,9 +408,12 @@ static int each_mig(struct parser *p, uint32_t i,
     return 0;
 }
 
-/* each_mig's add: a cell for flavor i's MIG profile prof, unless it has one. */
-static int add_mig_cell(struct parser *p, uint32_t i, const char *prof)
+/* each_resource's fn: a cell for flavor i's nvidia.com/mig-<profile>, unless it has one. */
+static int add_mig_cell(const struct parser *p, uint32_t i, const char *res)
 {
+    if (!is_mig(res))
+        return 0;
+    const char *prof = res + strlen(MIG_RESOURCE);
     struct kueue_model *m = p->m;
     struct kueue_flavor_def *f = &m->flavors[i];
     if (mig_cell(m, i, prof) >= 0)
@@ -432,37 +434,26 @@ static int add_mig_cell(struct parser *p, uint32_t i, const char *prof)
     return 0;
 }
 
-/* each_mig's add: found one (counting). */
-static int found_mig(struct parser *p, uint32_t i, const char *prof)
+/* each_resource's fn: 1 at an nvidia.com/mig-<profile> resource. */
+static int found_mig(const struct parser *p, uint32_t i, const char *res)
 {
     (void)p;
     (void)i;
-    (void)prof;
-    return 1;
+    return is_mig(res);
+}
+
+/* each_resource's fn: 1 at nvidia.com/gpu. */
+static int found_gpu(const struct parser *p, uint32_t i, const char *res)
+{
+    (void)p;
+    (void)i;
+    return strcmp(res, GPU_RESOURCE) == 0;
 }
 
 /* Whether flavor i carries nvidia.com/gpu quota in some ClusterQueue or Cohort. */
 static bool carries_gpu(const struct parser *p, uint32_t i)
 {
-    const struct kueue_model *m = p->m;
-    for (uint32_t k = 0; k < m->ncqs + m->ncohorts; k++) {
-        const struct conf_node *groups = k < m->ncqs ? p->cq_groups[k] : p->coh_groups[k - m->ncqs];
-        for (size_t g = 0; groups && groups->kind == CONF_SEQ && g < groups->n; g++) {
-            const struct conf_node *fls = conf_get(groups->items[g], "flavors");
-            for (size_t f = 0; fls && fls->kind == CONF_SEQ && f < fls->n; f++) {
-                const struct conf_node *nm = conf_get(fls->items[f], "name");
-                const struct conf_node *rs = conf_get(fls->items[f], "resources");
-                if (!nm || nm->kind != CONF_SCALAR || strcmp(nm->value, m->flavors[i].name))
-                    continue;
-                for (size_t r = 0; rs && rs->kind == CONF_SEQ && r < rs->n; r++) {
-                    const struct conf_node *rn = conf_get(rs->items[r], "name");
-                    if (rn && rn->kind == CONF_SCALAR && !strcmp(rn->value, GPU_RESOURCE))
-                        return true;
-                }
-            }
-        }
-    }
-    return false;
+    return each_resource(p, i, found_gpu) != 0;
 }
 
 /* The flavor whose GPU quota is modelled: the one mapping onto the cluster that carries
@@ -517,7 +508,7 @@ static int pick_gpu_flavors(struct parser *p)
     for (uint32_t i = 0; i < m->nflavors; i++) {
         struct kueue_flavor_def *f = &m->flavors[i];
         bool gpu = carries_gpu(p, i);
-        if (!gpu && each_mig(p, i, found_mig) == 0)
+        if (!gpu && each_resource(p, i, found_mig) == 0)
             continue;
         f->pools = kueue_flavor_pools(f, p->labels, p->pools, p->npools);
         f->on_cluster = f->pools != 0;
@@ -532,7 +523,7 @@ static int pick_gpu_flavors(struct parser *p)
             f->gpu = (int32_t)m->ngpu;
             m->gpu_flavors[m->ngpu++] = i;
         }
-        if ((rc = each_mig(p, i, add_mig_cell)))
+        if ((rc = each_resource(p, i, add_mig_cell)))
             return rc;
     }
     m->gpu_flavor = m->ngpu ? m->flavors[m->gpu_flavors[0]].name : NULL;
