@@ -492,14 +492,7 @@ static void exercise_results(const struct results *r)
     report_results(null, r, REPORT_MARKDOWN);
     report_results(null, r, REPORT_JSON);
     struct check_gates g;
-    check_gates_init(&g);
-    g.min_util = 0.5;
-    g.min_slo = 0.9;
-    g.max_ckpt_overhead = 0.1;
-    g.max_p99_ms = 100;
-    g.max_queue_delay_s = 60;
-    g.min_train_gpuh_day = 1;
-    g.backlog_by_s = 3600; /* reads /jobs again */
+    fuzz_check_gates_all(&g);
     g.tolerance = 0.05;
     struct check_outcome o;
     check_run(null, r, r, &g, &o);
@@ -725,6 +718,20 @@ void fuzz_target_init(const char *name)
 {
     if (strcmp(name, "results") == 0 && helper_fd < 0)
         start_helper();
+}
+
+void fuzz_check_gates_all(struct check_gates *g)
+{
+    check_gates_init(g);
+    g->min_util = 0.5;
+    g->min_slo = 0.9;
+    g->max_ckpt_overhead = 0.1;
+    g->max_p99_ms = 100;
+    g->max_queue_delay_s = 60;
+    g->min_train_gpuh_day = 1;
+    g->backlog_by_s = 3600; /* reads /jobs submit_s, end_s, state */
+    g->max_ttft_p99_ms = 500;
+    g->max_tpot_p99_ms = 50;
 }
 
 const struct fuzz_target *fuzz_target_find(const char *name)

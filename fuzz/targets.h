@@ -72,4 +72,12 @@ void fuzz_target_init(const char *name);
 /* The target called name, or NULL. */
 const struct fuzz_target *fuzz_target_find(const char *name);
 
+struct check_gates;
+/*
+ * Every gate of `tidesim check` on (check_gates_init, then each limit set to a value that
+ * makes its gate read its columns: the backlog gate reads /jobs, the LLM gates /llm); the
+ * results harness and tests/analysis/test_results_reads.c check with them.
+ */
+void fuzz_check_gates_all(struct check_gates *g);
+
 #endif

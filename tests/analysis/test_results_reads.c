@@ -28,6 +28,7 @@
 #include "analysis/plot.h"
 #include "analysis/report.h"
 #include "analysis/results.h"
+#include "fuzz/targets.h"
 #include "tests/analysistest.h"
 
 struct set {
@@ -77,16 +78,7 @@ static void run_command(unsigned by, const struct results *r, const char *dir)
         cr_expect_eq(report_results(null, r, REPORT_JSON), 0);
     } else if (by == RESULTS_BY_CHECK) {
         struct check_gates g;
-        check_gates_init(&g);
-        g.min_util = 0.5;
-        g.min_slo = 0.9;
-        g.max_ckpt_overhead = 0.1;
-        g.max_p99_ms = 100;
-        g.max_queue_delay_s = 60;
-        g.min_train_gpuh_day = 1;
-        g.backlog_by_s = 3600; /* reads /jobs submit_s, end_s, state */
-        g.max_ttft_p99_ms = 500;
-        g.max_tpot_p99_ms = 50;
+        fuzz_check_gates_all(&g);
         struct check_outcome o;
         check_run(null, r, r, &g, &o);
         g.confident = true;
