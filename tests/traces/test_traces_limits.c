@@ -252,6 +252,40 @@ Test(traces_limits, clipped_away_counts_are_not_drawn, .timeout = 30)
     arrival_source_destroy(s);
 }
 
+/* One run of path (a counts file, else ServeGen) at scale 2.5 with clip_start 1 h: its
+ * arrivals before 2 h and from 2 h on, and the last one's time; every arrival is past the
+ * clip. */
+struct scaled_run {
+    int between, later;
+    sim_time last;
+};
+
+static struct scaled_run run_scaled_clipped(const char *path, bool counts, uint64_t seed)
+{
+    struct trace_err e;
+    struct trace_time_opts o;
+    trace_time_opts_init(&o);
+    o.clip_start = SIM_HOUR;
+    o.scale = 2.5;
+    o.seed = seed;
+    struct arrival_counts_map cm = {"minute", TFIELD_SEC, "requests", 0};
+    struct arrival_source *s =
+        counts ? arrivals_counts_create(path, &cm, &o, &e) : arrivals_servegen_create(path, &o, &e);
+    cr_assert_not_null(s, "%s", e.msg);
+    struct scaled_run r = {0, 0, 0};
+    struct arrival a;
+    while (arrival_source_next(s, &a, &e) == 0) {
+        cr_assert(a.t >= SIM_HOUR, "arrival at %lld us", (long long)a.t);
+        if (a.t < 2 * SIM_HOUR)
+            r.between++;
+        else
+            r.later++;
+        r.last = a.t;
+    }
+    arrival_source_destroy(s);
+    return r;
+}
+
 Test(traces_limits, clipped_away_counts_are_not_drawn_when_scaled_up, .timeout = 60)
 {
     /* The same file at scale 2.5: each arrival becomes 2 or 3, its copies spread uniformly up
@@ -264,63 +298,28 @@ Test(traces_limits, clipped_away_counts_are_not_drawn_when_scaled_up, .timeout =
      * (minutes per run); now it draws row 1's last one alone. Without it nothing would fall
      * in [1 h, 2 h). 400 seeds: the mean's standard deviation is about 0.04. (The timeout is
      * a hang guard, not a measurement.) */
-    struct arrival_counts_map cm = {"minute", TFIELD_SEC, "requests", 0};
-    int between = 0;
+    double mean = 0;
     for (uint64_t seed = 1; seed <= 400; seed++) {
-        struct trace_err e;
-        struct trace_time_opts o;
-        trace_time_opts_init(&o);
-        o.clip_start = SIM_HOUR;
-        o.scale = 2.5;
-        o.seed = seed;
-        struct arrival_source *s =
-            arrivals_counts_create("tests/data/counts_clipped_huge.csv", &cm, &o, &e);
-        cr_assert_not_null(s, "%s", e.msg);
-        struct arrival a;
-        int row2 = 0;
-        while (arrival_source_next(s, &a, &e) == 0) {
-            cr_assert(a.t >= SIM_HOUR && a.t < 2 * SIM_HOUR + SIM_MIN, "arrival at %lld us",
-                      (long long)a.t);
-            if (a.t >= 2 * SIM_HOUR)
-                row2++;
-            else
-                between++;
-        }
-        cr_assert(row2 >= 10 && row2 <= 15, "seed %llu: %d arrivals of row 2",
-                  (unsigned long long)seed, row2);
-        arrival_source_destroy(s);
+        struct scaled_run r = run_scaled_clipped("tests/data/counts_clipped_huge.csv", true, seed);
+        cr_assert(r.last < 2 * SIM_HOUR + SIM_MIN, "arrival at %lld us", (long long)r.last);
+        cr_assert(r.later >= 10 && r.later <= 15, "seed %llu: %d arrivals of row 2",
+                  (unsigned long long)seed, r.later);
+        mean += r.between / 400.0;
     }
-    double mean = between / 400.0;
     cr_expect(mean > 0.757 - 0.2 && mean < 0.757 + 0.2, "mean %.3f copies of row 1 kept", mean);
 }
 
-/* Arrivals of path at scale 2.5, clip 1 h, 400 seeds: those before 2 h (copies of the first
- * window's last arrival) on average; every arrival is past the clip. */
+/* The arrivals before 2 h (copies of the first window's last arrival) of a ServeGen file
+ * at scale 2.5, clip 1 h, on average over 400 seeds. */
 static double servegen_copies_kept(const char *path)
 {
-    int between = 0;
+    double mean = 0;
     for (uint64_t seed = 1; seed <= 400; seed++) {
-        struct trace_err e;
-        struct trace_time_opts o;
-        trace_time_opts_init(&o);
-        o.clip_start = SIM_HOUR;
-        o.scale = 2.5;
-        o.seed = seed;
-        struct arrival_source *s = arrivals_servegen_create(path, &o, &e);
-        cr_assert_not_null(s, "%s", e.msg);
-        struct arrival a;
-        int later = 0;
-        while (arrival_source_next(s, &a, &e) == 0) {
-            cr_assert(a.t >= SIM_HOUR, "arrival at %lld us", (long long)a.t);
-            if (a.t < 2 * SIM_HOUR)
-                between++;
-            else
-                later++;
-        }
-        cr_assert_gt(later, 0);
-        arrival_source_destroy(s);
+        struct scaled_run r = run_scaled_clipped(path, false, seed);
+        cr_assert_gt(r.later, 0);
+        mean += r.between / 400.0;
     }
-    return between / 400.0;
+    return mean;
 }
 
 Test(traces_limits, clipped_away_servegen_window_is_not_drawn_when_scaled_up, .timeout = 60)
