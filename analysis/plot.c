@@ -120,22 +120,100 @@ static void gp_clean(char *buf, size_t n, const char *s, bool word)
             *p = '_';
 }
 
-/* Run gnuplot on script with variables; 0 or -EIO. */
-static int run_gnuplot(const char *gnuplot, const char *script, const char *vars)
+/*
+ * Run gnuplot on script with variables. What it writes to its standard error (warnings, the
+ * error that stopped it) is collected into msg (n bytes, the first of it kept; the rest read
+ * and dropped). Returns 0, or -EIO when gnuplot could not be run or exited non-zero.
+ */
+static int run_gnuplot(const char *gnuplot, const char *script, const char *vars, char *msg,
+                       size_t n)
 {
+    msg[0] = '\0';
+    int fd[2];
     fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0)
+    if (pipe(fd))
         return -EIO;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        return -EIO;
+    }
     if (pid == 0) {
+        close(fd[0]);
+        if (dup2(fd[1], STDERR_FILENO) < 0)
+            _exit(127);
+        close(fd[1]);
         execlp(gnuplot, gnuplot, "-e", vars, script, (char *)NULL);
+        static const char no[] = "cannot run gnuplot\n";
+        ssize_t w = write(STDERR_FILENO, no, sizeof(no) - 1);
+        (void)w;
         _exit(127);
     }
+    close(fd[1]);
+    size_t at = 0;
+    for (;;) {
+        char buf[4096];
+        ssize_t k = read(fd[0], buf, sizeof(buf));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        size_t take = n - 1 - at < (size_t)k ? n - 1 - at : (size_t)k;
+        memcpy(msg + at, buf, take);
+        at += take;
+    }
+    msg[at] = '\0';
+    close(fd[0]);
     int st;
     while (waitpid(pid, &st, 0) < 0)
         if (errno != EINTR)
             return -EIO;
     return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EIO;
+}
+
+/*
+ * The line of gnuplot's messages that says why it stopped: the last line naming a script line
+ * ("\"/x/compare.gp\" line 28: x range is invalid", the script's folder left out), else the
+ * last non-blank line. Into buf.
+ */
+static void gnuplot_why(char *buf, size_t n, const char *msg)
+{
+    const char *best = NULL, *last = NULL;
+    size_t bestlen = 0, lastlen = 0;
+    for (const char *p = msg; *p;) {
+        size_t len = strcspn(p, "\n");
+        bool blank = true;
+        for (size_t i = 0; i < len && blank; i++)
+            blank = p[i] == ' ' || p[i] == '\t' || p[i] == '^' || p[i] == '\r';
+        if (!blank) {
+            last = p;
+            lastlen = len;
+            const char *at = strstr(p, "\" line ");
+            if (at && at < p + len && (size_t)(at - p) < len) {
+                const char *slash = p;
+                for (const char *q = p; q < at; q++)
+                    if (*q == '/')
+                        slash = q + 1;
+                best = slash;
+                bestlen = len - (size_t)(slash - p);
+            }
+        }
+        p += len + (p[len] == '\n');
+    }
+    if (!best) {
+        best = last;
+        bestlen = lastlen;
+    }
+    if (!best)
+        snprintf(buf, n, "no message");
+    else
+        gp_clean(buf, n < bestlen + 1 ? n : bestlen + 1, best, false);
+    char *w = buf; /* the quotes around the script's name dropped */
+    for (const char *r = buf; *r; r++)
+        if (*r != '"')
+            *w++ = *r;
+    *w = '\0';
 }
 
 /* gnuplot single-quoted string: ' doubled. Returns 0, or -ENAMETOOLONG when buf is too small. */
@@ -160,7 +238,9 @@ struct chart_ctx {
     char scripts[PLOT_PATH_MAX];     /* absolute scripts folder */
     char stem[256];
     char subtitle[512];
-    const char *file;        /* results file being drawn (for messages) */
+    const char *file;        /* results file being read (for messages) */
+    const char *of;          /* the file(s) of the charts being drawn (for messages) */
+    char inputs[600];        /* every file, for the charts of all files */
     const struct results *r; /* its reader (results_col: nothing is opened again) */
     size_t rep;              /* the replication drawn */
     int rrc;                 /* the reader's refusal, 0 when none */
@@ -213,9 +293,21 @@ static int draw_script(struct chart_ctx *c, const char *scr, const char *chart, 
                  term, qs, extra ? extra : "");
     if (k < 0 || (size_t)k >= sizeof(vars))
         return too_long(c, out);
-    if (run_gnuplot(c->o->gnuplot, script, vars)) {
-        snprintf(c->err, c->errlen, "gnuplot failed on %s (chart %s)", script, out);
+    char msg[4096], why[600];
+    int grc = run_gnuplot(c->o->gnuplot, script, vars, msg, sizeof(msg));
+    if (grc) {
+        gnuplot_why(why, sizeof(why), msg);
+        snprintf(c->err, c->errlen, "chart %s of %s not drawn: gnuplot failed (%s); its data: %s",
+                 chart, c->of ? c->of : "-", why, data);
         return -EIO;
+    }
+    /* Its warnings, if any, each line named by the chart. */
+    for (const char *p = msg; *p;) {
+        size_t len = strcspn(p, "\n");
+        if (len)
+            fprintf(stderr, "tidesim: chart %s of %s: gnuplot: %.*s\n", chart,
+                    c->of ? c->of : "-", (int)len, p);
+        p += len + (p[len] == '\n');
     }
     c->made++;
     if (c->o->on_chart)
@@ -792,6 +884,7 @@ static int plot_file(struct chart_ctx *c, const struct results *r)
     snprintf(c->subtitle, sizeof(c->subtitle), "scenario %s, policy %s%s", cname, cpol,
              r->replicated ? ", replication 0" : "");
     c->file = r->path;
+    c->of = r->path;
     c->r = r;
     c->rep = 0;
     c->rrc = 0;
@@ -1704,6 +1797,15 @@ static int plot_runs(struct chart_ctx *c, const struct results *rs, size_t n)
         snprintf(c->err, c->errlen, "out of memory");
         rc = -ENOMEM;
     }
+    /* The charts of all files name them all (cut to the room) in their messages. */
+    size_t at = 0;
+    c->inputs[0] = '\0';
+    for (size_t i = 0; i < n && at + 1 < sizeof(c->inputs); i++) {
+        int k = snprintf(c->inputs + at, sizeof(c->inputs) - at, "%s%s", i ? ", " : "",
+                         rs[i].path);
+        at += k > 0 ? (size_t)k : 0;
+    }
+    c->of = c->inputs;
     if (!rc)
         rc = runs_label(c, &runs, rs, paths, n);
     if (!rc)
@@ -1746,6 +1848,7 @@ int plot_all(const struct plot_opts *o, const char *const *paths, size_t n, size
         }
     if (index && !rc) {
         c->stem[0] = 0;
+        c->of = paths[0];
         rc = plot_index(c, paths[0]);
         *made = c->made;
         free(c);
