@@ -1423,6 +1423,7 @@ static int plot_compare(struct chart_ctx *c, const struct run_set *s)
             "%s ci\n",
             costkey);
     double top[5] = {0, 0, 0, 0, 0};
+    bool have[6] = {false}; /* a panel with a figure of some run (utilisation, SLO, ..., cost) */
     for (size_t i = 0; i < s->n; i++) {
         const struct results *r = &s->r[i];
         char lab[100];
@@ -1448,6 +1449,7 @@ static int plot_compare(struct chart_ctx *c, const struct run_set *s)
             int panel = k == 3 || k == 4 ? 0 : k >= 5 ? (int)k - 4 : -1;
             if (panel >= 0 && isfinite(v) && v > top[panel])
                 top[panel] = v;
+            have[panel + 1] |= isfinite(m);
         }
         fputc('\n', f);
     }
@@ -1455,8 +1457,10 @@ static int plot_compare(struct chart_ctx *c, const struct run_set *s)
     runs_subtitle(c, s, whisker_note(s));
     char extra[400];
     snprintf(extra, sizeof(extra),
-             "costlabel='%s'; nruns=%zu; top1=%g; top2=%g; top3=%g; top4=%g; top5=%g", costlabel,
-             s->n, top[0], top[1], top[2], top[3], top[4]);
+             "costlabel='%s'; nruns=%zu; top1=%g; top2=%g; top3=%g; top4=%g; top5=%g; "
+             "none='%d %d %d %d %d %d'",
+             costlabel, s->n, top[0], top[1], top[2], top[3], top[4], !have[0], !have[1],
+             !have[2], !have[3], !have[4], !have[5]);
     return draw_sized(c, "compare", path, extra, 1200, 760);
 }
 
