@@ -19,6 +19,9 @@
 
 /* Bytes of a path handed to gnuplot (folder + file name). */
 #define PLOT_PATH_MAX 1024
+/* The right end of a time axis past the last sample (h): times are written with 4 decimals,
+ * so the last one, rounded up, still falls inside it (a lone sample is drawn as a point). */
+#define PLOT_EDGE_H 1e-4
 
 static bool is_dir(const char *p)
 {
@@ -118,6 +121,29 @@ static void gp_clean(char *buf, size_t n, const char *s, bool word)
             *p = '?';
         else if (word && *p == ' ')
             *p = '_';
+}
+
+/* The range lo..hi of the finite values above 0 seen so far (lo = hi = NaN before the first). */
+struct span {
+    double lo, hi;
+};
+
+static void span_add(struct span *r, double v)
+{
+    if (!isfinite(v) || !(v > 0))
+        return;
+    r->lo = isnan(r->lo) || v < r->lo ? v : r->lo;
+    r->hi = isnan(r->hi) || v > r->hi ? v : r->hi;
+}
+
+/* A number as a gnuplot expression: NaN (gnuplot's variable) when not finite. */
+static const char *gnum(char *buf, size_t n, double v)
+{
+    if (isfinite(v))
+        snprintf(buf, n, "%.10g", v);
+    else
+        snprintf(buf, n, "NaN");
+    return buf;
 }
 
 /*
@@ -451,17 +477,25 @@ static int chart_util(struct chart_ctx *c)
         goto out;
     }
     fprintf(f, "# hour_of_day cumulative%% of GPU-time (%s) busy%%\n", labels);
+    size_t used = 0;
+    for (size_t b = 0; b < nb; b++)
+        used += acc[b * (ncol + 2)] > 0;
     for (size_t b = 0; b < nb; b++) {
         double *a = acc + b * (ncol + 2);
         if (a[0] == 0)
             continue;
-        double cum = 0;
-        fprintf(f, "%.4f", ((double)b + 0.5) * bw / 3600);
-        for (size_t k = 0; k < ncol; k++) {
-            cum += a[1 + k] / a[0];
-            fprintf(f, " %.4f", cum);
+        /* One bucket only (one sample, or a sample interval of a day or more): drawn across
+         * its width, from its start to its end; an area or a line needs two points. */
+        for (int edge = used == 1 ? 0 : -1; edge <= (used == 1 ? 1 : -1); edge++) {
+            double cum = 0;
+            double at = edge < 0 ? (double)b + 0.5 : (double)b + edge;
+            fprintf(f, "%.4f", fmin(at * bw / 3600, 24));
+            for (size_t k = 0; k < ncol; k++) {
+                cum += a[1 + k] / a[0];
+                fprintf(f, " %.4f", cum);
+            }
+            fprintf(f, " %.4f\n", a[1 + ncol] / a[0]);
         }
-        fprintf(f, " %.4f\n", a[1 + ncol] / a[0]);
     }
     fclose(f);
     free(acc);
@@ -521,10 +555,17 @@ static int chart_queue(struct chart_ctx *c)
             rc = -EIO;
         } else {
             fprintf(f, "# time_h jobs_queued jobs_running\n");
-            for (size_t k = 0; k < n; k++)
+            double maxh = 0, ymax = 0;
+            for (size_t k = 0; k < n; k++) {
                 fprintf(f, "%.4f %g %g\n", t[k] / 3600, q[k], r[k]);
+                maxh = isfinite(t[k]) ? fmax(maxh, t[k] / 3600) : maxh;
+                ymax = fmax(ymax, fmax(isfinite(q[k]) ? q[k] : 0, isfinite(r[k]) ? r[k] : 0));
+            }
             fclose(f);
-            rc = draw(c, "queue", path, NULL);
+            char extra[200];
+            snprintf(extra, sizeof(extra), "maxh=%.6f; ymax=%g; npts=%zu", maxh + PLOT_EDGE_H, ymax,
+                     n);
+            rc = draw(c, "queue", path, extra);
         }
     }
     free(t);
@@ -603,8 +644,9 @@ static int chart_quota(struct chart_ctx *c, const struct results *r)
         if (!rc && (m == 0 || m != n))
             nq = i; /* a queue without its columns: draw those before it */
     }
-    char path[PLOT_PATH_MAX], names[1024] = "", extra[1200];
+    char path[PLOT_PATH_MAX], names[1024] = "", extra[1300];
     size_t len = 0;
+    double maxh = 0, ymax = 0;
     if (!rc && nq && n) {
         FILE *f = dat_open(c, path, sizeof(path), "quota");
         if (!f) {
@@ -613,8 +655,11 @@ static int chart_quota(struct chart_ctx *c, const struct results *r)
             fprintf(f, "# time_h then per queue: admitted_gpus borrowed_gpus\n");
             for (size_t k = 0; k < n; k++) {
                 fprintf(f, "%.4f", t[k] / 3600);
-                for (size_t i = 0; i < nq; i++)
+                maxh = isfinite(t[k]) ? fmax(maxh, t[k] / 3600) : maxh;
+                for (size_t i = 0; i < nq; i++) {
                     fprintf(f, " %g %g", adm[i][k], bor[i][k]);
+                    ymax = isfinite(adm[i][k]) ? fmax(ymax, adm[i][k]) : ymax;
+                }
                 fputc('\n', f);
             }
             fclose(f);
@@ -623,7 +668,8 @@ static int chart_quota(struct chart_ctx *c, const struct results *r)
                 gp_word(clean, sizeof(clean), r->queues[qi[i]].name);
                 add_word(names, sizeof(names), &len, clean);
             }
-            snprintf(extra, sizeof(extra), "nq=%zu; names='%s';", nq, names);
+            snprintf(extra, sizeof(extra), "nq=%zu; names='%s'; maxh=%.6f; ymax=%g; npts=%zu", nq,
+                     names, maxh + PLOT_EDGE_H, ymax, n);
             rc = draw(c, "quota", path, extra);
         }
     }
@@ -691,8 +737,9 @@ static int chart_flavors(struct chart_ctx *c, const struct results *r)
                 adm[f][q] = bor[f][q] = NULL;
             }
         }
-    char path[PLOT_PATH_MAX], names[1024] = "", flavors[600] = "", extra[1800];
+    char path[PLOT_PATH_MAX], names[1024] = "", flavors[600] = "", extra[1900];
     size_t ln = 0, lf = 0;
+    double maxh = 0, ymax = 0;
     if (!rc && n) {
         FILE *f = dat_open(c, path, sizeof(path), "flavors");
         if (!f) {
@@ -701,11 +748,13 @@ static int chart_flavors(struct chart_ctx *c, const struct results *r)
             fprintf(f, "# time_h then per flavor, per queue: admitted_gpus borrowed_gpus\n");
             for (size_t k = 0; k < n; k++) {
                 fprintf(f, "%.4f", t[k] / 3600);
+                maxh = isfinite(t[k]) ? fmax(maxh, t[k] / 3600) : maxh;
                 for (size_t fl = 0; fl < nf; fl++)
                     for (size_t q = 0; q < nq; q++)
-                        if (adm[fl][q])
+                        if (adm[fl][q]) {
                             fprintf(f, " %g %g", adm[fl][q][k], bor[fl][q][k]);
-                        else
+                            ymax = isfinite(adm[fl][q][k]) ? fmax(ymax, adm[fl][q][k]) : ymax;
+                        } else
                             fprintf(f, " NaN NaN");
                 fputc('\n', f);
             }
@@ -719,8 +768,9 @@ static int chart_flavors(struct chart_ctx *c, const struct results *r)
                 gp_word(w, sizeof(w), fn[fl]);
                 add_word(flavors, sizeof(flavors), &lf, w);
             }
-            snprintf(extra, sizeof(extra), "nq=%zu; nf=%zu; names='%s'; flavors='%s';", nq, nf,
-                     names, flavors);
+            snprintf(extra, sizeof(extra),
+                     "nq=%zu; nf=%zu; names='%s'; flavors='%s'; maxh=%.6f; ymax=%g; npts=%zu", nq,
+                     nf, names, flavors, maxh + PLOT_EDGE_H, ymax, n);
             rc = draw_sized(c, "flavors", path, extra, 1000, 160 + 300 * (int)nf);
         }
     }
@@ -836,7 +886,7 @@ static int chart_pools(struct chart_ctx *c, const struct results *r)
         return -EIO;
     double maxh = 0;
     int rc = 0;
-    size_t at = 0;
+    size_t at = 0, npts = SIZE_MAX;
     fprintf(f, "# one block per pool: time_h busy%% allocated%%\n");
     for (size_t i = 0; i < r->npools && !rc; i++) {
         char sub[300], word[96];
@@ -852,6 +902,7 @@ static int chart_pools(struct chart_ctx *c, const struct results *r)
                 fprintf(f, "%.4f %g %g\n", t[k] / 3600, b[k] * 100, a[k] * 100);
                 maxh = fmax(maxh, t[k] / 3600);
             }
+            npts = n < npts ? n : npts;
         }
         fprintf(f, "\n\n");
         free(t);
@@ -866,7 +917,8 @@ static int chart_pools(struct chart_ctx *c, const struct results *r)
         return rc;
     char extra[2300], keep[sizeof(c->subtitle)];
     snprintf(extra, sizeof(extra),
-             "runs='%s'; maxh=%g; ylab=\"share of each pool's GPU-time (%%)\"", list, maxh);
+             "runs='%s'; maxh=%.6f; npts=%zu; ylab=\"share of each pool's GPU-time (%%)\"", list,
+             maxh + PLOT_EDGE_H, npts);
     memcpy(keep, c->subtitle, sizeof(keep));
     snprintf(c->subtitle, sizeof(c->subtitle), "%.400s; per node pool, %% of each pool's GPU-time",
              keep);
@@ -1050,7 +1102,7 @@ static int chart_busy(struct chart_ctx *c, const struct run_set *s)
     if (!f)
         return -EIO;
     int rc = 0;
-    size_t drawn = 0;
+    size_t drawn = 0, npts = SIZE_MAX;
     double maxh = 0;
     for (size_t i = 0; i < s->n && !rc; i++) {
         double *t, *b, *t2, *a;
@@ -1071,6 +1123,7 @@ static int chart_busy(struct chart_ctx *c, const struct run_set *s)
             snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", drawn ? " " : "",
                      s->label[i]);
             drawn++;
+            npts = n < npts ? n : npts;
         }
         free(t);
         free(b);
@@ -1082,7 +1135,8 @@ static int chart_busy(struct chart_ctx *c, const struct run_set *s)
         return rc;
     runs_subtitle(c, s, "mean of each file's replications");
     char extra[2300];
-    snprintf(extra, sizeof(extra), "runs='%s'; maxh=%g", list, maxh);
+    snprintf(extra, sizeof(extra), "runs='%s'; maxh=%.6f; npts=%zu", list, maxh + PLOT_EDGE_H,
+             npts);
     return draw(c, "busy", path, extra);
 }
 
@@ -1101,10 +1155,11 @@ static int chart_latency(struct chart_ctx *c, const struct run_set *s)
             fclose(fp);
         return -EIO;
     }
-    size_t series = 0, nslo = 0;
+    size_t series = 0, nslo = 0, npts = SIZE_MAX;
     double slo_seen[64];
     int rc = 0;
     double maxh = 0;
+    struct span py = {NAN, NAN}, cx = {NAN, NAN}; /* p99 and SLOs; latencies of the tail */
     for (size_t i = 0; i < s->n && !rc; i++) {
         c->file = s->r[i].path;
         c->r = &s->r[i];
@@ -1139,7 +1194,11 @@ static int chart_latency(struct chart_ctx *c, const struct run_set *s)
                 for (size_t q = 0; q < n; q++) {
                     fprintf(fp, "%.4f %.6g\n", t[q] / 3600, p[q] > 0 ? p[q] : NAN);
                     maxh = fmax(maxh, t[q] / 3600);
+                    span_add(&py, p[q]);
                 }
+                npts = n < npts ? n : npts;
+                span_add(&py, slo);
+                span_add(&cx, slo);
                 fprintf(fp, "\n\n");
                 double tot = 0, cum = 0;
                 for (size_t q = 0; q < nc; q++)
@@ -1151,6 +1210,8 @@ static int chart_latency(struct chart_ctx *c, const struct run_set *s)
                     cum += cnt[q];
                     double tail = 1 - cum / tot;
                     fprintf(fc, "%.6g %.8g\n", hi[q] / 1e3, tail > 0 ? tail : NAN);
+                    if (tail > 0)
+                        span_add(&cx, hi[q] / 1e3);
                 }
                 if (tot <= 0)
                     fprintf(fc, "NaN NaN\n");
@@ -1179,8 +1240,11 @@ static int chart_latency(struct chart_ctx *c, const struct run_set *s)
     if (rc || series == 0)
         return rc;
     runs_subtitle(c, s, s->n == 1 && s->r[0].replicated ? "replication 0" : NULL);
-    char extra[6400];
-    snprintf(extra, sizeof(extra), "series='%s'; slos='%s'; maxh=%g", list, slos, maxh);
+    char extra[6600], b[4][32];
+    snprintf(extra, sizeof(extra),
+             "series='%s'; slos='%s'; maxh=%.6f; npts=%zu; ylo=%s; yhi=%s; xlo=%s; xhi=%s", list,
+             slos, maxh + PLOT_EDGE_H, npts, gnum(b[0], 32, py.lo), gnum(b[1], 32, py.hi), gnum(b[2], 32, cx.lo),
+             gnum(b[3], 32, cx.hi));
     rc = draw(c, "p99", pp, extra);
     if (!rc) {
         runs_subtitle(c, s, "whole run, from the latency histogram");
@@ -1202,9 +1266,10 @@ static int chart_llm(struct chart_ctx *c, const struct run_set *s)
     FILE *fp = dat_open(c, pp, sizeof(pp), "llm");
     if (!fp)
         return -EIO;
-    size_t series = 0;
+    size_t series = 0, npts = SIZE_MAX;
     int rc = 0;
     double maxh = 0;
+    struct span ty = {NAN, NAN}, py = {NAN, NAN}; /* TTFT and TPOT with their targets */
     for (size_t i = 0; i < s->n && !rc; i++) {
         c->file = s->r[i].path;
         c->r = &s->r[i];
@@ -1248,7 +1313,14 @@ static int chart_llm(struct chart_ctx *c, const struct run_set *s)
                             v[2][q] > 0 ? v[2][q] : NAN, v[3][q] > 0 ? v[3][q] : NAN, v[4][q] * 100,
                             v[5][q]);
                     maxh = fmax(maxh, t[q] / 3600);
+                    span_add(&ty, v[0][q]);
+                    span_add(&ty, v[1][q]);
+                    span_add(&py, v[2][q]);
+                    span_add(&py, v[3][q]);
                 }
+                npts = n < npts ? n : npts;
+                span_add(&ty, tslo);
+                span_add(&py, pslo);
                 fprintf(fp, "\n\n");
                 size_t len = strlen(list);
                 snprintf(list + len, sizeof(list) - len, "%s%s", series ? " " : "", name);
@@ -1269,9 +1341,12 @@ static int chart_llm(struct chart_ctx *c, const struct run_set *s)
     if (rc || series == 0)
         return rc;
     runs_subtitle(c, s, s->n == 1 && s->r[0].replicated ? "replication 0" : NULL);
-    char extra[8600];
-    snprintf(extra, sizeof(extra), "series='%s'; ttft_slos='%s'; tpot_slos='%s'; maxh=%g", list,
-             ts_slos, tp_slos, maxh);
+    char extra[8800], b[4][32];
+    snprintf(extra, sizeof(extra),
+             "series='%s'; ttft_slos='%s'; tpot_slos='%s'; maxh=%.6f; npts=%zu; tlo=%s; thi=%s; "
+             "plo=%s; phi=%s",
+             list, ts_slos, tp_slos, maxh + PLOT_EDGE_H, npts, gnum(b[0], 32, ty.lo), gnum(b[1], 32, ty.hi),
+             gnum(b[2], 32, py.lo), gnum(b[3], 32, py.hi));
     return draw_sized(c, "llm", pp, extra, 900, 900);
 }
 
@@ -1354,7 +1429,7 @@ static int chart_daily(struct chart_ctx *c, const struct run_set *s)
         return rc;
     runs_subtitle(c, s, whisker_note(s));
     char extra[2300];
-    snprintf(extra, sizeof(extra), "runs='%s'", list);
+    snprintf(extra, sizeof(extra), "runs='%s'; ndays=%zu", list, days);
     return draw(c, "daily", path, extra);
 }
 
