@@ -874,29 +874,55 @@ static int chart_jobs(struct chart_ctx *c, double end_s)
 /*
  * Node pools (cluster.pools, /pools/<name>/timeseries): busy (solid) and
  * allocated (dashed) share of each pool's GPU-time over time, one colour per
- * pool (busy.gp). No chart for a file without pools.
+ * pool (busy.gp). Drawn from replication 0 like the file's other charts; when
+ * it has no pools' series (a replicated file whose replication 0 lacks /pools
+ * while another has it), from the first replication that has them, named in
+ * the subtitle. No chart, and no pools.dat, for a file without any.
  */
 static int chart_pools(struct chart_ctx *c, const struct results *r)
 {
     if (r->npools == 0)
         return 0;
+    /* The first replication with the first pool's series (results_col: read once, kept). */
+    char sub[300];
+    snprintf(sub, sizeof(sub), "pools/%s/timeseries", r->pools[0].name);
+    size_t rep = 0;
+    for (; rep < r->reps; rep++) {
+        const double *v = NULL;
+        size_t m = 0;
+        int rrc = results_col(r, rep, sub, "time_s", &v, &m);
+        if (rrc == 0 && m > 0)
+            break;
+        if (rrc && rrc != -ENOENT) {
+            c->rrc = rrc;
+            return refused(c);
+        }
+    }
+    if (rep >= r->reps)
+        return 0;
     char path[PLOT_PATH_MAX], list[2048] = "";
     FILE *f = dat_open(c, path, sizeof(path), "pools");
     if (!f)
         return -EIO;
+    c->rep = rep;
     double maxh = 0;
     int rc = 0;
     size_t at = 0, npts = SIZE_MAX;
-    fprintf(f, "# one block per pool: time_h busy%% allocated%%\n");
+    fprintf(f, "# one block per pool: time_h busy%% allocated%%%s\n",
+            rep ? " (the first replication with the pools' series)" : "");
     for (size_t i = 0; i < r->npools && !rc; i++) {
-        char sub[300], word[96];
+        char word[96];
         snprintf(sub, sizeof(sub), "pools/%s/timeseries", r->pools[i].name);
         size_t n = 0, m1 = 0, m2 = 0;
         double *t = read_col(c, sub, "time_s", &n), *b = read_col(c, sub, "util_busy", &m1),
                *a = read_col(c, sub, "util_allocated", &m2);
         rc = c->rrc ? refused(c) : 0;
-        if (!rc && !t && !b && !a) /* this pool's series absent: the pools before it */
+        if (!rc && !t && !b && !a) { /* this pool's series absent: the pools before it */
+            free(t);
+            free(b);
+            free(a);
             break;
+        }
         if (!rc && t && b && a && m1 == n && m2 == n) {
             for (size_t k = 0; k < n; k++) {
                 fprintf(f, "%.4f %g %g\n", t[k] / 3600, b[k] * 100, a[k] * 100);
@@ -913,15 +939,25 @@ static int chart_pools(struct chart_ctx *c, const struct results *r)
         at += k > 0 && (size_t)k < sizeof(list) - at ? (size_t)k : 0;
     }
     fclose(f);
-    if (rc || maxh <= 0)
+    c->rep = 0;
+    if (rc || !(maxh > 0)) {
+        unlink(path); /* nothing drawn: no data file left behind */
         return rc;
-    char extra[2300], keep[sizeof(c->subtitle)];
+    }
+    char extra[2300], keep[sizeof(c->subtitle)], base[sizeof(c->subtitle)], note[64] = "";
     snprintf(extra, sizeof(extra),
              "runs='%s'; maxh=%.6f; npts=%zu; ylab=\"share of each pool's GPU-time (%%)\"", list,
              maxh + PLOT_EDGE_H, npts);
     memcpy(keep, c->subtitle, sizeof(keep));
-    snprintf(c->subtitle, sizeof(c->subtitle), "%.400s; per node pool, %% of each pool's GPU-time",
-             keep);
+    memcpy(base, keep, sizeof(base));
+    if (rep) { /* plot_file's ", replication 0" replaced by the one drawn */
+        char *r0 = strstr(base, ", replication 0");
+        if (r0)
+            *r0 = '\0';
+        snprintf(note, sizeof(note), ", replication %zu (0 has no pools)", rep);
+    }
+    snprintf(c->subtitle, sizeof(c->subtitle),
+             "%.400s%s; per node pool, %% of each pool's GPU-time", base, note);
     rc = draw_script(c, "busy", "pools", path, extra, 1000, 600);
     memcpy(c->subtitle, keep, sizeof(keep));
     return rc;

@@ -14,6 +14,7 @@ if (!exists("npts")) npts = 2
 if (maxh > 0) set xrange [0:maxh]; else set xrange [0:1]
 if (npts < 2) set style data linespoints; else set style data lines
 if (maxh > 48) set xtics 12; else set xtics 6
+if (maxh < 12) set xtics autofreq
 n = words(runs)
 plot for [i=1:n] data index (i-1) using 1:2 lw 2 lc rgb col(i) \
          title word(runs, i).' busy', \

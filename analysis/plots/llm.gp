@@ -21,6 +21,7 @@ set multiplot layout 3,1 title "LLM serving over time\n".subtitle
 if (maxh > 0) set xrange [0:maxh]; else set xrange [0:1]
 if (npts < 2) set style data linespoints; else set style data lines
 if (maxh > 48) set xtics 12; else set xtics 6
+if (maxh < 12) set xtics autofreq
 set ylabel "TTFT (ms, log)"
 set logscale y
 set format x ""

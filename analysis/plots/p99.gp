@@ -23,6 +23,7 @@ if (!(yhi > 0)) {
     if (!(yhi > ylo)) { set yrange [ylo/2:yhi*2] }
 }
 if (maxh > 48) set xtics 12; else set xtics 6
+if (maxh < 12) set xtics autofreq
 n = words(series)
 slo(i) = real(word(slos, i))
 plot for [i=1:n] data index (i-1) using 1:2 lw 2 lc rgb col(i) \
