@@ -331,8 +331,8 @@ static int draw_script(struct chart_ctx *c, const char *scr, const char *chart, 
     for (const char *p = msg; *p;) {
         size_t len = strcspn(p, "\n");
         if (len)
-            fprintf(stderr, "tidesim: chart %s of %s: gnuplot: %.*s\n", chart,
-                    c->of ? c->of : "-", (int)len, p);
+            fprintf(stderr, "tidesim: chart %s of %s: gnuplot: %.*s\n", chart, c->of ? c->of : "-",
+                    (int)len, p);
         p += len + (p[len] == '\n');
     }
     c->made++;
@@ -1279,8 +1279,8 @@ static int chart_latency(struct chart_ctx *c, const struct run_set *s)
     char extra[6600], b[4][32];
     snprintf(extra, sizeof(extra),
              "series='%s'; slos='%s'; maxh=%.6f; npts=%zu; ylo=%s; yhi=%s; xlo=%s; xhi=%s", list,
-             slos, maxh + PLOT_EDGE_H, npts, gnum(b[0], 32, py.lo), gnum(b[1], 32, py.hi), gnum(b[2], 32, cx.lo),
-             gnum(b[3], 32, cx.hi));
+             slos, maxh + PLOT_EDGE_H, npts, gnum(b[0], 32, py.lo), gnum(b[1], 32, py.hi),
+             gnum(b[2], 32, cx.lo), gnum(b[3], 32, cx.hi));
     rc = draw(c, "p99", pp, extra);
     if (!rc) {
         runs_subtitle(c, s, "whole run, from the latency histogram");
@@ -1381,8 +1381,8 @@ static int chart_llm(struct chart_ctx *c, const struct run_set *s)
     snprintf(extra, sizeof(extra),
              "series='%s'; ttft_slos='%s'; tpot_slos='%s'; maxh=%.6f; npts=%zu; tlo=%s; thi=%s; "
              "plo=%s; phi=%s",
-             list, ts_slos, tp_slos, maxh + PLOT_EDGE_H, npts, gnum(b[0], 32, ty.lo), gnum(b[1], 32, ty.hi),
-             gnum(b[2], 32, py.lo), gnum(b[3], 32, py.hi));
+             list, ts_slos, tp_slos, maxh + PLOT_EDGE_H, npts, gnum(b[0], 32, ty.lo),
+             gnum(b[1], 32, ty.hi), gnum(b[2], 32, py.lo), gnum(b[3], 32, py.hi));
     return draw_sized(c, "llm", pp, extra, 900, 900);
 }
 
@@ -1570,8 +1570,8 @@ static int plot_compare(struct chart_ctx *c, const struct run_set *s)
     snprintf(extra, sizeof(extra),
              "costlabel='%s'; nruns=%zu; top1=%g; top2=%g; top3=%g; top4=%g; top5=%g; "
              "none='%d %d %d %d %d %d'",
-             costlabel, s->n, top[0], top[1], top[2], top[3], top[4], !have[0], !have[1],
-             !have[2], !have[3], !have[4], !have[5]);
+             costlabel, s->n, top[0], top[1], top[2], top[3], top[4], !have[0], !have[1], !have[2],
+             !have[3], !have[4], !have[5]);
     return draw_sized(c, "compare", path, extra, 1200, 760);
 }
 
@@ -1916,8 +1916,7 @@ static int plot_runs(struct chart_ctx *c, const struct results *rs, size_t n)
     size_t at = 0;
     c->inputs[0] = '\0';
     for (size_t i = 0; i < n && at + 1 < sizeof(c->inputs); i++) {
-        int k = snprintf(c->inputs + at, sizeof(c->inputs) - at, "%s%s", i ? ", " : "",
-                         rs[i].path);
+        int k = snprintf(c->inputs + at, sizeof(c->inputs) - at, "%s%s", i ? ", " : "", rs[i].path);
         at += k > 0 ? (size_t)k : 0;
     }
     c->of = c->inputs;

@@ -194,8 +194,7 @@ Test(plot_degenerate, pools_missing_in_replication_0)
     char dir[64], f[128], od[128], path[256];
     atest_tmpdir(dir, sizeof(dir));
     snprintf(f, sizeof(f), "%s/m.h5", dir);
-    atest_sim("scenarios/mixed-fleet-kueue/scenario.yaml", f,
-              "--set duration=2h --replications 2");
+    atest_sim("scenarios/mixed-fleet-kueue/scenario.yaml", f, "--set duration=2h --replications 2");
     h5_unlink(f, "/rep0000/pools");
     snprintf(od, sizeof(od), "%s/out", dir);
     /* util, queue, quota, flavors, jobs, pools, then busy, p99, cdf, daily, compare */
