@@ -19,6 +19,9 @@
 
 /* Bytes of a path handed to gnuplot (folder + file name). */
 #define PLOT_PATH_MAX 1024
+/* The right end of a time axis past the last sample (h): times are written with 4 decimals,
+ * so the last one, rounded up, still falls inside it (a lone sample is drawn as a point). */
+#define PLOT_EDGE_H 1e-4
 
 static bool is_dir(const char *p)
 {
@@ -120,22 +123,123 @@ static void gp_clean(char *buf, size_t n, const char *s, bool word)
             *p = '_';
 }
 
-/* Run gnuplot on script with variables; 0 or -EIO. */
-static int run_gnuplot(const char *gnuplot, const char *script, const char *vars)
+/* The range lo..hi of the finite values above 0 seen so far (lo = hi = NaN before the first). */
+struct span {
+    double lo, hi;
+};
+
+static void span_add(struct span *r, double v)
 {
+    if (!isfinite(v) || !(v > 0))
+        return;
+    r->lo = isnan(r->lo) || v < r->lo ? v : r->lo;
+    r->hi = isnan(r->hi) || v > r->hi ? v : r->hi;
+}
+
+/* A number as a gnuplot expression: NaN (gnuplot's variable) when not finite. */
+static const char *gnum(char *buf, size_t n, double v)
+{
+    if (isfinite(v))
+        snprintf(buf, n, "%.10g", v);
+    else
+        snprintf(buf, n, "NaN");
+    return buf;
+}
+
+/*
+ * Run gnuplot on script with variables. What it writes to its standard error (warnings, the
+ * error that stopped it) is collected into msg (n bytes, the first of it kept; the rest read
+ * and dropped). Returns 0, or -EIO when gnuplot could not be run or exited non-zero.
+ */
+static int run_gnuplot(const char *gnuplot, const char *script, const char *vars, char *msg,
+                       size_t n)
+{
+    msg[0] = '\0';
+    int fd[2];
     fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0)
+    if (pipe(fd))
         return -EIO;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        return -EIO;
+    }
     if (pid == 0) {
+        close(fd[0]);
+        if (dup2(fd[1], STDERR_FILENO) < 0)
+            _exit(127);
+        close(fd[1]);
         execlp(gnuplot, gnuplot, "-e", vars, script, (char *)NULL);
+        static const char no[] = "cannot run gnuplot\n";
+        ssize_t w = write(STDERR_FILENO, no, sizeof(no) - 1);
+        (void)w;
         _exit(127);
     }
+    close(fd[1]);
+    size_t at = 0;
+    for (;;) {
+        char buf[4096];
+        ssize_t k = read(fd[0], buf, sizeof(buf));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        size_t take = n - 1 - at < (size_t)k ? n - 1 - at : (size_t)k;
+        memcpy(msg + at, buf, take);
+        at += take;
+    }
+    msg[at] = '\0';
+    close(fd[0]);
     int st;
     while (waitpid(pid, &st, 0) < 0)
         if (errno != EINTR)
             return -EIO;
     return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EIO;
+}
+
+/*
+ * The line of gnuplot's messages that says why it stopped: the last line naming a script line
+ * ("\"/x/compare.gp\" line 28: x range is invalid", the script's folder left out), else the
+ * last non-blank line. Into buf.
+ */
+static void gnuplot_why(char *buf, size_t n, const char *msg)
+{
+    const char *best = NULL, *last = NULL;
+    size_t bestlen = 0, lastlen = 0;
+    for (const char *p = msg; *p;) {
+        size_t len = strcspn(p, "\n");
+        bool blank = true;
+        for (size_t i = 0; i < len && blank; i++)
+            blank = p[i] == ' ' || p[i] == '\t' || p[i] == '^' || p[i] == '\r';
+        if (!blank) {
+            last = p;
+            lastlen = len;
+            const char *at = strstr(p, "\" line ");
+            if (at && at < p + len && (size_t)(at - p) < len) {
+                const char *slash = p;
+                for (const char *q = p; q < at; q++)
+                    if (*q == '/')
+                        slash = q + 1;
+                best = slash;
+                bestlen = len - (size_t)(slash - p);
+            }
+        }
+        p += len + (p[len] == '\n');
+    }
+    if (!best) {
+        best = last;
+        bestlen = lastlen;
+    }
+    if (!best)
+        snprintf(buf, n, "no message");
+    else
+        gp_clean(buf, n < bestlen + 1 ? n : bestlen + 1, best, false);
+    char *w = buf; /* the quotes around the script's name dropped */
+    for (const char *r = buf; *r; r++)
+        if (*r != '"')
+            *w++ = *r;
+    *w = '\0';
 }
 
 /* gnuplot single-quoted string: ' doubled. Returns 0, or -ENAMETOOLONG when buf is too small. */
@@ -160,7 +264,9 @@ struct chart_ctx {
     char scripts[PLOT_PATH_MAX];     /* absolute scripts folder */
     char stem[256];
     char subtitle[512];
-    const char *file;        /* results file being drawn (for messages) */
+    const char *file;        /* results file being read (for messages) */
+    const char *of;          /* the file(s) of the charts being drawn (for messages) */
+    char inputs[600];        /* every file, for the charts of all files */
     const struct results *r; /* its reader (results_col: nothing is opened again) */
     size_t rep;              /* the replication drawn */
     int rrc;                 /* the reader's refusal, 0 when none */
@@ -213,9 +319,21 @@ static int draw_script(struct chart_ctx *c, const char *scr, const char *chart, 
                  term, qs, extra ? extra : "");
     if (k < 0 || (size_t)k >= sizeof(vars))
         return too_long(c, out);
-    if (run_gnuplot(c->o->gnuplot, script, vars)) {
-        snprintf(c->err, c->errlen, "gnuplot failed on %s (chart %s)", script, out);
+    char msg[4096], why[600];
+    int grc = run_gnuplot(c->o->gnuplot, script, vars, msg, sizeof(msg));
+    if (grc) {
+        gnuplot_why(why, sizeof(why), msg);
+        snprintf(c->err, c->errlen, "chart %s of %s not drawn: gnuplot failed (%s); its data: %s",
+                 chart, c->of ? c->of : "-", why, data);
         return -EIO;
+    }
+    /* Its warnings, if any, each line named by the chart. */
+    for (const char *p = msg; *p;) {
+        size_t len = strcspn(p, "\n");
+        if (len)
+            fprintf(stderr, "tidesim: chart %s of %s: gnuplot: %.*s\n", chart, c->of ? c->of : "-",
+                    (int)len, p);
+        p += len + (p[len] == '\n');
     }
     c->made++;
     if (c->o->on_chart)
@@ -359,17 +477,25 @@ static int chart_util(struct chart_ctx *c)
         goto out;
     }
     fprintf(f, "# hour_of_day cumulative%% of GPU-time (%s) busy%%\n", labels);
+    size_t used = 0;
+    for (size_t b = 0; b < nb; b++)
+        used += acc[b * (ncol + 2)] > 0;
     for (size_t b = 0; b < nb; b++) {
         double *a = acc + b * (ncol + 2);
         if (a[0] == 0)
             continue;
-        double cum = 0;
-        fprintf(f, "%.4f", ((double)b + 0.5) * bw / 3600);
-        for (size_t k = 0; k < ncol; k++) {
-            cum += a[1 + k] / a[0];
-            fprintf(f, " %.4f", cum);
+        /* One bucket only (one sample, or a sample interval of a day or more): drawn across
+         * its width, from its start to its end; an area or a line needs two points. */
+        for (int edge = used == 1 ? 0 : -1; edge <= (used == 1 ? 1 : -1); edge++) {
+            double cum = 0;
+            double at = edge < 0 ? (double)b + 0.5 : (double)b + edge;
+            fprintf(f, "%.4f", fmin(at * bw / 3600, 24));
+            for (size_t k = 0; k < ncol; k++) {
+                cum += a[1 + k] / a[0];
+                fprintf(f, " %.4f", cum);
+            }
+            fprintf(f, " %.4f\n", a[1 + ncol] / a[0]);
         }
-        fprintf(f, " %.4f\n", a[1 + ncol] / a[0]);
     }
     fclose(f);
     free(acc);
@@ -429,10 +555,17 @@ static int chart_queue(struct chart_ctx *c)
             rc = -EIO;
         } else {
             fprintf(f, "# time_h jobs_queued jobs_running\n");
-            for (size_t k = 0; k < n; k++)
+            double maxh = 0, ymax = 0;
+            for (size_t k = 0; k < n; k++) {
                 fprintf(f, "%.4f %g %g\n", t[k] / 3600, q[k], r[k]);
+                maxh = isfinite(t[k]) ? fmax(maxh, t[k] / 3600) : maxh;
+                ymax = fmax(ymax, fmax(isfinite(q[k]) ? q[k] : 0, isfinite(r[k]) ? r[k] : 0));
+            }
             fclose(f);
-            rc = draw(c, "queue", path, NULL);
+            char extra[200];
+            snprintf(extra, sizeof(extra), "maxh=%.6f; ymax=%g; npts=%zu", maxh + PLOT_EDGE_H, ymax,
+                     n);
+            rc = draw(c, "queue", path, extra);
         }
     }
     free(t);
@@ -511,8 +644,9 @@ static int chart_quota(struct chart_ctx *c, const struct results *r)
         if (!rc && (m == 0 || m != n))
             nq = i; /* a queue without its columns: draw those before it */
     }
-    char path[PLOT_PATH_MAX], names[1024] = "", extra[1200];
+    char path[PLOT_PATH_MAX], names[1024] = "", extra[1300];
     size_t len = 0;
+    double maxh = 0, ymax = 0;
     if (!rc && nq && n) {
         FILE *f = dat_open(c, path, sizeof(path), "quota");
         if (!f) {
@@ -521,8 +655,11 @@ static int chart_quota(struct chart_ctx *c, const struct results *r)
             fprintf(f, "# time_h then per queue: admitted_gpus borrowed_gpus\n");
             for (size_t k = 0; k < n; k++) {
                 fprintf(f, "%.4f", t[k] / 3600);
-                for (size_t i = 0; i < nq; i++)
+                maxh = isfinite(t[k]) ? fmax(maxh, t[k] / 3600) : maxh;
+                for (size_t i = 0; i < nq; i++) {
                     fprintf(f, " %g %g", adm[i][k], bor[i][k]);
+                    ymax = isfinite(adm[i][k]) ? fmax(ymax, adm[i][k]) : ymax;
+                }
                 fputc('\n', f);
             }
             fclose(f);
@@ -531,7 +668,8 @@ static int chart_quota(struct chart_ctx *c, const struct results *r)
                 gp_word(clean, sizeof(clean), r->queues[qi[i]].name);
                 add_word(names, sizeof(names), &len, clean);
             }
-            snprintf(extra, sizeof(extra), "nq=%zu; names='%s';", nq, names);
+            snprintf(extra, sizeof(extra), "nq=%zu; names='%s'; maxh=%.6f; ymax=%g; npts=%zu", nq,
+                     names, maxh + PLOT_EDGE_H, ymax, n);
             rc = draw(c, "quota", path, extra);
         }
     }
@@ -599,8 +737,9 @@ static int chart_flavors(struct chart_ctx *c, const struct results *r)
                 adm[f][q] = bor[f][q] = NULL;
             }
         }
-    char path[PLOT_PATH_MAX], names[1024] = "", flavors[600] = "", extra[1800];
+    char path[PLOT_PATH_MAX], names[1024] = "", flavors[600] = "", extra[1900];
     size_t ln = 0, lf = 0;
+    double maxh = 0, ymax = 0;
     if (!rc && n) {
         FILE *f = dat_open(c, path, sizeof(path), "flavors");
         if (!f) {
@@ -609,11 +748,13 @@ static int chart_flavors(struct chart_ctx *c, const struct results *r)
             fprintf(f, "# time_h then per flavor, per queue: admitted_gpus borrowed_gpus\n");
             for (size_t k = 0; k < n; k++) {
                 fprintf(f, "%.4f", t[k] / 3600);
+                maxh = isfinite(t[k]) ? fmax(maxh, t[k] / 3600) : maxh;
                 for (size_t fl = 0; fl < nf; fl++)
                     for (size_t q = 0; q < nq; q++)
-                        if (adm[fl][q])
+                        if (adm[fl][q]) {
                             fprintf(f, " %g %g", adm[fl][q][k], bor[fl][q][k]);
-                        else
+                            ymax = isfinite(adm[fl][q][k]) ? fmax(ymax, adm[fl][q][k]) : ymax;
+                        } else
                             fprintf(f, " NaN NaN");
                 fputc('\n', f);
             }
@@ -627,8 +768,9 @@ static int chart_flavors(struct chart_ctx *c, const struct results *r)
                 gp_word(w, sizeof(w), fn[fl]);
                 add_word(flavors, sizeof(flavors), &lf, w);
             }
-            snprintf(extra, sizeof(extra), "nq=%zu; nf=%zu; names='%s'; flavors='%s';", nq, nf,
-                     names, flavors);
+            snprintf(extra, sizeof(extra),
+                     "nq=%zu; nf=%zu; names='%s'; flavors='%s'; maxh=%.6f; ymax=%g; npts=%zu", nq,
+                     nf, names, flavors, maxh + PLOT_EDGE_H, ymax, n);
             rc = draw_sized(c, "flavors", path, extra, 1000, 160 + 300 * (int)nf);
         }
     }
@@ -732,34 +874,61 @@ static int chart_jobs(struct chart_ctx *c, double end_s)
 /*
  * Node pools (cluster.pools, /pools/<name>/timeseries): busy (solid) and
  * allocated (dashed) share of each pool's GPU-time over time, one colour per
- * pool (busy.gp). No chart for a file without pools.
+ * pool (busy.gp). Drawn from replication 0 like the file's other charts; when
+ * it has no pools' series (a replicated file whose replication 0 lacks /pools
+ * while another has it), from the first replication that has them, named in
+ * the subtitle. No chart, and no pools.dat, for a file without any.
  */
 static int chart_pools(struct chart_ctx *c, const struct results *r)
 {
     if (r->npools == 0)
         return 0;
+    /* The first replication with the first pool's series (results_col: read once, kept). */
+    char sub[300];
+    snprintf(sub, sizeof(sub), "pools/%s/timeseries", r->pools[0].name);
+    size_t rep = 0;
+    for (; rep < r->reps; rep++) {
+        const double *v = NULL;
+        size_t m = 0;
+        int rrc = results_col(r, rep, sub, "time_s", &v, &m);
+        if (rrc == 0 && m > 0)
+            break;
+        if (rrc && rrc != -ENOENT) {
+            c->rrc = rrc;
+            return refused(c);
+        }
+    }
+    if (rep >= r->reps)
+        return 0;
     char path[PLOT_PATH_MAX], list[2048] = "";
     FILE *f = dat_open(c, path, sizeof(path), "pools");
     if (!f)
         return -EIO;
+    c->rep = rep;
     double maxh = 0;
     int rc = 0;
-    size_t at = 0;
-    fprintf(f, "# one block per pool: time_h busy%% allocated%%\n");
+    size_t at = 0, npts = SIZE_MAX;
+    fprintf(f, "# one block per pool: time_h busy%% allocated%%%s\n",
+            rep ? " (the first replication with the pools' series)" : "");
     for (size_t i = 0; i < r->npools && !rc; i++) {
-        char sub[300], word[96];
+        char word[96];
         snprintf(sub, sizeof(sub), "pools/%s/timeseries", r->pools[i].name);
         size_t n = 0, m1 = 0, m2 = 0;
         double *t = read_col(c, sub, "time_s", &n), *b = read_col(c, sub, "util_busy", &m1),
                *a = read_col(c, sub, "util_allocated", &m2);
         rc = c->rrc ? refused(c) : 0;
-        if (!rc && !t && !b && !a) /* this pool's series absent: the pools before it */
+        if (!rc && !t && !b && !a) { /* this pool's series absent: the pools before it */
+            free(t);
+            free(b);
+            free(a);
             break;
+        }
         if (!rc && t && b && a && m1 == n && m2 == n) {
             for (size_t k = 0; k < n; k++) {
                 fprintf(f, "%.4f %g %g\n", t[k] / 3600, b[k] * 100, a[k] * 100);
                 maxh = fmax(maxh, t[k] / 3600);
             }
+            npts = n < npts ? n : npts;
         }
         fprintf(f, "\n\n");
         free(t);
@@ -770,14 +939,25 @@ static int chart_pools(struct chart_ctx *c, const struct results *r)
         at += k > 0 && (size_t)k < sizeof(list) - at ? (size_t)k : 0;
     }
     fclose(f);
-    if (rc || maxh <= 0)
+    c->rep = 0;
+    if (rc || !(maxh > 0)) {
+        unlink(path); /* nothing drawn: no data file left behind */
         return rc;
-    char extra[2300], keep[sizeof(c->subtitle)];
+    }
+    char extra[2300], keep[sizeof(c->subtitle)], base[sizeof(c->subtitle)], note[64] = "";
     snprintf(extra, sizeof(extra),
-             "runs='%s'; maxh=%g; ylab=\"share of each pool's GPU-time (%%)\"", list, maxh);
+             "runs='%s'; maxh=%.6f; npts=%zu; ylab=\"share of each pool's GPU-time (%%)\"", list,
+             maxh + PLOT_EDGE_H, npts);
     memcpy(keep, c->subtitle, sizeof(keep));
-    snprintf(c->subtitle, sizeof(c->subtitle), "%.400s; per node pool, %% of each pool's GPU-time",
-             keep);
+    memcpy(base, keep, sizeof(base));
+    if (rep) { /* plot_file's ", replication 0" replaced by the one drawn */
+        char *r0 = strstr(base, ", replication 0");
+        if (r0)
+            *r0 = '\0';
+        snprintf(note, sizeof(note), ", replication %zu (0 has no pools)", rep);
+    }
+    snprintf(c->subtitle, sizeof(c->subtitle),
+             "%.400s%s; per node pool, %% of each pool's GPU-time", base, note);
     rc = draw_script(c, "busy", "pools", path, extra, 1000, 600);
     memcpy(c->subtitle, keep, sizeof(keep));
     return rc;
@@ -792,6 +972,7 @@ static int plot_file(struct chart_ctx *c, const struct results *r)
     snprintf(c->subtitle, sizeof(c->subtitle), "scenario %s, policy %s%s", cname, cpol,
              r->replicated ? ", replication 0" : "");
     c->file = r->path;
+    c->of = r->path;
     c->r = r;
     c->rep = 0;
     c->rrc = 0;
@@ -957,7 +1138,7 @@ static int chart_busy(struct chart_ctx *c, const struct run_set *s)
     if (!f)
         return -EIO;
     int rc = 0;
-    size_t drawn = 0;
+    size_t drawn = 0, npts = SIZE_MAX;
     double maxh = 0;
     for (size_t i = 0; i < s->n && !rc; i++) {
         double *t, *b, *t2, *a;
@@ -978,6 +1159,7 @@ static int chart_busy(struct chart_ctx *c, const struct run_set *s)
             snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", drawn ? " " : "",
                      s->label[i]);
             drawn++;
+            npts = n < npts ? n : npts;
         }
         free(t);
         free(b);
@@ -989,7 +1171,8 @@ static int chart_busy(struct chart_ctx *c, const struct run_set *s)
         return rc;
     runs_subtitle(c, s, "mean of each file's replications");
     char extra[2300];
-    snprintf(extra, sizeof(extra), "runs='%s'; maxh=%g", list, maxh);
+    snprintf(extra, sizeof(extra), "runs='%s'; maxh=%.6f; npts=%zu", list, maxh + PLOT_EDGE_H,
+             npts);
     return draw(c, "busy", path, extra);
 }
 
@@ -1008,10 +1191,11 @@ static int chart_latency(struct chart_ctx *c, const struct run_set *s)
             fclose(fp);
         return -EIO;
     }
-    size_t series = 0, nslo = 0;
+    size_t series = 0, nslo = 0, npts = SIZE_MAX;
     double slo_seen[64];
     int rc = 0;
     double maxh = 0;
+    struct span py = {NAN, NAN}, cx = {NAN, NAN}; /* p99 and SLOs; latencies of the tail */
     for (size_t i = 0; i < s->n && !rc; i++) {
         c->file = s->r[i].path;
         c->r = &s->r[i];
@@ -1046,7 +1230,11 @@ static int chart_latency(struct chart_ctx *c, const struct run_set *s)
                 for (size_t q = 0; q < n; q++) {
                     fprintf(fp, "%.4f %.6g\n", t[q] / 3600, p[q] > 0 ? p[q] : NAN);
                     maxh = fmax(maxh, t[q] / 3600);
+                    span_add(&py, p[q]);
                 }
+                npts = n < npts ? n : npts;
+                span_add(&py, slo);
+                span_add(&cx, slo);
                 fprintf(fp, "\n\n");
                 double tot = 0, cum = 0;
                 for (size_t q = 0; q < nc; q++)
@@ -1058,6 +1246,8 @@ static int chart_latency(struct chart_ctx *c, const struct run_set *s)
                     cum += cnt[q];
                     double tail = 1 - cum / tot;
                     fprintf(fc, "%.6g %.8g\n", hi[q] / 1e3, tail > 0 ? tail : NAN);
+                    if (tail > 0)
+                        span_add(&cx, hi[q] / 1e3);
                 }
                 if (tot <= 0)
                     fprintf(fc, "NaN NaN\n");
@@ -1086,8 +1276,11 @@ static int chart_latency(struct chart_ctx *c, const struct run_set *s)
     if (rc || series == 0)
         return rc;
     runs_subtitle(c, s, s->n == 1 && s->r[0].replicated ? "replication 0" : NULL);
-    char extra[6400];
-    snprintf(extra, sizeof(extra), "series='%s'; slos='%s'; maxh=%g", list, slos, maxh);
+    char extra[6600], b[4][32];
+    snprintf(extra, sizeof(extra),
+             "series='%s'; slos='%s'; maxh=%.6f; npts=%zu; ylo=%s; yhi=%s; xlo=%s; xhi=%s", list,
+             slos, maxh + PLOT_EDGE_H, npts, gnum(b[0], 32, py.lo), gnum(b[1], 32, py.hi),
+             gnum(b[2], 32, cx.lo), gnum(b[3], 32, cx.hi));
     rc = draw(c, "p99", pp, extra);
     if (!rc) {
         runs_subtitle(c, s, "whole run, from the latency histogram");
@@ -1109,9 +1302,10 @@ static int chart_llm(struct chart_ctx *c, const struct run_set *s)
     FILE *fp = dat_open(c, pp, sizeof(pp), "llm");
     if (!fp)
         return -EIO;
-    size_t series = 0;
+    size_t series = 0, npts = SIZE_MAX;
     int rc = 0;
     double maxh = 0;
+    struct span ty = {NAN, NAN}, py = {NAN, NAN}; /* TTFT and TPOT with their targets */
     for (size_t i = 0; i < s->n && !rc; i++) {
         c->file = s->r[i].path;
         c->r = &s->r[i];
@@ -1155,7 +1349,14 @@ static int chart_llm(struct chart_ctx *c, const struct run_set *s)
                             v[2][q] > 0 ? v[2][q] : NAN, v[3][q] > 0 ? v[3][q] : NAN, v[4][q] * 100,
                             v[5][q]);
                     maxh = fmax(maxh, t[q] / 3600);
+                    span_add(&ty, v[0][q]);
+                    span_add(&ty, v[1][q]);
+                    span_add(&py, v[2][q]);
+                    span_add(&py, v[3][q]);
                 }
+                npts = n < npts ? n : npts;
+                span_add(&ty, tslo);
+                span_add(&py, pslo);
                 fprintf(fp, "\n\n");
                 size_t len = strlen(list);
                 snprintf(list + len, sizeof(list) - len, "%s%s", series ? " " : "", name);
@@ -1176,9 +1377,12 @@ static int chart_llm(struct chart_ctx *c, const struct run_set *s)
     if (rc || series == 0)
         return rc;
     runs_subtitle(c, s, s->n == 1 && s->r[0].replicated ? "replication 0" : NULL);
-    char extra[8600];
-    snprintf(extra, sizeof(extra), "series='%s'; ttft_slos='%s'; tpot_slos='%s'; maxh=%g", list,
-             ts_slos, tp_slos, maxh);
+    char extra[8800], b[4][32];
+    snprintf(extra, sizeof(extra),
+             "series='%s'; ttft_slos='%s'; tpot_slos='%s'; maxh=%.6f; npts=%zu; tlo=%s; thi=%s; "
+             "plo=%s; phi=%s",
+             list, ts_slos, tp_slos, maxh + PLOT_EDGE_H, npts, gnum(b[0], 32, ty.lo),
+             gnum(b[1], 32, ty.hi), gnum(b[2], 32, py.lo), gnum(b[3], 32, py.hi));
     return draw_sized(c, "llm", pp, extra, 900, 900);
 }
 
@@ -1261,7 +1465,7 @@ static int chart_daily(struct chart_ctx *c, const struct run_set *s)
         return rc;
     runs_subtitle(c, s, whisker_note(s));
     char extra[2300];
-    snprintf(extra, sizeof(extra), "runs='%s'", list);
+    snprintf(extra, sizeof(extra), "runs='%s'; ndays=%zu", list, days);
     return draw(c, "daily", path, extra);
 }
 
@@ -1330,6 +1534,7 @@ static int plot_compare(struct chart_ctx *c, const struct run_set *s)
             "%s ci\n",
             costkey);
     double top[5] = {0, 0, 0, 0, 0};
+    bool have[6] = {false}; /* a panel with a figure of some run (utilisation, SLO, ..., cost) */
     for (size_t i = 0; i < s->n; i++) {
         const struct results *r = &s->r[i];
         char lab[100];
@@ -1355,6 +1560,7 @@ static int plot_compare(struct chart_ctx *c, const struct run_set *s)
             int panel = k == 3 || k == 4 ? 0 : k >= 5 ? (int)k - 4 : -1;
             if (panel >= 0 && isfinite(v) && v > top[panel])
                 top[panel] = v;
+            have[panel + 1] |= isfinite(m);
         }
         fputc('\n', f);
     }
@@ -1362,8 +1568,10 @@ static int plot_compare(struct chart_ctx *c, const struct run_set *s)
     runs_subtitle(c, s, whisker_note(s));
     char extra[400];
     snprintf(extra, sizeof(extra),
-             "costlabel='%s'; nruns=%zu; top1=%g; top2=%g; top3=%g; top4=%g; top5=%g", costlabel,
-             s->n, top[0], top[1], top[2], top[3], top[4]);
+             "costlabel='%s'; nruns=%zu; top1=%g; top2=%g; top3=%g; top4=%g; top5=%g; "
+             "none='%d %d %d %d %d %d'",
+             costlabel, s->n, top[0], top[1], top[2], top[3], top[4], !have[0], !have[1], !have[2],
+             !have[3], !have[4], !have[5]);
     return draw_sized(c, "compare", path, extra, 1200, 760);
 }
 
@@ -1704,6 +1912,14 @@ static int plot_runs(struct chart_ctx *c, const struct results *rs, size_t n)
         snprintf(c->err, c->errlen, "out of memory");
         rc = -ENOMEM;
     }
+    /* The charts of all files name them all (cut to the room) in their messages. */
+    size_t at = 0;
+    c->inputs[0] = '\0';
+    for (size_t i = 0; i < n && at + 1 < sizeof(c->inputs); i++) {
+        int k = snprintf(c->inputs + at, sizeof(c->inputs) - at, "%s%s", i ? ", " : "", rs[i].path);
+        at += k > 0 ? (size_t)k : 0;
+    }
+    c->of = c->inputs;
     if (!rc)
         rc = runs_label(c, &runs, rs, paths, n);
     if (!rc)
@@ -1746,6 +1962,7 @@ int plot_all(const struct plot_opts *o, const char *const *paths, size_t n, size
         }
     if (index && !rc) {
         c->stem[0] = 0;
+        c->of = paths[0];
         rc = plot_index(c, paths[0], &vets[0]);
         *made = c->made;
         free(c);

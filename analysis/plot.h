@@ -14,7 +14,8 @@
  *            (/queues/<q>/flavors/<f>)
  *   jobs     job timeline: waits, and running, checkpoint, preemption-grace and
  *            restore segments (/job_segments) with a cross at each preemption
- *   pools    busy and allocated share of each node pool's GPU-time (/pools)
+ *   pools    busy and allocated share of each node pool's GPU-time (/pools; from the first
+ *            replication with the pools' series when replication 0 has none)
  * Charts of all files together (one series per run, or run x service):
  *   busy     GPU-time busy and allocated over time (mean of replications, %)
  *   p99      p99 latency per interval and service, log axis, SLO targets (ms)
@@ -24,6 +25,10 @@
  *            day, checkpoint overhead, cost (or energy), with CI whiskers
  * Titles name the chart and a subtitle the scenario, policy or runs, never a
  * file path; every name is drawn as text (gnuplot noenhanced: '_' is no subscript).
+ * Degenerate data (one sample, constant or all-zero series, a panel without any value)
+ * still give a chart: the scripts get the data's ranges and counts and never leave gnuplot
+ * without a range. gnuplot's warnings go to stderr named by chart and file; a .dat file is
+ * left only for a chart that is drawn.
  */
 #ifndef TIDESIM_PLOT_H
 #define TIDESIM_PLOT_H
@@ -61,7 +66,8 @@ bool plot_have_gnuplot(const char *gnuplot);
  * a backquote or a control character (gnuplot would take an output name
  * beginning with '|', or a data name beginning with '<', for a command).
  * Returns 0, or a negative code with err filled (-ENOENT unreadable file,
- * -EIO refused file, cannot write or gnuplot failed, naming the chart,
+ * -EIO refused file, cannot write or gnuplot failed, naming the chart, its file(s), gnuplot's
+ * reason (the script line) and the chart's data file,
  * -EINVAL or -ENAMETOOLONG a folder that cannot be handed to gnuplot).
  * *made receives the number of images written.
  */

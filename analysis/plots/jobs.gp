@@ -10,7 +10,7 @@ set title "Training job timeline: waits, runs, checkpoints, preemptions and rest
 set xlabel "simulated time (h)"
 set ylabel "job (submission order)"
 set yrange [-1:njobs]
-set xrange [0:endh]
+set xrange [0:(endh > 0 ? endh : 1)]
 set key outside right top box opaque
 is(k, v) = (column(4) == k ? v : NaN)
 plot data index 0 using 2:1:($3-$2):(0) with vectors nohead lw 1 lc rgb "#c8c8c8" \
