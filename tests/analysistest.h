@@ -138,4 +138,21 @@ static inline void atest_damage_column(const char *f, const char *path)
     close(fd);
 }
 
+/* Distinct series of a gnuplot SVG: groups id="gnuplot_plot_<n><panel letter?>". */
+static inline int atest_svg_series(const char *svg)
+{
+    char seen[64][16];
+    int n = 0;
+    for (const char *p = svg; (p = strstr(p, "<g id=\"gnuplot_plot_")) != NULL; p++) {
+        char id[16] = "";
+        sscanf(p + 20, "%15[0-9a-z]", id);
+        bool dup = false;
+        for (int i = 0; i < n && !dup; i++)
+            dup = !strcmp(seen[i], id);
+        if (!dup && n < 64)
+            snprintf(seen[n++], sizeof(seen[0]), "%s", id);
+    }
+    return n;
+}
+
 #endif

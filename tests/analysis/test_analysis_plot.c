@@ -26,23 +26,6 @@ static void read_head(const char *p, unsigned char *buf, size_t n)
     fclose(f);
 }
 
-/* Distinct series of a gnuplot SVG: ids gnuplot_plot_<n><panel letter?>. */
-static int svg_series(const char *svg)
-{
-    char seen[64][16];
-    int n = 0;
-    for (const char *p = svg; (p = strstr(p, "<g id=\"gnuplot_plot_")) != NULL; p++) {
-        char id[16] = "";
-        sscanf(p + 20, "%15[0-9a-z]", id);
-        bool dup = false;
-        for (int i = 0; i < n && !dup; i++)
-            dup = !strcmp(seen[i], id);
-        if (!dup && n < 64)
-            snprintf(seen[n++], sizeof(seen[0]), "%s", id);
-    }
-    return n;
-}
-
 /* The text "<text>s</text>" is drawn (a title, a label, a legend entry). */
 static bool svg_text(const char *svg, const char *s)
 {
@@ -66,8 +49,8 @@ static void check_chart(const char *dir, const struct chart_want *w)
     if (w->xlabel)
         cr_expect(svg_text(svg, w->xlabel), "%s lacks its x label '%s'", img, w->xlabel);
     cr_expect(svg_text(svg, w->ylabel), "%s lacks its y label '%s'", img, w->ylabel);
-    cr_expect_eq(svg_series(svg), w->series, "%s: %d series, want %d", img, svg_series(svg),
-                 w->series);
+    cr_expect_eq(atest_svg_series(svg), w->series, "%s: %d series, want %d", img,
+                 atest_svg_series(svg), w->series);
     cr_expect(strstr(svg, "/tmp/") == NULL, "%s names a file path", img);
     free(svg);
 }

@@ -14,23 +14,6 @@
 #include "analysis/h5io.h"
 #include "tests/analysistest.h"
 
-/* Distinct series of a gnuplot SVG: groups id="gnuplot_plot_<n><panel letter?>". */
-static int svg_series(const char *svg)
-{
-    char seen[64][16];
-    int n = 0;
-    for (const char *p = svg; (p = strstr(p, "<g id=\"gnuplot_plot_")) != NULL; p++) {
-        char id[16] = "";
-        sscanf(p + 20, "%15[0-9a-z]", id);
-        bool dup = false;
-        for (int i = 0; i < n && !dup; i++)
-            dup = !strcmp(seen[i], id);
-        if (!dup && n < 64)
-            snprintf(seen[n++], sizeof(seen[0]), "%s", id);
-    }
-    return n;
-}
-
 /* Occurrences of s in svg. */
 static int count(const char *svg, const char *s)
 {
@@ -96,7 +79,7 @@ Test(plot_degenerate, compare_of_runs_without_services)
     cr_expect_gt(v[12], 0, "training GPU-h per day");
     free(dat);
     char *svg = slurp_chart(od, "compare");
-    cr_expect_eq(svg_series(svg), 8, "%d series", svg_series(svg));
+    cr_expect_eq(atest_svg_series(svg), 8, "%d series", atest_svg_series(svg));
     cr_expect_eq(count(svg, "<text>no data in these runs</text>"), 2, "the two empty panels");
     cr_expect_eq(count(svg, "<text>dedicated</text>"), 6, "the run named under every panel");
     cr_expect(strstr(svg, "<text>requests outside the SLO (% of arrivals)</text>") != NULL);
@@ -129,8 +112,8 @@ Test(plot_degenerate, one_sample_draws_every_chart)
     };
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
         char *svg = slurp_chart(od, want[i].chart);
-        cr_expect_eq(svg_series(svg), want[i].series, "%s: %d series", want[i].chart,
-                     svg_series(svg));
+        cr_expect_eq(atest_svg_series(svg), want[i].series, "%s: %d series", want[i].chart,
+                     atest_svg_series(svg));
         /* A point symbol is drawn as <use xlink:href='#gpPt..'>; the key's samples too. */
         int pts = count(svg, "xlink:href='#gpPt");
         cr_expect_geq(pts, 2 * want[i].points, "%s: %d point symbols", want[i].chart, pts);
@@ -167,7 +150,7 @@ Test(plot_degenerate, all_zero_series)
     snprintf(od, sizeof(od), "%s/out", dir);
     plot_ok(f, od, 7);
     char *svg = slurp_chart(od, "queue");
-    cr_expect_eq(svg_series(svg), 2);
+    cr_expect_eq(atest_svg_series(svg), 2);
     cr_expect(strstr(svg, "<text> 1</text>") != NULL, "the y axis reaches 1");
     free(svg);
     atest_rmdir(dir);
@@ -200,7 +183,7 @@ Test(plot_degenerate, pools_missing_in_replication_0)
     /* util, queue, quota, flavors, jobs, pools, then busy, p99, cdf, daily, compare */
     plot_ok(f, od, 11);
     char *svg = slurp_chart(od, "pools");
-    cr_expect_eq(svg_series(svg), 4);
+    cr_expect_eq(atest_svg_series(svg), 4);
     cr_expect(strstr(svg, "replication 1 (0 has no pools)") != NULL, "subtitle");
     cr_expect(strstr(svg, "<text>a100 busy</text>") && strstr(svg, "<text>h100 allocated</text>"));
     free(svg);
