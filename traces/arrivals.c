@@ -18,7 +18,9 @@
 #define SG_MIN_SHAPE    0.001           /* inter-arrival shape (Gamma k, Weibull k) */
 #define SG_MAX_SHAPE    1e6
 /* A clipped-away ServeGen window with more expected arrivals than this has its last arrival
- * drawn alone (sg_last_age) at scale > 1; a smaller one is drawn whole. */
+ * drawn alone (sg_last_age) at scale > 1; a smaller one is drawn whole. A window the clip
+ * cuts, with more expected arrivals before the clip than this, starts at the clip
+ * (sg_straddle); so does a counts interval (acnt_straddle). */
 #define SG_AGE_MIN_ARRIVALS 1e4
 
 /* Limits named in messages (traces/source.h, sim/core/simtime.h). */
@@ -285,6 +287,8 @@ struct asg {
     double shape, gscale;     /* gap = draw(shape, 1) · gscale µs */
     double nt, w_end;         /* next arrival, window end (µs, trace time) */
     bool last_only;           /* nt is a clipped-away window's last arrival: the window ends */
+    bool resume;              /* nt is the last arrival before the clip; then resume_at */
+    double resume_at;
     struct tok_servegen *tok; /* the client's token PMFs (o->tokens), or NULL */
     struct rng tok_rng;       /* their draws */
 };
@@ -306,16 +310,47 @@ static double sg_draw(struct asg *r)
  * windows of more than SG_AGE_MIN_ARRIVALS expected arrivals, where the window's start (its
  * first gap U · X, not U · X̃) is 10^4 gaps behind: exact then to far below the draws' noise.
  */
-static double sg_last_age(struct asg *r)
+static double sg_age(struct asg *r, double *gap)
 {
     /* Two draws in their own statements: C leaves the order of operands open. */
     if (r->pat == SG_GAMMA) {
         double g = gsl_ran_gamma(r->rng.g, r->shape + 1.0, 1.0);
-        return rng_uniform_pos(&r->rng) * g * r->gscale;
+        double u = rng_uniform_pos(&r->rng);
+        *gap = g * r->gscale;
+        return u * g * r->gscale;
     }
     /* In logs: at a shape near 0.006 G^(1/k) overflows while gscale is ~1e-300. */
     double g = gsl_ran_gamma(r->rng.g, 1.0 + 1.0 / r->shape, 1.0);
-    return rng_uniform_pos(&r->rng) * exp(log(g) / r->shape + log(r->gscale));
+    double x = exp(log(g) / r->shape + log(r->gscale));
+    *gap = x;
+    return rng_uniform_pos(&r->rng) * x;
+}
+
+static double sg_last_age(struct asg *r)
+{
+    double gap;
+    return sg_age(r, &gap);
+}
+
+/*
+ * A window the clip cuts at c = skip_before, with more than SG_AGE_MIN_ARRIVALS expected
+ * arrivals in [w0, c): the arrivals before c are not drawn (at 10^6 req/s that was up to 6·10^8
+ * draws to drop; the ServeGen fuzzer found one taking 7 s). At a fixed time c far from the
+ * window's start, the gap that spans c is the length-biased gap X̃, and c splits it at U
+ * (Cox, "Renewal Theory", ch. 5, as sg_last_age): the last arrival before c is at c − U·X̃
+ * and the first after it at c + (1 − U)·X̃. The first after c starts the window's draws again;
+ * the last before it is emitted only at scale > 1 (keep_last), where its copies reach past c.
+ */
+static void sg_straddle(struct asg *r, double c)
+{
+    double gap, age = sg_age(r, &gap);
+    double after = c + (gap - age);
+    r->nt = after;
+    if (r->base.keep_last && c - age >= r->w_end - (double)SERVEGEN_WINDOW) {
+        r->nt = c - age;
+        r->resume = true;
+        r->resume_at = after;
+    }
 }
 
 static int sg_row(struct asg *r, struct trace_err *e)
@@ -360,6 +395,7 @@ static int sg_row(struct asg *r, struct trace_err *e)
     double w0 = (double)tw;
     r->w_end = w0 + (double)SERVEGEN_WINDOW;
     r->pat = rate > 0 ? pat : SG_NONE;
+    r->resume = false;
     /* Clipped away: do not draw. At scale > 1 the window's last arrival is still needed (its
      * copies spread up to the next arrival, past the clip): a window of few arrivals is drawn
      * whole; in a larger one the last arrival is drawn alone (sg_last_age). */
@@ -376,8 +412,11 @@ static int sg_row(struct asg *r, struct trace_err *e)
             return csvstream_field_error(cs, e, 4, "a shape whose mean gap is finite");
         r->shape = shape;
         r->gscale = 1e6 / (rate * mean);
+        double c = (double)r->base.skip_before;
         if (r->last_only) {
             r->nt = r->w_end - sg_last_age(r);
+        } else if (c > w0 && c < r->w_end && rate * (c - w0) / 1e6 > SG_AGE_MIN_ARRIVALS) {
+            sg_straddle(r, c);
         } else { /* the equilibrium-ish start U · gap; draws in their own statements */
             double u = rng_uniform_pos(&r->rng);
             r->nt = w0 + u * sg_draw(r);
@@ -398,7 +437,12 @@ static int asg_next(struct araw *raw, struct arrival *out, struct trace_err *err
             if (r->tok) /* the file's own clock: trace time + origin, s */
                 tok_servegen_draw(r->tok, (r->nt + (double)r->origin) / 1e6, &r->tok_rng,
                                   &out->in_tokens, &out->out_tokens);
-            r->nt = r->last_only ? r->w_end : r->nt + sg_draw(r);
+            if (r->resume) {
+                r->resume = false;
+                r->nt = r->resume_at;
+            } else {
+                r->nt = r->last_only ? r->w_end : r->nt + sg_draw(r);
+            }
             return 0;
         }
         r->pat = SG_NONE;
@@ -538,6 +582,34 @@ static int acnt_row(struct acnt *r, struct trace_err *e)
     return 0;
 }
 
+/*
+ * An interval the clip cuts at c = skip_before, with more than SG_AGE_MIN_ARRIVALS expected
+ * arrivals before c: those are not drawn (a row may hold 10^9). Of m uniforms on the interval,
+ * the number below the cut's fraction f is Binomial(m, f), and the rest are uniform above f:
+ * the draws go on from u = f. At scale > 1 the last of the k below f (f · V^(1/k)) is
+ * emitted first, for its copies reach past c. Exact in distribution. True when out holds
+ * that arrival.
+ */
+static bool acnt_straddle(struct acnt *r, struct arrival *out)
+{
+    int64_t c = r->base.skip_before;
+    if (r->remaining <= 0 || c <= r->w0 || c >= r->w0 + r->interval)
+        return false;
+    double f = (double)(c - r->w0) / (double)r->interval;
+    if ((double)r->remaining * f <= SG_AGE_MIN_ARRIVALS)
+        return false;
+    /* remaining <= TRACE_MAX_COUNT (10^9) fits unsigned int */
+    unsigned int k = gsl_ran_binomial(r->rng.g, f, (unsigned int)r->remaining);
+    r->remaining -= k;
+    r->u = f;
+    if (k == 0 || !r->base.keep_last)
+        return false;
+    double top = f * pow(rng_uniform_pos(&r->rng), 1.0 / (double)k);
+    out->t = r->w0 + (sim_time)(top * (double)r->interval);
+    out->in_tokens = out->out_tokens = 0;
+    return true;
+}
+
 static int acnt_next(struct araw *raw, struct arrival *out, struct trace_err *err)
 {
     struct acnt *r = (struct acnt *)raw;
@@ -572,6 +644,8 @@ static int acnt_next(struct araw *raw, struct arrival *out, struct trace_err *er
                 out->in_tokens = out->out_tokens = 0;
                 return 0;
             }
+        } else if (rc == 0 && acnt_straddle(r, out)) {
+            return 0;
         }
     }
 }
