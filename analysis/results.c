@@ -1405,19 +1405,39 @@ struct probe_arg {
  * (results_read_all), so that the command's own process repeats calls the
  * child survived.
  */
-static int open_probe(void *arg, char *why, size_t n)
+static int probe_read(const struct probe_arg *a, struct results *r, char *why, size_t n)
 {
-    const struct probe_arg *a = arg;
-    struct results r;
-    int rc = open_direct(&r, a->path, a->by, why, n);
+    int rc = open_direct(r, a->path, a->by, why, n);
     if (!rc) {
-        rc = results_read_all(&r, a->by);
+        rc = results_read_all(r, a->by);
         if (rc)
-            snprintf(why, n, "%s: %s", r.path,
-                     results_why(&r)[0] ? results_why(&r) : "cannot read the results file");
+            snprintf(why, n, "%s: %s", r->path,
+                     results_why(r)[0] ? results_why(r) : "cannot read the results file");
         /* Not released: the child ends with the verdict (h5_rd_preflight), nothing is kept. */
     }
     return rc;
+}
+
+static int open_probe(void *arg, char *why, size_t n)
+{
+    struct results r;
+    return probe_read(arg, &r, why, n);
+}
+
+/* open_probe's read, then /meta complete: 0 when it is 1, RESULTS_NOT_COMPLETE when not. */
+#define RESULTS_NOT_COMPLETE 1
+static int complete_probe(void *arg, char *why, size_t n)
+{
+    struct results r;
+    int rc = probe_read(arg, &r, why, n);
+    return rc ? rc : r.complete ? 0 : RESULTS_NOT_COMPLETE;
+}
+
+bool results_complete(const char *path, unsigned by)
+{
+    char why[512];
+    struct probe_arg a = {path, by};
+    return h5_rd_preflight(complete_probe, &a, H5READ_PREFLIGHT_S, why, sizeof(why)) == 0;
 }
 
 /* The same file as when st was taken: device, inode, size, change times. */

@@ -172,6 +172,13 @@ int results_open_vetted(struct results *r, const char *path, unsigned by,
 int results_open_for(struct results *r, const char *path, unsigned by, char *err, size_t errlen);
 
 /*
+ * Whether results_open_for(path, by) would open path and its /meta complete
+ * is 1, read in a child process (no libhdf5 call in this one): false for an
+ * absent, damaged, partial or hostile file, or one libhdf5 crashed or hung on.
+ */
+bool results_complete(const char *path, unsigned by);
+
+/*
  * results_open for a results file held in memory, buf[0..n), named name in
  * r->path and in messages, WITHOUT the child process: libhdf5 reads the bytes
  * in this process, so a file on which libhdf5 itself crashes crashes the

@@ -384,25 +384,20 @@ bool sweepidx_is_index(const char *path)
     return sweepidx_is_index_vet(path, 0, &v);
 }
 
+/*
+ * A point file found in the output folder when a sweep or plan runs again may be anything
+ * (a copy, a damaged file, one planted there). It counts as done only if the index can read
+ * it (results_open_for(path, 0), sweepidx_write) and it says it is complete, which a child
+ * process finds out (results_complete, as for every untrusted file, docs/security.md). A
+ * point that is not done is run again and its file replaced.
+ */
 int sweepidx_point_complete(const char *path)
 {
     FILE *probe = fopen(path, "rb");
     if (!probe)
         return 0;
     fclose(probe);
-    struct h5_rd rd;
-    hid_t f = h5_rd_open(&rd, path);
-    if (f < 0)
-        return 0;
-    hid_t m = h5_rd_group(&rd, f, "meta");
-    double c = 0;
-    if (m >= 0) {
-        if (h5_rd_attr_double(&rd, m, "complete", &c))
-            c = 0;
-        H5Gclose(m);
-    }
-    H5Fclose(f);
-    return c == 1;
+    return results_complete(path, 0);
 }
 
 /* A metric's value as the report shows it: shares in %, the rest as numbers. */

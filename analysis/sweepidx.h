@@ -138,7 +138,8 @@ bool sweepidx_is_index_vet(const char *path, unsigned by, struct results_vet *v)
 
 /*
  * 1 when path is a results file with /meta complete = 1, 0 otherwise
- * (absent, unreadable, partial).
+ * (absent, unreadable, partial, or libhdf5 crashed or hung on it: the file is
+ * read in a child process, h5_rd_preflight).
  */
 int sweepidx_point_complete(const char *path);
 
