@@ -1329,6 +1329,8 @@ static int init_model(struct sim *s, struct kq *k)
                                             m->cohorts[i].q.bl[f], m->cohorts[i].q.ll[f]);
             if (rc)
                 return rc;
+            if ((rc = kueue_set_flavor_resource(k->q, f, kueue_cell_resource(m, f))))
+                return rc;
         }
         k->nfl = m->ngpu;
         k->fl_stat = calloc((size_t)m->ngpu * (m->ncqs ? m->ncqs : 1), sizeof *k->fl_stat);

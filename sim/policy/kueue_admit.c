@@ -20,6 +20,7 @@ struct kueue {
     struct kueue_cohort *fcoh, *coh0; /* n_fl × n_coh views; the added array */
     uint32_t *fvict;                  /* scratch: the best flavor's victims */
     double *coh_sq, *coh_use;         /* scratch per cohort: SubtreeQuota, Usage (fill_tree) */
+    uint8_t res[KUEUE_MAX_FLAVORS];   /* each flavor's resource (kueue_set_flavor_resource) */
     bool fair;                        /* fair sharing on (kueue_set_fair_sharing) */
     enum kueue_fs_strategy strategies[2];
     uint32_t n_strategies;
@@ -234,6 +235,14 @@ int kueue_set_flavors(struct kueue *k, uint32_t n)
     k->fcoh = fh;
     k->n_fl = n;
     use_flavor(k, 0);
+    return 0;
+}
+
+int kueue_set_flavor_resource(struct kueue *k, uint32_t f, uint32_t res)
+{
+    if (f >= k->n_fl || res >= KUEUE_MAX_FLAVORS)
+        return -EINVAL;
+    k->res[f] = (uint8_t)res;
     return 0;
 }
 
@@ -519,8 +528,12 @@ static bool fits(struct kueue *k, const double *usage, uint32_t cq, double g, bo
 
 /* Usage above nominal of CQ cq summed over every flavor but the one looked at (k->fl), from its
  * admitted workloads (0 with one flavor). */
-static double borrowed_elsewhere(const struct kueue *k, uint32_t cq)
+/* What CQ cq borrows on each flavor but the one looked at, into over[] (0 where it does not
+ * borrow, and on k->fl); returns their sum. */
+static double borrowed_per_flavor(const struct kueue *k, uint32_t cq, double *over)
 {
+    for (uint32_t f = 0; f < KUEUE_MAX_FLAVORS; f++)
+        over[f] = 0;
     if (!k->fcqs)
         return 0;
     double u[KUEUE_MAX_FLAVORS] = {0};
@@ -531,11 +544,19 @@ static double borrowed_elsewhere(const struct kueue *k, uint32_t cq)
     }
     double b = 0;
     for (uint32_t f = 0; f < k->n_fl; f++) {
-        double over = u[f] - k->fcqs[(size_t)f * k->n_cq + cq].nominal;
-        if (f != k->fl && over > EPS)
-            b += over;
+        double o = u[f] - k->fcqs[(size_t)f * k->n_cq + cq].nominal;
+        if (f != k->fl && o > EPS) {
+            b += o;
+            over[f] = o;
+        }
     }
     return b;
+}
+
+static double borrowed_elsewhere(const struct kueue *k, uint32_t cq)
+{
+    double over[KUEUE_MAX_FLAVORS];
+    return borrowed_per_flavor(k, cq, over);
 }
 
 /* Whether CQ cq borrows on some flavor, with usage[] on the flavor looked at (Kueue's
@@ -547,51 +568,67 @@ static bool borrowing_any(const struct kueue *k, const double *usage, uint32_t c
 
 /*
  * Kueue's lendable capacity for a CQ of cohort c (fair_sharing.go calculateLendable): the
- * cohort's potentialAvailable, summed over every flavor (one resource, nvidia.com/gpu).
- * Leaves k looking at flavor k->fl; clobbers the tree scratch (coh_sq, coh_use).
+ * cohort's potentialAvailable per resource, summed over the flavors of that resource, into
+ * per_res[resource]. Leaves k looking at flavor k->fl; clobbers the tree scratch (coh_sq,
+ * coh_use).
  */
-static double lendable(struct kueue *k, const double *usage, int32_t c)
+static void lendable(struct kueue *k, const double *usage, int32_t c, double *per_res)
 {
     uint32_t fl = k->fl;
-    double sum = 0;
+    for (uint32_t r = 0; r < KUEUE_MAX_FLAVORS; r++)
+        per_res[r] = 0;
     for (uint32_t f = 0; f < k->n_fl; f++) {
         use_flavor(k, f);
         fill_tree(k, usage); /* coh_sq only is read: usage on other flavors does not matter */
         const struct kueue_cohort *h = &k->coh[c];
-        sum += potential_node(k, k->coh_sq[c], h->borrowing_limit, h->lending_limit, h->parent);
+        per_res[k->res[f]] +=
+            potential_node(k, k->coh_sq[c], h->borrowing_limit, h->lending_limit, h->parent);
     }
     use_flavor(k, fl);
-    return sum;
 }
 
 /*
  * Kueue's dominant resource share of CQ cq with extra GPUs added on the flavor looked at
  * (negative: removed), usage[] being that flavor's usage (pkg/cache/scheduler/fair_sharing.go
- * dominantResourceShare). One resource, nvidia.com/gpu, over every flavor: borrowed = Σ_f
- * max(0, usage_f − nominal_f) (usage_f + extra on k->fl), lendable = Σ_f potentialAvailable
- * of the cohort on f, share = 1000 · borrowed / lendable / weight; 0 when not borrowing or
- * without a cohort; +inf for weight 0 while borrowing (Kueue's CompareDRS puts those last).
- * Kueue takes the largest such ratio over resource names, summing within a resource over its
- * flavors — not the largest over flavor-resources — so with GPUs alone an H100 borrowed
- * weighs as an A100 borrowed.
+ * dominantResourceShare). Per resource name r (kueue_set_flavor_resource: nvidia.com/gpu, or
+ * each nvidia.com/mig-<profile>): borrowed_r = Σ over r's flavors f of max(0, usage_f −
+ * nominal_f) (usage_f + extra on k->fl), lendable_r = Σ over them of the cohort's
+ * potentialAvailable on f; share = 1000 · max_r (borrowed_r / lendable_r) / weight, over the
+ * resources with lendable capacity; 0 when not borrowing or without a cohort; +inf for weight
+ * 0 while borrowing (Kueue's CompareDRS puts those last). Kueue takes the largest ratio over
+ * resource names, summing within a resource over its flavors — not the largest over
+ * flavor-resources — so an H100 borrowed weighs as an A100 borrowed, while a MIG instance
+ * borrowed is weighed against the cohort's instances of that profile.
  */
 static double drs(struct kueue *k, const double *usage, uint32_t cq, double extra)
 {
     const struct kueue_cq *c = &k->cqs[cq];
     if (c->cohort == KUEUE_NO_COHORT)
         return 0;
-    double borrowed = usage[cq] + extra - c->nominal;
-    if (borrowed <= EPS)
-        borrowed = 0;
-    borrowed += borrowed_elsewhere(k, cq);
-    if (borrowed <= EPS)
+    double here = usage[cq] + extra - c->nominal;
+    if (here <= EPS)
+        here = 0;
+    double over[KUEUE_MAX_FLAVORS];
+    double total = here + borrowed_per_flavor(k, cq, over);
+    if (total <= EPS)
         return 0;
-    double lend = lendable(k, usage, c->cohort);
-    if (lend <= EPS)
+    /* Per resource, in the order of the one-resource sum: the flavor looked at, then the
+     * others by index (bit-identical to it when every flavor is nvidia.com/gpu). */
+    double b[KUEUE_MAX_FLAVORS] = {0}, lend[KUEUE_MAX_FLAVORS];
+    for (uint32_t f = 0; f < k->n_fl; f++)
+        b[k->res[f]] += over[f];
+    uint32_t rfl = k->res[k->fl];
+    b[rfl] = here + b[rfl];
+    lendable(k, usage, c->cohort, lend);
+    int best = -1;
+    for (uint32_t r = 0; r < KUEUE_MAX_FLAVORS; r++)
+        if (b[r] > EPS && lend[r] > EPS && (best < 0 || b[r] / lend[r] > b[best] / lend[best]))
+            best = (int)r;
+    if (best < 0)
         return 0;
     if (c->weight <= 0)
         return HUGE_VAL;
-    return borrowed * 1000.0 / lend / c->weight;
+    return b[best] * 1000.0 / lend[best] / c->weight;
 }
 
 /* Admit workload i on flavor f if it fits there (borrowing allowed): 0 or -ENOSPC. */

@@ -244,6 +244,11 @@ double kueue_cq_potential_mask(struct kueue *k, uint32_t cq, uint64_t mask);
  * Without this call there is one flavor, 0.
  */
 int kueue_set_flavors(struct kueue *k, uint32_t n);
+/* The resource name flavor f's quota is of, as a small number (0 by default: every flavor
+ * nvidia.com/gpu; a quota cell of nvidia.com/mig-<profile> gets one number per profile).
+ * Fair sharing weighs what a CQ borrows per resource (Kueue's dominant resource share).
+ * Returns 0 or -EINVAL (f not declared, res >= KUEUE_MAX_FLAVORS). */
+int kueue_set_flavor_resource(struct kueue *k, uint32_t f, uint32_t res);
 /* Quota of CQ cq / cohort c on flavor f (limits as in struct kueue_cq). Returns 0 or -EINVAL
  * (bad index, negative quota, a limit below 0 other than KUEUE_UNLIMITED). */
 int kueue_set_cq_quota(struct kueue *k, uint32_t cq, uint32_t f, double nominal, double bl,

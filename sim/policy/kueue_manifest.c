@@ -1170,3 +1170,12 @@ void kueue_model_release(struct kueue_model *m)
         free(m->cell_name[i]);
     memset(m, 0, sizeof *m);
 }
+
+uint32_t kueue_cell_resource(const struct kueue_model *m, uint32_t f)
+{
+    for (uint32_t g = 0; g < f; g++)
+        if (!m->mig_profile[g] == !m->mig_profile[f] &&
+            (!m->mig_profile[f] || strcmp(m->mig_profile[g], m->mig_profile[f]) == 0))
+            return g;
+    return f;
+}

@@ -105,6 +105,13 @@ struct kueue_model {
  * every node (returns cluster_nodes); else onto none (0). With several pools
  * kueue_flavor_pools matches the pools' labels instead.
  */
+/*
+ * The resource name quota cell f is of, numbered by the first cell of that name: cells of
+ * nvidia.com/gpu share one number, and so do the cells of one nvidia.com/mig-<profile> on
+ * every flavor that has it (kueue_set_flavor_resource: fair sharing per resource name).
+ */
+uint32_t kueue_cell_resource(const struct kueue_model *m, uint32_t f);
+
 uint32_t kueue_flavor_nodes(const struct kueue_flavor_def *f, const struct conf_node *labels,
                             uint32_t cluster_nodes);
 

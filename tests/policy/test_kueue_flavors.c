@@ -275,6 +275,54 @@ Test(kueue_flavors, fair_sharing_admission_orders_by_the_share_summed_over_flavo
 }
 
 /*
+ * The same second set-up with the A100 cell made another resource name, as a quota cell of
+ * nvidia.com/mig-1g.10gb is (kueue_set_flavor_resource): Kueue's dominant resource share is
+ * then the largest ratio over the two resources, each against the cohort's lendable capacity
+ * of that resource alone (H100: 4, instances: 16). A (holding 2 H100, its head on the
+ * instances): max(2/4, 1/16) · 1000 = 500; B (holding 4 instances, its head on them): 5/16 ·
+ * 1000 = 312.5 → B first, where the one-resource sum (A 150, B 250) took A first. After both:
+ * A 500 (its 2 H100 of 4 dominate), B 312.5.
+ */
+Test(kueue_flavors, fair_sharing_weighs_each_resource_name_against_its_own_capacity)
+{
+    uint32_t a, b;
+    struct kueue *k = fair_case(4, 16, &a, &b);
+    cr_assert_eq(kueue_set_flavor_resource(k, A100, 1), 0);
+    cr_assert_eq(kueue_set_flavor_resource(k, 2, 1), -EINVAL, "no flavor 2");
+    cr_assert_eq(kueue_set_flavor_resource(k, A100, KUEUE_MAX_FLAVORS), -EINVAL);
+    hold(k, a, H100, 2, 1);
+    hold(k, b, A100, 4, 11);
+    cr_assert_eq(kueue_submit(k, 100, a, 0, 1, 100), 0);
+    cr_assert_eq(kueue_set_wl_flavors(k, 100, 1u << A100), 0);
+    cr_assert_eq(kueue_submit(k, 200, b, 0, 1, 200), 0);
+    next_is(k, 200, A100, 0, 300);
+    next_is(k, 100, A100, 0, 300);
+    struct kueue_cq_stat st;
+    kueue_cq_stat(k, a, &st);
+    cr_assert_float_eq(st.share, 500, 1e-9);
+    kueue_cq_stat(k, b, &st);
+    cr_assert_float_eq(st.share, 312.5, 1e-9);
+    kueue_destroy(k);
+}
+
+/* Cells in the manifests' order: gpu on flavor 0, its 1g.10gb and 3g.40gb, gpu on flavor 1,
+ * its 1g.10gb. By hand: resource numbers 0, 1, 2, 0, 1 (each name by its first cell). */
+Test(kueue_flavors, quota_cells_of_one_resource_name_share_its_number)
+{
+    struct kueue_model m;
+    memset(&m, 0, sizeof(m));
+    const char *prof[] = {NULL, "1g.10gb", "3g.40gb", NULL, "1g.10gb"};
+    const uint32_t want[] = {0, 1, 2, 0, 1};
+    for (uint32_t f = 0; f < 5; f++)
+        m.mig_profile[f] = prof[f];
+    m.ngpu = 5;
+    for (uint32_t f = 0; f < 5; f++)
+        cr_expect_eq(kueue_cell_resource(&m, f), want[f], "cell %u", f);
+    m.mig_profile[0] = "2g.20gb"; /* a flavor without nvidia.com/gpu: its first cell is MIG */
+    cr_expect_eq(kueue_cell_resource(&m, 3), 3u);
+}
+
+/*
  * Preemption strategies. Lender H100 8 + A100 8: lendable 16. B holds all 8 A100 (8 one-card
  * workloads, borrowed 8). A holds h H100 and its head (1 card) may use A100 only: A100 is full,
  * so it must reclaim from B (A is not within its nominal 0, so the strategies apply).
