@@ -526,6 +526,9 @@ static void exercise_results(const struct results *r)
  */
 static int helper_fd = -1;
 
+/* The helper's verdict when a child died of our code (fuzz_report_blames_us). */
+#define FUZZ_CHILD_OURS 4242
+
 /* Within libFuzzer's -timeout (10 s in fuzz/run.sh): a libhdf5 hang is refused, as
  * tidesim refuses it after H5READ_PREFLIGHT_S, instead of stopping the fuzzer. */
 #define FUZZ_PREFLIGHT_S 5u
@@ -535,6 +538,75 @@ struct image {
     size_t n;
 };
 
+/* Sanitizer hooks, weak: the plain build links this file into the tests without them. */
+void __sanitizer_set_report_fd(void *fd) __attribute__((weak));
+
+/*
+ * A child's death is libhdf5's (refused, as tidesim refuses the file) or ours (a finding),
+ * told apart by its sanitizer report, which the helper has the child write to report_fd
+ * instead of /dev/null (h5_rd_preflight's child_quiet). Wild accesses are reported too: the
+ * child gets back the sanitizer's handlers of the deadly signals, saved in the helper before
+ * child_quiet resets them. Without this, a memory error of our reader in the child was refused
+ * as if libhdf5 had crashed, and the fuzzer never saw it.
+ */
+static int report_fd = -1;
+static const int deadly_sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+static struct sigaction sanitizer_sigs[sizeof(deadly_sigs) / sizeof(deadly_sigs[0])];
+
+/* A stack frame's text after "#N 0x... ": whether the classifier skips it (sanitizer runtime,
+ * libc, libhdf5's compression libraries), and whether it is libhdf5's or ours. */
+enum frame_kind { FRAME_SKIP, FRAME_LIBHDF5, FRAME_OURS };
+
+static enum frame_kind frame_kind(const char *f, size_t len)
+{
+    char line[600];
+    snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) - 1 ? len : sizeof(line) - 1),
+             f);
+    if (strstr(line, "libhdf5"))
+        return FRAME_LIBHDF5;
+    static const char *const skip[] = {"libc.so",      "libm.so",      "libpthread",   "ld-linux",
+                                       "libz.so",      "libsz.so",     "libaec.so",    " in __asan",
+                                       " in __interceptor", " in __sanitizer", " in __ubsan",
+                                       " in __lsan",   " in __libc"};
+    for (size_t i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
+        if (strstr(line, skip[i]))
+            return FRAME_SKIP;
+    /* A frame of ours has its source: " in fn dir/file.c:line". The runtime's interceptors
+     * (free, memcpy, ...) show the binary and an offset instead. */
+    return strstr(line, ".c:") ? FRAME_OURS : FRAME_SKIP;
+}
+
+bool fuzz_report_blames_us(const char *rep)
+{
+    if (strstr(rep, "runtime error:")) /* UBSan: only our code is instrumented */
+        return true;
+    bool in_stack = false;
+    for (const char *p = rep; *p;) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *q = p;
+        while (q < p + len && (*q == ' ' || *q == '\t'))
+            q++;
+        if (q < p + len && *q == '#' && strstr(q, " 0x")) {
+            in_stack = true;
+            enum frame_kind k = frame_kind(q, len - (size_t)(q - p));
+            if (k != FRAME_SKIP)
+                return k == FRAME_OURS;
+        } else if (in_stack) {
+            return false; /* the error's own stack ended (then come "freed by", ...) */
+        }
+        p = end ? end + 1 : p + len;
+    }
+    return false;
+}
+
+/* The report a dead child left in report_fd (at most n − 1 bytes), or "". */
+static void child_report(char *buf, size_t n)
+{
+    ssize_t k = report_fd >= 0 ? pread(report_fd, buf, n - 1, 0) : -1;
+    buf[k > 0 ? k : 0] = '\0';
+}
+
 /*
  * results_open's child read (open_probe in analysis/results.c), from memory:
  * results_open's own, then every column report, check and compare read later.
@@ -542,6 +614,12 @@ struct image {
 static int image_probe(void *arg, char *why, size_t n)
 {
     const struct image *im = arg;
+    if (report_fd >= 0 && __sanitizer_set_report_fd) { /* in the helper's children */
+        if (ftruncate(report_fd, 0) == 0 && lseek(report_fd, 0, SEEK_SET) == 0)
+            __sanitizer_set_report_fd((void *)(intptr_t)report_fd);
+        for (size_t i = 0; i < sizeof(deadly_sigs) / sizeof(deadly_sigs[0]); i++)
+            sigaction(deadly_sigs[i], &sanitizer_sigs[i], NULL);
+    }
     struct results r;
     int rc = results_open_image(&r, "fuzz.h5", im->buf, im->n, why, n);
     if (!rc) {
@@ -591,6 +669,14 @@ static void helper_loop(int fd)
     void *buf = NULL;
     size_t cap = 0;
     helper_warm();
+    const char *tmp = getenv("TMPDIR");
+    char path[512];
+    snprintf(path, sizeof(path), "%s/tidesim-fuzz-report-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    report_fd = mkstemp(path);
+    if (report_fd >= 0)
+        unlink(path);
+    for (size_t i = 0; i < sizeof(deadly_sigs) / sizeof(deadly_sigs[0]); i++)
+        sigaction(deadly_sigs[i], NULL, &sanitizer_sigs[i]);
     for (;;) {
         uint64_t len;
         if (!io_all(fd, &len, sizeof(len), false) || len > ((uint64_t)1 << 31))
@@ -605,6 +691,16 @@ static void helper_loop(int fd)
         struct image im = {buf, (size_t)len};
         char why[512] = "";
         int32_t rc = (int32_t)h5_rd_preflight(image_probe, &im, FUZZ_PREFLIGHT_S, why, sizeof(why));
+        if (rc == -ECANCELED) { /* the child died: libhdf5, or us? */
+            static char rep[65536];
+            child_report(rep, sizeof(rep));
+            if (fuzz_report_blames_us(rep)) {
+                rc = FUZZ_CHILD_OURS;
+                const char *e = strstr(rep, "ERROR:");
+                snprintf(why, sizeof(why), "%.400s", e ? e : rep);
+                fputs(rep, stderr); /* the whole report, in the fuzzer's log */
+            }
+        }
         uint32_t wl = (uint32_t)strnlen(why, sizeof(why));
         if (!io_all(fd, &rc, sizeof(rc), true) || !io_all(fd, &wl, sizeof(wl), true) ||
             !io_all(fd, why, wl, true))
@@ -667,6 +763,10 @@ static int run_results(const uint8_t *data, size_t n, char *msg, size_t msglen)
     struct results r;
     char err[512] = "";
     int rc = preflight(data, n, err, sizeof(err));
+    if (rc == FUZZ_CHILD_OURS) { /* a sanitizer caught our code in the child: a finding */
+        snprintf(msg, msglen, "the reader failed in the preflight child: %s", err);
+        return FUZZ_BROKEN;
+    }
     if (rc && strncmp(err, "fuzz.h5:", 8) == 0) /* the reader's refusal names the file */
         return rejected(err, msg, msglen);
     if (rc) { /* the child's death or hang, as results_open words it */

@@ -17,6 +17,7 @@
 #ifndef TIDESIM_FUZZ_TARGETS_H
 #define TIDESIM_FUZZ_TARGETS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -71,6 +72,14 @@ void fuzz_target_init(const char *name);
 
 /* The target called name, or NULL. */
 const struct fuzz_target *fuzz_target_find(const char *name);
+
+/*
+ * Whether a sanitizer report (the text a child of the results harness left when
+ * it died) blames tidesim's code rather than libhdf5's: UBSan's "runtime error",
+ * or a first frame of the error's stack, past the sanitizer runtime and libc,
+ * in a source file of ours; false when it is in libhdf5, or there is no report.
+ */
+bool fuzz_report_blames_us(const char *rep);
 
 struct check_gates;
 /*

@@ -174,3 +174,55 @@ Test(fuzz_replay, targets_accept_good_and_refuse_bad_input)
     cr_expect(strstr(msg, "tidesim-fuzz-"), "message names the file: %s", msg);
     cr_expect_eq(t->replay((const uint8_t *)"", 0, msg, sizeof(msg)), FUZZ_REJECTED);
 }
+
+/*
+ * The results harness tells a child's death by libhdf5 (the file is refused, as tidesim
+ * refuses it) from one by our code (a finding) by the sanitizer report the child left. The
+ * reports below are shaped as AddressSanitizer and UBSan print them (the first from the
+ * libhdf5 crash the fuzzer found, tests/data/fuzz/results/).
+ */
+Test(fuzz_replay, a_childs_report_blames_libhdf5_or_us_by_its_first_frame)
+{
+    /* A bad free inside libhdf5, called back from our code further down: libhdf5's. */
+    cr_expect_not(fuzz_report_blames_us(
+        "==21529==ERROR: AddressSanitizer: attempting free on address which was not malloc()-ed\n"
+        "    #0 0x55cc6a6e1fa2 in free (/w/build-fuzzer/fuzzers/results+0x281fa2) (BuildId: 84)\n"
+        "    #1 0x7f970ab3990a  (/lib/x86_64-linux-gnu/libhdf5_serial.so.103+0x13990a)\n"
+        "    #2 0x55cc6a639bad in check_columns /w/analysis/results.c:1008:5\n"
+        "SUMMARY: AddressSanitizer: bad-free\n"));
+    /* A wild read in libhdf5 (the child has the sanitizer's SEGV handler back). */
+    cr_expect_not(fuzz_report_blames_us(
+        "==7==ERROR: AddressSanitizer: SEGV on unknown address 0x000000000010\n"
+        "    #0 0x7f816dc5a04f in H5G__link_iterate_table "
+        "(/lib/x86_64-linux-gnu/libhdf5_serial.so.103+0x13c71d)\n"
+        "    #1 0x55cc6a6315d9 in check_shapes /w/analysis/results.c:1055:9\n"));
+    /* Our overflow, through memcpy's interceptor: ours. */
+    cr_expect(fuzz_report_blames_us(
+        "==9==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x602000000018\n"
+        "WRITE of size 16 at 0x602000000018 thread T0\n"
+        "    #0 0x55cc6a6e0e12 in __asan_memcpy (/w/build-fuzzer/fuzzers/results+0x280e12)\n"
+        "    #1 0x55cc6a639bad in copy_column /w/analysis/results.c:400:5\n"
+        "    #2 0x7f970ab3990a  (/lib/x86_64-linux-gnu/libhdf5_serial.so.103+0x13990a)\n"
+        "\n"
+        "0x602000000018 is located 0 bytes to the right of 8-byte region\n"
+        "allocated by thread T0 here:\n"
+        "    #0 0x55cc6a6e1fa2 in malloc (/w/build-fuzzer/fuzzers/results+0x281fa2)\n"));
+    /* Freed by libhdf5 but the use is ours: the error's own stack decides, not "freed by". */
+    cr_expect(fuzz_report_blames_us(
+        "==9==ERROR: AddressSanitizer: heap-use-after-free on address 0x602000000018\n"
+        "    #0 0x55cc6a639bad in read_summary /w/analysis/results.c:700:9\n"
+        "\n"
+        "freed by thread T0 here:\n"
+        "    #0 0x7f970ab3990a  (/lib/x86_64-linux-gnu/libhdf5_serial.so.103+0x13990a)\n"));
+    /* libhdf5 aborting on its own assertion, through libc: libhdf5's. */
+    cr_expect_not(fuzz_report_blames_us(
+        "    #0 0x7f816dc45249 in raise (/lib/x86_64-linux-gnu/libc.so.6+0x3c04f)\n"
+        "    #1 0x7f816dc45304 in abort (/lib/x86_64-linux-gnu/libc.so.6+0x2153d)\n"
+        "    #2 0x7f970ab3990a in H5FL_reg_free "
+        "(/lib/x86_64-linux-gnu/libhdf5_serial.so.103+0x13990a)\n"));
+    /* UBSan only ever reports our code (libhdf5 is not instrumented). */
+    cr_expect(fuzz_report_blames_us(
+        "analysis/results.c:55:3: runtime error: signed integer overflow: 2147483647 + 1\n"));
+    /* No report at all (a plain signal): no evidence against us. */
+    cr_expect_not(fuzz_report_blames_us(""));
+}
