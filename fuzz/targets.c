@@ -560,14 +560,13 @@ enum frame_kind { FRAME_SKIP, FRAME_LIBHDF5, FRAME_OURS };
 static enum frame_kind frame_kind(const char *f, size_t len)
 {
     char line[600];
-    snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) - 1 ? len : sizeof(line) - 1),
-             f);
+    snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) - 1 ? len : sizeof(line) - 1), f);
     if (strstr(line, "libhdf5"))
         return FRAME_LIBHDF5;
-    static const char *const skip[] = {"libc.so",      "libm.so",      "libpthread",   "ld-linux",
-                                       "libz.so",      "libsz.so",     "libaec.so",    " in __asan",
-                                       " in __interceptor", " in __sanitizer", " in __ubsan",
-                                       " in __lsan",   " in __libc"};
+    static const char *const skip[] = {
+        "libc.so",     "libm.so",    "libpthread", "ld-linux",          "libz.so",
+        "libsz.so",    "libaec.so",  " in __asan", " in __interceptor", " in __sanitizer",
+        " in __ubsan", " in __lsan", " in __libc"};
     for (size_t i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
         if (strstr(line, skip[i]))
             return FRAME_SKIP;

@@ -285,10 +285,10 @@ struct asg {
     int64_t origin;
     struct lastref last;
     enum sg_pattern pat;
-    double shape, gscale;     /* gap = draw(shape, 1) · gscale µs */
-    double nt, w_end;         /* next arrival, window end (µs, trace time) */
-    bool last_only;           /* nt is a clipped-away window's last arrival: the window ends */
-    bool resume;              /* nt is the last arrival before the clip; then resume_at */
+    double shape, gscale; /* gap = draw(shape, 1) · gscale µs */
+    double nt, w_end;     /* next arrival, window end (µs, trace time) */
+    bool last_only;       /* nt is a clipped-away window's last arrival: the window ends */
+    bool resume;          /* nt is the last arrival before the clip; then resume_at */
     double resume_at;
     struct tok_servegen *tok; /* the client's token PMFs (o->tokens), or NULL */
     struct rng tok_rng;       /* their draws */

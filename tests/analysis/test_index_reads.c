@@ -197,8 +197,8 @@ static void add_short_column(const char *f)
     cr_assert_geq(file, 0, "%s", f);
     hsize_t one = 1;
     hid_t sp = H5Screate_simple(1, &one, NULL);
-    hid_t d = H5Dcreate2(file, "/timeseries/short", H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT,
-                         H5P_DEFAULT, H5P_DEFAULT);
+    hid_t d = H5Dcreate2(file, "/timeseries/short", H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT,
+                         H5P_DEFAULT);
     cr_assert_geq(d, 0);
     double v = 1;
     cr_assert_geq(H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v), 0);
