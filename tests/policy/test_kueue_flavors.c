@@ -227,6 +227,17 @@ static void hold(struct kueue *k, uint32_t q, uint32_t f, uint32_t n, uint32_t i
     }
 }
 
+/* The second set-up below: A holds 2 H100, B 4 A100; A's head (100) may use A100 only, B's
+ * head (200) is submitted after it. */
+static void second_setup(struct kueue *k, uint32_t a, uint32_t b)
+{
+    hold(k, a, H100, 2, 1);
+    hold(k, b, A100, 4, 11);
+    cr_assert_eq(kueue_submit(k, 100, a, 0, 1, 100), 0);
+    cr_assert_eq(kueue_set_wl_flavors(k, 100, 1u << A100), 0);
+    cr_assert_eq(kueue_submit(k, 200, b, 0, 1, 200), 0);
+}
+
 /*
  * Admission order. Cohort quota H100 4 + A100 16 (all the lender's), so a CQ's lendable
  * capacity is 4 + 16 = 20 cards. A holds 4 H100 (borrowed 4: H100 full), B holds 3 A100
@@ -264,11 +275,7 @@ Test(kueue_flavors, fair_sharing_admission_orders_by_the_share_summed_over_flavo
     kueue_destroy(k);
 
     k = fair_case(4, 16, &a, &b);
-    hold(k, a, H100, 2, 1);
-    hold(k, b, A100, 4, 11);
-    cr_assert_eq(kueue_submit(k, 100, a, 0, 1, 100), 0);
-    cr_assert_eq(kueue_set_wl_flavors(k, 100, 1u << A100), 0);
-    cr_assert_eq(kueue_submit(k, 200, b, 0, 1, 200), 0);
+    second_setup(k, a, b);
     next_is(k, 100, A100, 0, 300);
     next_is(k, 200, A100, 0, 300);
     kueue_destroy(k);
@@ -290,11 +297,7 @@ Test(kueue_flavors, fair_sharing_weighs_each_resource_name_against_its_own_capac
     cr_assert_eq(kueue_set_flavor_resource(k, A100, 1), 0);
     cr_assert_eq(kueue_set_flavor_resource(k, 2, 1), -EINVAL, "no flavor 2");
     cr_assert_eq(kueue_set_flavor_resource(k, A100, KUEUE_MAX_FLAVORS), -EINVAL);
-    hold(k, a, H100, 2, 1);
-    hold(k, b, A100, 4, 11);
-    cr_assert_eq(kueue_submit(k, 100, a, 0, 1, 100), 0);
-    cr_assert_eq(kueue_set_wl_flavors(k, 100, 1u << A100), 0);
-    cr_assert_eq(kueue_submit(k, 200, b, 0, 1, 200), 0);
+    second_setup(k, a, b);
     next_is(k, 200, A100, 0, 300);
     next_is(k, 100, A100, 0, 300);
     struct kueue_cq_stat st;
