@@ -337,8 +337,8 @@ static double sg_last_age(struct asg *r)
 /*
  * A window the clip cuts at c = skip_before, with more than SG_AGE_MIN_ARRIVALS expected
  * arrivals in [w0, c): the arrivals before c are not drawn (at 10^6 req/s that was up to 6·10^8
- * draws to drop; the ServeGen fuzzer found one taking 7 s). At a fixed time c far from the
- * window's start, the gap that spans c is the length-biased gap X̃, and c splits it at U
+ * draws to drop; the ServeGen fuzzer found one taking 7 s). The window's process being
+ * stationary from its start (sg_row), the gap that spans c is the length-biased gap X̃, split at U
  * (Cox, "Renewal Theory", ch. 5, as sg_last_age): the last arrival before c is at c − U·X̃
  * and the first after it at c + (1 − U)·X̃. The first after c starts the window's draws again;
  * the last before it is emitted only at scale > 1 (keep_last), where its copies reach past c.

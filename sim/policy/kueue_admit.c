@@ -526,10 +526,9 @@ static bool fits(struct kueue *k, const double *usage, uint32_t cq, double g, bo
                EPS;
 }
 
-/* Usage above nominal of CQ cq summed over every flavor but the one looked at (k->fl), from its
- * admitted workloads (0 with one flavor). */
-/* What CQ cq borrows on each flavor but the one looked at, into over[] (0 where it does not
- * borrow, and on k->fl); returns their sum. */
+/* Usage above nominal of CQ cq on each flavor but the one looked at (k->fl), from its admitted
+ * workloads, into over[] (0 where it does not borrow, and on k->fl); returns their sum (0 with
+ * one flavor). */
 static double borrowed_per_flavor(const struct kueue *k, uint32_t cq, double *over)
 {
     for (uint32_t f = 0; f < KUEUE_MAX_FLAVORS; f++)
