@@ -1966,6 +1966,8 @@ int plot_all(const struct plot_opts *o, const char *const *paths, size_t n, size
         rc = plot_index(c, paths[0], &vets[0]);
         *made = c->made;
         free(c);
+        for (size_t k = 0; k < n; k++)
+            results_vet_release(&vets[k]);
         free(vets);
         return rc;
     }
@@ -1985,6 +1987,8 @@ int plot_all(const struct plot_opts *o, const char *const *paths, size_t n, size
     for (size_t i = 0; rs && i < opened; i++)
         results_release(&rs[i]);
     free(rs);
+    for (size_t k = 0; k < n; k++)
+        results_vet_release(&vets[k]);
     free(vets);
     *made = c->made;
     free(c);

@@ -2,11 +2,15 @@
 #include "analysis/results.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis/h5read.h"
 
@@ -150,6 +154,7 @@ static void table_release(struct results_table *t)
         free(t->m[i].values);
         free(t->m[i].own_label);
         free(t->m[i].own_unit);
+        free(t->m[i].kept);
     }
     free(t->m);
     t->m = NULL;
@@ -303,6 +308,7 @@ struct results_src {
     size_t open; /* datasets held open */
     char *meta[NMETA];
     bool meta_read;
+    bool shipped; /* received from the reading child (ship_decode): no file, nothing to read */
 };
 
 static uint64_t hash_str(const char *s)
@@ -446,6 +452,11 @@ static struct ent *src_col(struct results_src *s, const char *gpath, const char 
         h5_rd_fail(&s->rd, -ENOMEM, "%s: out of memory", path);
         return NULL;
     }
+    if (s->shipped) { /* the child read everything there is to read: absent, or a bug */
+        if (read && e->rc == 0 && !e->v)
+            e->rc = h5_rd_fail(&s->rd, -EIO, "%s: not read by the reading process", path);
+        return e;
+    }
     if (fresh || (e->rc == 0 && e->id < 0 && !e->v && read)) {
         /* Not yet opened, or closed after its check (MAX_OPEN_DSETS): open (and check) it. */
         int rc;
@@ -558,7 +569,7 @@ const char *results_why(const struct results *r)
 
 static void meta_read_all(struct results_src *s)
 {
-    if (s->meta_read)
+    if (s->meta_read || s->shipped)
         return;
     s->meta_read = true;
     size_t keep = s->rd.str_max;
@@ -1393,17 +1404,509 @@ static int open_direct(struct results *r, const char *path, unsigned by, char *e
     return s ? read_file(r, s, path, err, errlen) : rc;
 }
 
-/* What open_probe reads: a path and the columns its command reads later. */
+/* ------------------------------------------------ the child's read, sent to the command */
+
+/*
+ * The command's own process never calls libhdf5 on a results file. results_open's child
+ * (h5_rd_preflight) reads it, then writes what it read to an anonymous file the parent made
+ * before the fork: struct results and every column results_reads lists for the command, read
+ * or refused, with the /meta texts. The parent decodes that (ship_decode) instead of reading
+ * the file again. Reading twice was no guarantee: libhdf5 1.10's behaviour on a damaged file
+ * depends on the state of its heap (docs/security.md), so a read the child survived could
+ * still crash, or silently corrupt, the command; and a corruption that does not crash the
+ * child would have happened in the command as well. Now a file that subverts libhdf5 acts in
+ * the child only, and can make it send numbers, which the file could have held anyway: the
+ * decoder checks every count and length against the bytes it was sent and refuses anything
+ * else. The format is this build's own, between two processes of one binary (native byte
+ * order, no versioning); it is never written to disk under a name.
+ */
+#define SHIP_MAGIC     "tidesim results, read by a child\n"
+#define SHIP_MAX_REPS  9999u        /* count_reps' limit */
+#define SHIP_MAX_VALUE (1ull << 28) /* h5read's limit on a dataset's values */
+
+static void put(FILE *f, const void *p, size_t n)
+{
+    if (n)
+        fwrite(p, 1, n, f);
+}
+
+static void put_u64(FILE *f, uint64_t v)
+{
+    put(f, &v, sizeof(v));
+}
+
+static void put_f64(FILE *f, double v)
+{
+    put(f, &v, sizeof(v));
+}
+
+/* A string, or NULL (length UINT64_MAX). */
+static void put_str(FILE *f, const char *s)
+{
+    put_u64(f, s ? strlen(s) : UINT64_MAX);
+    if (s)
+        put(f, s, strlen(s));
+}
+
+static void put_table(FILE *f, const struct results_table *t, size_t reps)
+{
+    put_u64(f, t->n);
+    for (size_t i = 0; i < t->n; i++) {
+        const struct results_metric *m = &t->m[i];
+        put_str(f, m->key);
+        put_str(f, m->own_label);
+        put_str(f, m->own_unit);
+        put_str(f, m->label);
+        put_str(f, m->unit);
+        put_f64(f, m->scale);
+        put_u64(f, (uint64_t)(int64_t)m->better);
+        put(f, m->values, reps * sizeof(double));
+        put_u64(f, m->s.n);
+        put_f64(f, m->s.mean);
+        put_f64(f, m->s.sd);
+        put_f64(f, m->s.ci95);
+    }
+}
+
+static void put_list(FILE *f, const struct results_service *l, size_t n, size_t reps)
+{
+    put_u64(f, n);
+    for (size_t i = 0; i < n; i++) {
+        put_str(f, l[i].name);
+        put_str(f, l[i].board);
+        put_str(f, l[i].sharing);
+        put_table(f, &l[i].t, reps);
+    }
+}
+
+/* In the child: r, as read, to fd (from its start). 0 or -errno. */
+static int ship_encode(const struct results *r, int fd)
+{
+    int d = dup(fd);
+    FILE *f = d >= 0 ? fdopen(d, "w") : NULL;
+    if (!f) {
+        int e = errno;
+        if (d >= 0)
+            close(d);
+        return -e;
+    }
+    put(f, SHIP_MAGIC, strlen(SHIP_MAGIC));
+    const char *strs[] = {r->scenario_name, r->policy,  r->gpu,
+                          r->sharing,       r->version, r->git_commit};
+    for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+        put_str(f, strs[i]);
+    put_u64(f, r->reps);
+    put_u64(f, r->replicated);
+    put_u64(f, r->complete);
+    const double nums[] = {r->seed,    r->sim_time_reached_s, r->duration_s,
+                           r->gpus,    r->wall_seconds,       r->events,
+                           r->warmup_s};
+    put(f, nums, sizeof(nums));
+    put(f, r->seeds, r->reps * sizeof(double));
+    put(f, r->rep_gpus, r->reps * sizeof(double));
+    put_table(f, &r->headline, r->reps);
+    put_table(f, &r->gpu_states, r->reps);
+    put_table(f, &r->training, r->reps);
+    put_list(f, r->svcs, r->nsvcs, r->reps);
+    put_list(f, r->pools, r->npools, r->reps);
+    put_list(f, r->queues, r->nqueues, r->reps);
+    const struct results_src *s = r->src;
+    put_u64(f, s->meta_read);
+    for (size_t k = 0; k < NMETA; k++)
+        put_str(f, s->meta[k]);
+    put_u64(f, s->cols.n);
+    for (size_t i = 0; i < s->cols.cap; i++) {
+        const struct ent *e = &s->cols.e[i];
+        if (!e->path)
+            continue;
+        put_str(f, e->path);
+        put_u64(f, (uint64_t)(int64_t)e->rc);
+        put_u64(f, e->v ? e->len : UINT64_MAX);
+        if (e->v)
+            put(f, e->v, (size_t)e->len * sizeof(double));
+    }
+    put(f, SHIP_MAGIC, strlen(SHIP_MAGIC)); /* the end: nothing was cut */
+    int rc = fflush(f) != 0 || ferror(f) ? -(errno ? errno : EIO) : 0;
+    if (fclose(f) != 0 && !rc)
+        rc = -(errno ? errno : EIO);
+    return rc;
+}
+
+/* The decoder's cursor over what the child sent; bad once anything did not fit. */
+struct ship_in {
+    const unsigned char *p;
+    size_t left;
+    bool bad;
+};
+
+static bool get(struct ship_in *in, void *out, size_t n)
+{
+    if (in->bad || n > in->left) {
+        in->bad = true;
+        if (n)
+            memset(out, 0, n);
+        return false;
+    }
+    if (n)
+        memcpy(out, in->p, n);
+    in->p += n;
+    in->left -= n;
+    return true;
+}
+
+static uint64_t get_u64(struct ship_in *in)
+{
+    uint64_t v;
+    get(in, &v, sizeof(v));
+    return v;
+}
+
+static double get_f64(struct ship_in *in)
+{
+    double v;
+    get(in, &v, sizeof(v));
+    return v;
+}
+
+/* A count of things of at least `each` bytes: at most what is left of the input, and max. */
+static size_t get_count(struct ship_in *in, size_t each, uint64_t max)
+{
+    uint64_t n = get_u64(in);
+    if (in->bad || n > max || n > in->left / each) {
+        in->bad = true;
+        return 0;
+    }
+    return (size_t)n;
+}
+
+/* A string (owned copy in *out) or NULL; false when it did not fit or memory ran out. */
+static bool get_str(struct ship_in *in, char **out)
+{
+    *out = NULL;
+    uint64_t n = get_u64(in);
+    if (in->bad || n == UINT64_MAX)
+        return !in->bad;
+    if (n > in->left || memchr(in->p, 0, (size_t)n)) {
+        in->bad = true;
+        return false;
+    }
+    *out = malloc((size_t)n + 1);
+    if (!*out) {
+        in->bad = true;
+        return false;
+    }
+    get(in, *out, (size_t)n);
+    (*out)[n] = 0;
+    return true;
+}
+
+/* n doubles into a new array (*out); false when they did not fit or memory ran out. */
+static bool get_f64s(struct ship_in *in, size_t n, double **out)
+{
+    *out = NULL;
+    if (in->bad || n > in->left / sizeof(double)) {
+        in->bad = true;
+        return false;
+    }
+    *out = malloc((n ? n : 1) * sizeof(double));
+    if (!*out) {
+        in->bad = true;
+        return false;
+    }
+    get(in, *out, n * sizeof(double));
+    return true;
+}
+
+/* A metric's shipped label or unit, kept in m->kept; own_label / own_unit when they match. */
+static const char *keep_text(struct results_metric *m, char *text, char *own, size_t off)
+{
+    if (!text)
+        return NULL;
+    if (own && !strcmp(own, text))
+        return own;
+    return m->kept + off;
+}
+
+static void get_table(struct ship_in *in, struct results_table *t, size_t reps)
+{
+    size_t n = get_count(in, 6 * 8, UINT32_MAX);
+    t->m = n ? calloc(n, sizeof(*t->m)) : NULL;
+    if (n && !t->m) {
+        in->bad = true;
+        return;
+    }
+    for (size_t i = 0; i < n && !in->bad; i++) {
+        struct results_metric *m = &t->m[i];
+        t->n = i + 1; /* what table_release must free */
+        char *label = NULL, *unit = NULL;
+        get_str(in, &m->key);
+        get_str(in, &m->own_label);
+        get_str(in, &m->own_unit);
+        get_str(in, &label);
+        get_str(in, &unit);
+        m->scale = get_f64(in);
+        m->better = (int)(int64_t)get_u64(in);
+        get_f64s(in, reps, &m->values);
+        m->s.n = (size_t)get_u64(in);
+        m->s.mean = get_f64(in);
+        m->s.sd = get_f64(in);
+        m->s.ci95 = get_f64(in);
+        if (!in->bad && (!m->key || !label || m->s.n > reps ||
+                         (m->better != RESULTS_HIGHER && m->better != RESULTS_LOWER &&
+                          m->better != RESULTS_NEUTRAL)))
+            in->bad = true;
+        size_t ll = label ? strlen(label) + 1 : 0, ul = unit ? strlen(unit) + 1 : 0;
+        if (!in->bad && (m->kept = malloc(ll + ul + 1)) == NULL)
+            in->bad = true;
+        if (!in->bad) {
+            memcpy(m->kept, label, ll);
+            if (unit)
+                memcpy(m->kept + ll, unit, ul);
+            m->label = keep_text(m, label, m->own_label, 0);
+            m->unit = keep_text(m, unit, m->own_unit, ll);
+        }
+        free(label);
+        free(unit);
+    }
+}
+
+static void get_list(struct ship_in *in, struct results_service **l, size_t *ln, size_t reps)
+{
+    size_t n = get_count(in, 4 * 8, UINT32_MAX);
+    *l = n ? calloc(n, sizeof(**l)) : NULL;
+    if (n && !*l) {
+        in->bad = true;
+        return;
+    }
+    for (size_t i = 0; i < n && !in->bad; i++) {
+        *ln = i + 1;
+        get_str(in, &(*l)[i].name);
+        get_str(in, &(*l)[i].board);
+        get_str(in, &(*l)[i].sharing);
+        get_table(in, &(*l)[i].t, reps);
+        if (!in->bad && !(*l)[i].name)
+            in->bad = true;
+    }
+}
+
+/* Whether t starts with the metrics of defs[0..n) in order, as the reader builds its tables
+ * (table_add of the known metrics first): report and check look those up and use them. */
+static bool starts_with(const struct results_table *t, const struct metric_def *defs, size_t n)
+{
+    if (t->n < n)
+        return false;
+    for (size_t k = 0; k < n; k++)
+        if (strcmp(t->m[k].key, defs[k].key))
+            return false;
+    return true;
+}
+
+static bool list_starts_with(const struct results_service *l, size_t ln,
+                             const struct metric_def *defs, size_t n)
+{
+    for (size_t i = 0; i < ln; i++)
+        if (!starts_with(&l[i].t, defs, n))
+            return false;
+    return true;
+}
+
+static bool get_magic(struct ship_in *in)
+{
+    size_t n = strlen(SHIP_MAGIC);
+    if (in->bad || in->left < n || memcmp(in->p, SHIP_MAGIC, n)) {
+        in->bad = true;
+        return false;
+    }
+    in->p += n;
+    in->left -= n;
+    return true;
+}
+
+/*
+ * What the child sent, buf[0..n), into r (zeroed first) for a command that reads `by`.
+ * Returns 0, or -EIO / -ENOMEM with err naming path (r then holds nothing).
+ */
+static int ship_decode(struct results *r, const char *path, unsigned by, const void *buf, size_t n,
+                       char *err, size_t errlen)
+{
+    memset(r, 0, sizeof(*r));
+    struct ship_in in = {buf, n, false};
+    struct results_src *s = calloc(1, sizeof(*s));
+    r->src = s;
+    r->path = dupstr(path);
+    if (!s || !r->path) {
+        results_release(r);
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -ENOMEM;
+    }
+    s->file = H5I_INVALID_HID;
+    s->shipped = true;
+    s->by = by;
+    get_magic(&in);
+    char **strs[] = {&r->scenario_name, &r->policy,  &r->gpu,
+                     &r->sharing,       &r->version, &r->git_commit};
+    for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+        get_str(&in, strs[i]);
+    uint64_t reps = get_u64(&in), replicated = get_u64(&in), complete = get_u64(&in);
+    if (reps < 1 || reps > SHIP_MAX_REPS || replicated > 1 || complete > 1 ||
+        (!replicated && reps != 1))
+        in.bad = true;
+    r->reps = in.bad ? 0 : (size_t)reps;
+    r->replicated = replicated == 1;
+    r->complete = complete == 1;
+    double nums[7];
+    get(&in, nums, sizeof(nums));
+    r->seed = nums[0], r->sim_time_reached_s = nums[1], r->duration_s = nums[2];
+    r->gpus = nums[3], r->wall_seconds = nums[4], r->events = nums[5], r->warmup_s = nums[6];
+    get_f64s(&in, r->reps, &r->seeds);
+    get_f64s(&in, r->reps, &r->rep_gpus);
+    get_table(&in, &r->headline, r->reps);
+    get_table(&in, &r->gpu_states, r->reps);
+    get_table(&in, &r->training, r->reps);
+    get_list(&in, &r->svcs, &r->nsvcs, r->reps);
+    get_list(&in, &r->pools, &r->npools, r->reps);
+    get_list(&in, &r->queues, &r->nqueues, r->reps);
+#define NDEFS(d) (sizeof(d) / sizeof((d)[0]))
+    struct metric_def train_defs[5];
+    for (size_t k = 0; k < 5; k++)
+        train_defs[k].key = k < 4 ? job_states[k] : "preemptions";
+    if (!in.bad && (!starts_with(&r->headline, headline_defs, NDEFS(headline_defs)) ||
+                    !starts_with(&r->training, train_defs, 5) ||
+                    !list_starts_with(r->svcs, r->nsvcs, svc_defs, NDEFS(svc_defs)) ||
+                    !list_starts_with(r->pools, r->npools, pool_defs, NDEFS(pool_defs)) ||
+                    !list_starts_with(r->queues, r->nqueues, queue_defs, NDEFS(queue_defs))))
+        in.bad = true;
+    uint64_t meta_read = get_u64(&in);
+    s->meta_read = meta_read == 1;
+    if (meta_read > 1)
+        in.bad = true;
+    for (size_t k = 0; k < NMETA; k++)
+        get_str(&in, &s->meta[k]);
+    size_t ncols = get_count(&in, 3 * 8, UINT32_MAX);
+    for (size_t i = 0; i < ncols && !in.bad; i++) {
+        char *p = NULL;
+        get_str(&in, &p);
+        int64_t rc = (int64_t)get_u64(&in);
+        uint64_t len = get_u64(&in);
+        bool fresh = false;
+        struct ent *e = !in.bad && p ? tab_get(&s->cols, p, &fresh) : NULL;
+        free(p);
+        if (!e || !fresh || rc > 0 || rc < -4095 || (len != UINT64_MAX && len > SHIP_MAX_VALUE)) {
+            in.bad = true;
+            break;
+        }
+        e->rc = (int)rc;
+        if (len != UINT64_MAX) {
+            e->len = len;
+            get_f64s(&in, (size_t)len, &e->v);
+        } else if (e->rc == 0) {
+            e->rc = -ENOENT; /* shape-checked, not read: not the command's to read */
+        }
+    }
+    get_magic(&in);
+    /* What the child's shape checks made true and the commands rely on: the columns of one
+     * table have one length (per-day tables and charts index them together). */
+    for (size_t i = 0; !in.bad && i < s->cols.cap; i++) {
+        const struct ent *e = &s->cols.e[i];
+        if (!e->path || !e->v)
+            continue;
+        char group[PATH_MAX_R];
+        const char *slash = strrchr(e->path, '/');
+        snprintf(group, sizeof(group), "%.*s", (int)(slash ? slash - e->path : 0), e->path);
+        bool fresh;
+        struct ent *g = tab_get(&s->grps, group, &fresh);
+        if (!g)
+            in.bad = true;
+        else if (fresh)
+            g->len = e->len;
+        else if (g->len != e->len)
+            in.bad = true;
+    }
+    tab_release(&s->grps);
+    if (in.bad || in.left) {
+        bool oom = errno == ENOMEM;
+        results_release(r);
+        snprintf(err, errlen,
+                 oom ? "%s: out of memory"
+                     : "%s: the process that read it sent a damaged answer (the file may be "
+                       "hostile: it may have subverted the HDF5 library there)",
+                 path);
+        return oom ? -ENOMEM : -EIO;
+    }
+    return 0;
+}
+
+/*
+ * An anonymous file for the child's answer (memfd; an unlinked file in $TMPDIR or /tmp when
+ * the kernel has no memfd), closed on exec, numbered 3 or above (so that 0 in a zeroed
+ * struct results_vet is none). -errno when none could be made.
+ */
+static int ship_fd(void)
+{
+    int fd = -1;
+#ifdef SYS_memfd_create
+    fd = (int)syscall(SYS_memfd_create, "tidesim-results", 1u /* MFD_CLOEXEC */);
+#endif
+    if (fd < 0) {
+        const char *dir = getenv("TMPDIR");
+        char tmpl[512];
+        snprintf(tmpl, sizeof(tmpl), "%s/tidesim-read-XXXXXX", dir && *dir ? dir : "/tmp");
+        if ((fd = mkstemp(tmpl)) < 0)
+            return -errno;
+        unlink(tmpl);
+    }
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    int e = errno;
+    close(fd);
+    return high >= 0 ? high : -e;
+}
+
+/* Decode the child's answer in fd (ship_decode). */
+static int ship_receive(struct results *r, const char *path, unsigned by, int fd, char *err,
+                        size_t errlen)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_size <= 0) {
+        memset(r, 0, sizeof(*r));
+        snprintf(err, errlen, "%s: the process that read it sent no answer", path);
+        return -EIO;
+    }
+    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m == MAP_FAILED) {
+        memset(r, 0, sizeof(*r));
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -ENOMEM;
+    }
+    errno = 0;
+    int rc = ship_decode(r, path, by, m, (size_t)st.st_size, err, errlen);
+    munmap(m, (size_t)st.st_size);
+    return rc;
+}
+
+int results_answer(const struct results *r, int fd)
+{
+    return r->src ? ship_encode(r, fd) : -EINVAL;
+}
+
+int results_from_answer(struct results *r, const char *path, unsigned by, const void *buf, size_t n,
+                        char *err, size_t errlen)
+{
+    errno = 0;
+    return ship_decode(r, path, by, buf, n, err, errlen);
+}
+
+/* What open_probe reads: a path and the columns its command reads later; where it sends
+ * what it read (ship_fd; -1: nowhere, only the verdict counts). */
 struct probe_arg {
     const char *path;
     unsigned by;
+    int ship;
 };
 
 /*
  * The read in the child of h5_rd_preflight (libhdf5 may crash on a damaged
  * file): results_open's, then everything a command reads later
- * (results_read_all), so that the command's own process repeats calls the
- * child survived.
+ * (results_read_all), which open_probe sends to the command's process.
  */
 static int probe_read(const struct probe_arg *a, struct results *r, char *why, size_t n)
 {
@@ -1420,8 +1923,12 @@ static int probe_read(const struct probe_arg *a, struct results *r, char *why, s
 
 static int open_probe(void *arg, char *why, size_t n)
 {
+    const struct probe_arg *a = arg;
     struct results r;
-    return probe_read(arg, &r, why, n);
+    int rc = probe_read(a, &r, why, n);
+    if (!rc && a->ship >= 0 && (rc = ship_encode(&r, a->ship)) != 0)
+        snprintf(why, n, "%s: cannot pass on what was read (%s)", a->path, strerror(-rc));
+    return rc;
 }
 
 /* open_probe's read, then /meta complete: 0 when it is 1, RESULTS_NOT_COMPLETE when not. */
@@ -1436,7 +1943,7 @@ static int complete_probe(void *arg, char *why, size_t n)
 bool results_complete(const char *path, unsigned by)
 {
     char why[512];
-    struct probe_arg a = {path, by};
+    struct probe_arg a = {path, by, -1};
     return h5_rd_preflight(complete_probe, &a, H5READ_PREFLIGHT_S, why, sizeof(why)) == 0;
 }
 
@@ -1462,6 +1969,7 @@ struct vet_arg {
     const char *path;
     unsigned by;
     int (*is_other)(const char *path, char *why, size_t n);
+    int ship;
 };
 
 static int vet_probe(void *arg, char *why, size_t n)
@@ -1472,7 +1980,7 @@ static int vet_probe(void *arg, char *why, size_t n)
         return VET_OTHER;
     if (o < 0)
         return VET_OTHER_REFUSED;
-    struct probe_arg p = {a->path, a->by};
+    struct probe_arg p = {a->path, a->by, a->ship};
     return open_probe(&p, why, n);
 }
 
@@ -1480,12 +1988,20 @@ bool results_vet(const char *path, unsigned by,
                  int (*is_other)(const char *path, char *why, size_t n), struct results_vet *v)
 {
     memset(v, 0, sizeof(*v));
+    v->ship = -1;
     bool st = stat(path, &v->st) == 0;
     v->known = st;
     v->by = by;
-    struct vet_arg a = {path, by, is_other};
+    int fd = ship_fd();
+    if (fd < 0) {
+        v->rc = fd;
+        snprintf(v->why, sizeof(v->why), "cannot start the reading process (%s)", strerror(-fd));
+        return false;
+    }
+    struct vet_arg a = {path, by, is_other, fd};
     v->rc = h5_rd_preflight(vet_probe, &a, H5READ_PREFLIGHT_S, v->why, sizeof(v->why));
     if (v->rc == VET_OTHER || v->rc == VET_OTHER_REFUSED) {
+        close(fd);
         v->known = false; /* no results file: nothing for results_open_vetted */
         v->other = st;    /* the other kind's verdict, for its reader (when the file is known) */
         v->rc = v->rc == VET_OTHER ? 0 : -EIO;
@@ -1493,7 +2009,15 @@ bool results_vet(const char *path, unsigned by,
             v->why[0] = 0;
         return true;
     }
+    v->ship = fd;
     return false;
+}
+
+void results_vet_release(struct results_vet *v)
+{
+    if (v->ship > 0)
+        close(v->ship);
+    v->ship = -1;
 }
 
 int results_open(struct results *r, const char *path, char *err, size_t errlen)
@@ -1511,15 +2035,21 @@ int results_open_vetted(struct results *r, const char *path, unsigned by,
 {
     memset(r, 0, sizeof(*r));
     char why[512] = "";
-    struct probe_arg a = {path, by};
     struct stat st;
-    int rc;
-    /* The verdict of the child that read this file (as it still is) for these reads, or a
-     * child of our own. */
-    if (v && v->known && (by & ~v->by) == 0 && stat(path, &st) == 0 && same_file(&st, &v->st)) {
+    int rc, fd;
+    /* The verdict and answer of the child that read this file (as it still is) for these
+     * reads, or a child of our own. */
+    bool vetted = v && v->known && v->ship > 0 && (by & ~v->by) == 0 && stat(path, &st) == 0 &&
+                  same_file(&st, &v->st);
+    if (vetted) {
         rc = v->rc;
+        fd = v->ship;
         snprintf(why, sizeof(why), "%s", v->why);
+    } else if ((fd = ship_fd()) < 0) {
+        rc = fd;
+        snprintf(why, sizeof(why), "cannot start the reading process (%s)", strerror(-fd));
     } else {
+        struct probe_arg a = {path, by, fd};
         rc = h5_rd_preflight(open_probe, &a, H5READ_PREFLIGHT_S, why, sizeof(why));
     }
     /* The reader's own refusal names the file; the child's death, a hang or no child do not. */
@@ -1527,9 +2057,11 @@ int results_open_vetted(struct results *r, const char *path, unsigned by,
         snprintf(err, errlen, "%s", why);
     else if (rc)
         snprintf(err, errlen, "%s: %s", path, why);
-    if (rc)
-        return rc == -ETIMEDOUT ? -EIO : rc;
-    return open_direct(r, path, by, err, errlen);
+    if (!rc)
+        rc = ship_receive(r, path, by, fd, err, errlen);
+    if (!vetted && fd >= 0)
+        close(fd);
+    return rc == -ETIMEDOUT ? -EIO : rc;
 }
 
 int results_open_image(struct results *r, const char *name, const void *buf, size_t n, char *err,
@@ -1560,6 +2092,8 @@ void results_release(struct results *r)
     table_release(&r->training);
     for (size_t i = 0; i < r->nsvcs; i++) {
         free(r->svcs[i].name);
+        free(r->svcs[i].board);
+        free(r->svcs[i].sharing);
         table_release(&r->svcs[i].t);
     }
     free(r->svcs);
@@ -1572,6 +2106,8 @@ void results_release(struct results *r)
     free(r->pools);
     for (size_t i = 0; i < r->nqueues; i++) {
         free(r->queues[i].name);
+        free(r->queues[i].board);
+        free(r->queues[i].sharing);
         table_release(&r->queues[i].t);
     }
     free(r->queues);

@@ -35,6 +35,7 @@ struct results_metric {
     const char *label;          /* human label (static, or own_label) */
     const char *unit;           /* unit of the displayed value (static or own_unit; "" = none) */
     char *own_label, *own_unit; /* from the file's "<key>.label" / "<key>.unit" (owned) */
+    char *kept;                 /* label and unit as results_open's child sent them (owned) */
     double scale;               /* displayed value = stored value × scale (100 for shares in %) */
     int better;                 /* enum results_better */
     double *values;             /* one per replication, NaN when absent (owned) */
@@ -85,11 +86,10 @@ struct results {
  * backlog gate), compare (per-day), plot and the HTML report (charts) read,
  * relative to a replication's root (the file, or /repNNNN). In `group`, "*"
  * stands for each name results_open found there (services, pools, queues and
- * their flavors). results_col reads nothing that is not listed here, and
- * results_open's child process (the preflight) reads all of it first, with
- * the HTML report's /meta texts (results_meta_text): so no libhdf5 call is
- * made on a results file in the command's own process that the child did not
- * make first (besides results_open's own tables, which both read alike).
+ * their flavors). results_open's child process (the preflight) reads all of
+ * it, with the HTML report's /meta texts (results_meta_text), and sends it to
+ * the command's process; results_col hands out only what the child sent, and
+ * refuses a column that is not listed here for the command.
  */
 enum {
     RESULTS_BY_REPORT = 1,
@@ -111,7 +111,9 @@ extern const size_t results_nreads;
  * Read path into *r (zeroed first). The file is not trusted (analysis/h5read.h):
  * its structure is checked before its data are read (groups are groups, the
  * columns of each table are float datasets of equal length within the
- * reader's limits, attributes hold one value of the expected type).
+ * reader's limits, attributes hold one value of the expected type). It is read
+ * in a child process (h5_rd_preflight), which sends what it read back: this
+ * process makes no libhdf5 call on the file (results.c, "the child's read").
  * Returns 0; -ENOENT when the file cannot be opened as HDF5; -EINVAL when it
  * is not a tidesim results file; -EIO when an object is refused; -ENOMEM.
  * err gets a message naming the file and the object ("r.h5: /summary/util_busy:
@@ -132,6 +134,7 @@ struct results_vet {
     unsigned by;
     int rc;
     char why[512];
+    int ship; /* what the child read, for results_open_vetted (an open file; -1 or 0: none) */
 };
 
 /*
@@ -154,6 +157,9 @@ bool results_vet(const char *path, unsigned by,
  * size, modification and change times as when the child read it).
  */
 bool results_vet_current(const struct results_vet *v, const char *path);
+
+/* Close what results_vet keeps of the child's read (v->ship); v stays a verdict. */
+void results_vet_release(struct results_vet *v);
 
 /*
  * results_open_for, taking v's verdict instead of starting a child of its
@@ -191,6 +197,18 @@ bool results_complete(const char *path, unsigned by);
  */
 int results_open_image(struct results *r, const char *name, const void *buf, size_t n, char *err,
                        size_t errlen);
+
+/*
+ * What results_open's child sends the command's process (results.c, "the child's read"),
+ * for tests and the fuzz harness, which read a file in a process of their own:
+ * results_answer writes r, a file read (and results_read_all'd) in this process, to fd from
+ * its current offset (0 or -errno); results_from_answer decodes buf[0..n) into *r (zeroed
+ * first) for a command that reads `by`, refusing anything that is not such an answer whole
+ * (0, or -EIO / -ENOMEM with err naming path; *r then holds nothing).
+ */
+int results_answer(const struct results *r, int fd);
+int results_from_answer(struct results *r, const char *path, unsigned by, const void *buf, size_t n,
+                        char *err, size_t errlen);
 
 /*
  * Column `name` of table `group` (relative to replication rep's root; a pair

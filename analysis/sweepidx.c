@@ -381,7 +381,9 @@ bool sweepidx_is_index_vet(const char *path, unsigned by, struct results_vet *v)
 bool sweepidx_is_index(const char *path)
 {
     struct results_vet v;
-    return sweepidx_is_index_vet(path, 0, &v);
+    bool index = sweepidx_is_index_vet(path, 0, &v);
+    results_vet_release(&v);
+    return index;
 }
 
 /*

@@ -537,11 +537,14 @@ int cli_check_run(int argc, char **argv, FILE *out, FILE *err)
         }
         int st = check_index(path, &vet, &sel, against ? &base : NULL, against, &g, json, junit,
                              out, err);
+        results_vet_release(&vet);
         if (against)
             results_release(&base);
         return st;
     }
-    if (results_open_vetted(&r, path, RESULTS_BY_CHECK, &vet, msg, sizeof(msg))) {
+    int orc = results_open_vetted(&r, path, RESULTS_BY_CHECK, &vet, msg, sizeof(msg));
+    results_vet_release(&vet);
+    if (orc) {
         fprintf(err, "tidesim check: %s\n", msg);
         return 2;
     }

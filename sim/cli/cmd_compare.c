@@ -225,6 +225,8 @@ int cli_compare_run(int argc, char **argv, FILE *out, FILE *err)
                 labels[nfiles] = NULL;
                 files[nfiles] = argv[i];
                 vets[nfiles] = v;
+            } else {
+                results_vet_release(&v);
             }
             nfiles++;
             continue;
@@ -276,16 +278,15 @@ int cli_compare_run(int argc, char **argv, FILE *out, FILE *err)
     for (int i = 0; !rc && i < nfiles; i++)
         paths[i] = files[i];
     (void)nargs;
-    if (rc) {
+    if (rc || nfiles < 2) {
         for (size_t k = 0; k < npts; k++)
             sweepidx_points_release(&pts[k]);
+        for (size_t k = 0; k < 9; k++)
+            results_vet_release(&vets[k]);
         free(paths);
-        return rc;
-    }
-    if (nfiles < 2) {
-        fputs(compare_usage, err);
-        free(paths);
-        return 2;
+        if (!rc)
+            fputs(compare_usage, err);
+        return rc ? rc : 2;
     }
     struct results *r = calloc((size_t)nfiles, sizeof(*r));
     const struct results **rp = calloc((size_t)nfiles, sizeof(*rp));
@@ -325,6 +326,8 @@ int cli_compare_run(int argc, char **argv, FILE *out, FILE *err)
     free(paths);
     for (size_t k = 0; k < npts; k++)
         sweepidx_points_release(&pts[k]);
+    for (size_t k = 0; k < 9; k++)
+        results_vet_release(&vets[k]);
     return rc;
 }
 

@@ -109,7 +109,7 @@ int cli_report_run(int argc, char **argv, FILE *out, FILE *err)
     }
     char msg[1024];
     int wrc;
-    struct results_vet vet;
+    struct results_vet vet = {.ship = -1};
     if (html) {
         char scripts[1024];
         const char *gp = getenv("TIDESIM_GNUPLOT");
@@ -122,6 +122,7 @@ int cli_report_run(int argc, char **argv, FILE *out, FILE *err)
     } else { /* the child that told it is no index read it for the report (one child) */
         wrc = report_write(dst, paths[0], fmt, &vet, msg, sizeof(msg));
     }
+    results_vet_release(&vet);
     if (wrc)
         fprintf(err, "tidesim: %s\n", msg);
     rc = wrc ? 1 : 0;
