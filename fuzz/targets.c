@@ -29,6 +29,8 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <hdf5.h>
@@ -509,20 +511,23 @@ static void exercise_results(const struct results *r)
 }
 
 /*
- * The guard of the results harness. libhdf5 1.10 crashes, hangs or allocates
- * without bound on some damaged files in calls no check of ours can come before
- * (docs/security.md); tidesim reads each file in a child process first
- * (h5_rd_preflight), and so does this harness, or the fuzzer would stop at the
- * first such file (in-process, one came within 40 inputs). But forking the
- * fuzzer itself, hundreds of MB of ASan and corpus, was half of what an input
- * cost. So a small helper process, forked once before the corpus is loaded
- * (fuzz_target_init), does the forking: per input it receives the bytes,
- * runs h5_rd_preflight on them (results_open_image in a child of its own, the
- * same read as results_open's child) and sends the verdict back.
+ * The results harness does what `report`, `check` and `compare` do: a child reads the file
+ * (h5_rd_preflight; libhdf5 1.10 crashes, hangs or allocates without bound on some damaged
+ * files, docs/security.md) and sends what it read, its answer (results_answer), which the
+ * command's process decodes (results_from_answer) and reports, checks and compares. No
+ * libhdf5 call on the input is made in the fuzzer's process, as none is in tidesim's.
  *
- * The fuzzer process's state (the libFuzzer entry has no context argument):
- * the helper's socket, -1 when there is none (make test, or it died: then the
- * fuzzer's own process forks, as before).
+ * Forking the fuzzer itself, hundreds of MB of ASan and corpus, was half of what an input
+ * cost, so a small helper process, forked once before the corpus is loaded
+ * (fuzz_target_init), does the forking: per input it receives the bytes, runs
+ * h5_rd_preflight on them (the child reads from memory, results_open_image, then everything
+ * the commands read later) and sends back the verdict, the answer, and the child's coverage:
+ * the child's own counters (libFuzzer's inline 8-bit counters, zeroed when it starts), which
+ * the fuzzer adds to its own, so that the reader's branches guide it although they run in
+ * another process.
+ *
+ * The fuzzer process's state (the libFuzzer entry has no context argument): the helper's
+ * socket, -1 when there is none (make test, or it died: then the fuzzer's own process forks).
  */
 static int helper_fd = -1;
 
@@ -531,15 +536,53 @@ static int helper_fd = -1;
 
 /* Within libFuzzer's -timeout (10 s in fuzz/run.sh): a libhdf5 hang is refused, as
  * tidesim refuses it after H5READ_PREFLIGHT_S, instead of stopping the fuzzer. */
-#define FUZZ_PREFLIGHT_S 5u
+#define FUZZ_PREFLIGHT_S 1u
 
+/* An input, and where its child sends its answer and its coverage (-1: nowhere). */
 struct image {
     const void *buf;
     size_t n;
+    int ship, cov;
 };
 
 /* Sanitizer hooks, weak: the plain build links this file into the tests without them. */
 void __sanitizer_set_report_fd(void *fd) __attribute__((weak));
+void __sanitizer_symbolize_pc(void *pc, const char *fmt, char *out, size_t n) __attribute__((weak));
+
+/* libFuzzer's inline 8-bit counters (-fsanitize=fuzzer); absent (NULL) in the plain build. */
+extern uint8_t __start___sancov_cntrs[] __attribute__((weak));
+extern uint8_t __stop___sancov_cntrs[] __attribute__((weak));
+
+static size_t cov_size(void)
+{
+    uintptr_t a = (uintptr_t)__start___sancov_cntrs, b = (uintptr_t)__stop___sancov_cntrs;
+    return a && b > a ? (size_t)(b - a) : 0;
+}
+
+/* In the child: count from zero, then write the counters to fd. */
+static void cov_zero(void)
+{
+    if (cov_size())
+        memset(__start___sancov_cntrs, 0, cov_size());
+}
+
+static void cov_send(int fd)
+{
+    if (fd >= 0 && cov_size() && pwrite(fd, __start___sancov_cntrs, cov_size(), 0) < 0)
+        return;
+}
+
+/* In the fuzzer: add a child's counters to ours (saturating), when they are this binary's. */
+static void cov_merge(const uint8_t *c, size_t n)
+{
+    if (n != cov_size())
+        return;
+    for (size_t i = 0; i < n; i++)
+        if (c[i]) {
+            unsigned v = (unsigned)__start___sancov_cntrs[i] + c[i];
+            __start___sancov_cntrs[i] = (uint8_t)(v > 255 ? 255 : v);
+        }
+}
 
 /*
  * A child's death is libhdf5's (refused, as tidesim refuses the file) or ours (a finding),
@@ -607,8 +650,8 @@ static void child_report(char *buf, size_t n)
 }
 
 /*
- * results_open's child read (open_probe in analysis/results.c), from memory:
- * results_open's own, then every column report, check and compare read later.
+ * The child's read (open_probe in analysis/results.c), from memory: results_open's own, then
+ * every column report, check and compare read later, sent as results_open's child sends it.
  */
 static int image_probe(void *arg, char *why, size_t n)
 {
@@ -619,14 +662,18 @@ static int image_probe(void *arg, char *why, size_t n)
         for (size_t i = 0; i < sizeof(deadly_sigs) / sizeof(deadly_sigs[0]); i++)
             sigaction(deadly_sigs[i], &sanitizer_sigs[i], NULL);
     }
+    cov_zero();
     struct results r;
     int rc = results_open_image(&r, "fuzz.h5", im->buf, im->n, why, n);
     if (!rc) {
         rc = results_read_all(&r, FUZZ_READS);
         if (rc)
             snprintf(why, n, "fuzz.h5: %s", results_why(&r));
+        else if (im->ship >= 0 && (rc = results_answer(&r, im->ship)) != 0)
+            snprintf(why, n, "fuzz.h5: cannot pass on what was read (%s)", strerror(-rc));
         /* Not released: the child ends here (h5_rd_preflight), nothing is kept. */
     }
+    cov_send(im->cov);
     return rc;
 }
 
@@ -645,8 +692,77 @@ static bool io_all(int fd, void *buf, size_t n, bool out)
     return true;
 }
 
+/* An anonymous file (memfd), -1 when none. */
+static int anon_fd(const char *name)
+{
+#ifdef SYS_memfd_create
+    return (int)syscall(SYS_memfd_create, name, 1u /* MFD_CLOEXEC */);
+#else
+    (void)name;
+    return -1;
+#endif
+}
+
+/* A buffer grown as needed and kept: a buffer freed per input would sit in AddressSanitizer's
+ * quarantine (up to 256 MB of it), and every page a process holds is a page table entry each
+ * fork copies. */
+struct grow {
+    uint8_t *p;
+    size_t cap;
+};
+
+static bool grow_to(struct grow *g, size_t n)
+{
+    if (n <= g->cap && g->p)
+        return true;
+    free(g->p);
+    g->cap = n > 262144 ? n : 262144;
+    g->p = malloc(g->cap);
+    return g->p != NULL;
+}
+
+/* The contents of fd (its size, at most max) into g; its size, or 0. */
+static size_t slurp_fd(int fd, struct grow *g, size_t max)
+{
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size <= 0 || (uint64_t)st.st_size > max ||
+        !grow_to(g, (size_t)st.st_size))
+        return 0;
+    return pread(fd, g->p, (size_t)st.st_size, 0) == st.st_size ? (size_t)st.st_size : 0;
+}
+
+/*
+ * One input read in a child (h5_rd_preflight of image_probe), from this process: the verdict,
+ * the child's message in why, its answer in *ans (ans->p[0..*alen)) when it read the file, its
+ * counters in *cov (*clen bytes) when it ended normally.
+ */
+static int probe_child(const void *data, size_t n, char *why, size_t whylen, struct grow *ans,
+                       size_t *alen, struct grow *cov, size_t *clen)
+{
+    static int ship = -1, covfd = -1;
+    if (ship < 0)
+        ship = anon_fd("fuzz-answer");
+    if (covfd < 0)
+        covfd = anon_fd("fuzz-coverage");
+    *alen = *clen = 0;
+    if (ship >= 0 && (ftruncate(ship, 0) != 0 || lseek(ship, 0, SEEK_SET) != 0))
+        return -EIO;
+    if (covfd >= 0 && ftruncate(covfd, 0) != 0)
+        return -EIO;
+    struct image im = {data, n, ship, covfd};
+    int rc = h5_rd_preflight(image_probe, &im, FUZZ_PREFLIGHT_S, why, whylen);
+    if (rc != -ECANCELED && rc != -ETIMEDOUT)
+        *clen = slurp_fd(covfd, cov, cov_size());
+    if (!rc)
+        *alen = slurp_fd(ship, ans, (size_t)1 << 31);
+    return rc;
+}
+
 /* libhdf5's set-up (its type conversion table, the core file driver) done once in the
- * helper, not again in every child: 19 to 16 ms of CPU per input (perf stat, 800 inputs). */
+ * helper, not again in every child: 19 to 16 ms of CPU per input (perf stat, 800 inputs).
+ * And the sanitizer's symbolizer (llvm-symbolizer) started once: each child that dies
+ * writes a symbolized report, and without this each started its own, which took a third
+ * of the CPU time (perf, 600 inputs: 51 symbolizers); the children now use the helper's. */
 static void helper_warm(void)
 {
     H5open();
@@ -656,17 +772,18 @@ static void helper_warm(void)
         H5Pset_fapl_core(fapl, 64 << 10, 0);
         H5Pclose(fapl);
     }
+    if (__sanitizer_symbolize_pc) {
+        char where[256];
+        __sanitizer_symbolize_pc((void *)(uintptr_t)helper_warm, "%F %L", where, sizeof(where));
+    }
 }
 
-/* The helper: one preflight per request (u64 length, bytes), answered with
- * (i32 code, u32 length, message). Ends when the fuzzer closes its end. */
+/* The helper: one preflight per request (u64 length, bytes), answered with (i32 code, u32
+ * length, message, u64 length, answer, u64 length, counters). Ends when the fuzzer closes
+ * its end. */
 static void helper_loop(int fd)
 {
-    /* One buffer for every input, grown when needed: a buffer freed per input would sit in
-     * AddressSanitizer's quarantine (up to 256 MB of it), and every page the helper holds is
-     * a page table entry each fork copies. */
-    void *buf = NULL;
-    size_t cap = 0;
+    struct grow in = {NULL, 0}, ans = {NULL, 0}, cov = {NULL, 0};
     helper_warm();
     const char *tmp = getenv("TMPDIR");
     char path[512];
@@ -678,18 +795,13 @@ static void helper_loop(int fd)
         sigaction(deadly_sigs[i], NULL, &sanitizer_sigs[i]);
     for (;;) {
         uint64_t len;
-        if (!io_all(fd, &len, sizeof(len), false) || len > ((uint64_t)1 << 31))
+        if (!io_all(fd, &len, sizeof(len), false) || len > ((uint64_t)1 << 31) ||
+            !grow_to(&in, (size_t)len) || !io_all(fd, in.p, (size_t)len, false))
             _exit(0);
-        if (len > cap || !buf) {
-            free(buf);
-            cap = len > 262144 ? (size_t)len : 262144;
-            buf = malloc(cap);
-        }
-        if (!buf || !io_all(fd, buf, (size_t)len, false))
-            _exit(0);
-        struct image im = {buf, (size_t)len};
         char why[512] = "";
-        int32_t rc = (int32_t)h5_rd_preflight(image_probe, &im, FUZZ_PREFLIGHT_S, why, sizeof(why));
+        size_t alen, clen;
+        int32_t rc =
+            (int32_t)probe_child(in.p, (size_t)len, why, sizeof(why), &ans, &alen, &cov, &clen);
         if (rc == -ECANCELED) { /* the child died: libhdf5, or us? */
             static char rep[65536];
             child_report(rep, sizeof(rep));
@@ -701,8 +813,11 @@ static void helper_loop(int fd)
             }
         }
         uint32_t wl = (uint32_t)strnlen(why, sizeof(why));
+        uint64_t al = alen, cl = clen;
         if (!io_all(fd, &rc, sizeof(rc), true) || !io_all(fd, &wl, sizeof(wl), true) ||
-            !io_all(fd, why, wl, true))
+            !io_all(fd, why, wl, true) || !io_all(fd, &al, sizeof(al), true) ||
+            !io_all(fd, ans.p, alen, true) || !io_all(fd, &cl, sizeof(cl), true) ||
+            !io_all(fd, cov.p, clen, true))
             _exit(0);
     }
 }
@@ -728,12 +843,19 @@ static void start_helper(void)
     helper_fd = sv[0];
 }
 
-/* h5_rd_preflight of data[0..n) in the helper (or here, without one). */
-static int preflight(const uint8_t *data, size_t n, char *why, size_t whylen)
+/*
+ * data[0..n) read in a child, by the helper (or from here, without one): the verdict, the
+ * child's answer in *ans (*alen bytes; 0 when it did not read the file), its coverage added
+ * to ours.
+ */
+static int preflight(const uint8_t *data, size_t n, char *why, size_t whylen, struct grow *ans,
+                     size_t *alen)
 {
-    struct image im = {data, n};
+    static struct grow cov = {NULL, 0};
+    size_t clen = 0;
+    *alen = 0;
     if (helper_fd >= 0) {
-        uint64_t len = n;
+        uint64_t len = n, al, cl;
         int32_t rc;
         uint32_t wl;
         char buf[512];
@@ -741,27 +863,36 @@ static int preflight(const uint8_t *data, size_t n, char *why, size_t whylen)
             io_all(helper_fd, (void *)(uintptr_t)data, n, true) &&
             io_all(helper_fd, &rc, sizeof(rc), false) &&
             io_all(helper_fd, &wl, sizeof(wl), false) && wl < sizeof(buf) &&
-            io_all(helper_fd, buf, wl, false)) {
+            io_all(helper_fd, buf, wl, false) && io_all(helper_fd, &al, sizeof(al), false) &&
+            al <= ((uint64_t)1 << 31) && grow_to(ans, (size_t)al) &&
+            io_all(helper_fd, ans->p, (size_t)al, false) &&
+            io_all(helper_fd, &cl, sizeof(cl), false) && cl <= cov_size() &&
+            grow_to(&cov, (size_t)cl) && io_all(helper_fd, cov.p, (size_t)cl, false)) {
             snprintf(why, whylen, "%.*s", (int)wl, buf);
+            *alen = (size_t)al;
+            cov_merge(cov.p, (size_t)cl);
             return rc;
         }
         close(helper_fd); /* the helper is gone: fork from here from now on */
         helper_fd = -1;
     }
-    return h5_rd_preflight(image_probe, &im, FUZZ_PREFLIGHT_S, why, whylen);
+    int rc = probe_child(data, n, why, whylen, ans, alen, &cov, &clen);
+    cov_merge(cov.p, clen);
+    return rc;
 }
 
 /*
- * The fuzzer's entry: results_open's two steps, in memory: the preflight
- * above, then the read in this process (results_open_image), where the fuzzer
- * sees its coverage, then what report, check and compare do. No file is
- * written per input.
+ * The fuzzer's entry: results_open's two steps, as tidesim takes them: the read in a child
+ * (above), then its answer decoded in this process (results_from_answer), then what report,
+ * check and compare do. No file is written per input.
  */
 static int run_results(const uint8_t *data, size_t n, char *msg, size_t msglen)
 {
+    static struct grow ans = {NULL, 0};
+    size_t alen;
     struct results r;
     char err[512] = "";
-    int rc = preflight(data, n, err, sizeof(err));
+    int rc = preflight(data, n, err, sizeof(err), &ans, &alen);
     if (rc == FUZZ_CHILD_OURS) { /* a sanitizer caught our code in the child: a finding */
         snprintf(msg, msglen, "the reader failed in the preflight child: %s", err);
         return FUZZ_BROKEN;
@@ -772,9 +903,12 @@ static int run_results(const uint8_t *data, size_t n, char *msg, size_t msglen)
         snprintf(msg, msglen, "fuzz.h5: %s", err);
         return FUZZ_REJECTED;
     }
-    rc = results_open_image(&r, "fuzz.h5", data, n, err, sizeof(err));
-    if (rc)
-        return rejected(err, msg, msglen);
+    /* An answer our own reader sent for a file it read: refusing it is a bug of ours. */
+    rc = results_from_answer(&r, "fuzz.h5", FUZZ_READS, ans.p, alen, err, sizeof(err));
+    if (rc) {
+        snprintf(msg, msglen, "the child's answer (%zu bytes) was refused: %s", alen, err);
+        return FUZZ_BROKEN;
+    }
     exercise_results(&r);
     results_release(&r);
     msg[0] = '\0';
