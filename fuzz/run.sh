@@ -27,7 +27,7 @@ sh fuzz/seeds.sh "$b"
 max_len() {
     case $1 in
     scenario) echo 16384 ;;
-    results) echo 262144 ;;
+    results | results_answer) echo 262144 ;;
     *) echo 8192 ;;
     esac
 }

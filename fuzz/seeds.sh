@@ -110,6 +110,16 @@ with h5py.File(sys.argv[1], "r") as src, h5py.File(sys.argv[2], "w") as dst:
 EOF
 fi
 
+# The answers results_open's child sends for those files (what the command's process decodes,
+# analysis/results.c): the seeds of results_answer, saved by the results harness as it
+# decodes them (each file given alone is read once; a file libhdf5 crashes on has none).
+mkdir -p "$out/results_answer"
+if [ -x "$b/fuzzers/results" ] && ls "$out"/results/*.h5 >/dev/null 2>&1; then
+    TIDESIM_FUZZ_SAVE_ANSWERS=$out/results_answer ASAN_OPTIONS=detect_leaks=0 \
+        "$b/fuzzers/results" "$out"/results/*.h5 >"$b/seed-answers.log" 2>&1 ||
+        echo "fuzz: warning: the results harness failed saving answers (see $b/seed-answers.log)" >&2
+fi
+
 # Reproducers found so far are seeds too.
 for d in tests/data/fuzz/*/; do
     [ -d "$d" ] || continue

@@ -881,6 +881,22 @@ static int preflight(const uint8_t *data, size_t n, char *why, size_t whylen, st
     return rc;
 }
 
+/* With TIDESIM_FUZZ_SAVE_ANSWERS=DIR, each answer decoded is also written to DIR/answer-<hash>:
+ * the seeds of the results_answer harness (fuzz/seeds.sh). */
+static void save_answer(const uint8_t *a, size_t n)
+{
+    const char *dir = getenv("TIDESIM_FUZZ_SAVE_ANSWERS");
+    if (!dir || !*dir)
+        return;
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ a[i]) * 1099511628211ull;
+    char path[1024], msg[256];
+    snprintf(path, sizeof(path), "%s/answer-%016llx", dir, (unsigned long long)h);
+    if (write_file(path, a, n, msg, sizeof(msg)))
+        fprintf(stderr, "%s\n", msg);
+}
+
 /*
  * The fuzzer's entry: results_open's two steps, as tidesim takes them: the read in a child
  * (above), then its answer decoded in this process (results_from_answer), then what report,
@@ -909,6 +925,27 @@ static int run_results(const uint8_t *data, size_t n, char *msg, size_t msglen)
         snprintf(msg, msglen, "the child's answer (%zu bytes) was refused: %s", alen, err);
         return FUZZ_BROKEN;
     }
+    save_answer(ans.p, alen);
+    exercise_results(&r);
+    results_release(&r);
+    msg[0] = '\0';
+    return FUZZ_ACCEPTED;
+}
+
+/*
+ * The results_answer harness: the decoder of the child's answer (results_from_answer) on
+ * any bytes, then what report, check and compare do with what it accepts. The answer comes
+ * from a process that read a hostile file with libhdf5, so it is as hostile as the file.
+ * Its seeds are the answers the results harness decodes from its own seeds, saved with
+ * TIDESIM_FUZZ_SAVE_ANSWERS=DIR (fuzz/seeds.sh).
+ */
+static int run_results_answer(const uint8_t *data, size_t n, char *msg, size_t msglen)
+{
+    struct results r;
+    char err[512] = "";
+    int rc = results_from_answer(&r, "fuzz.h5", FUZZ_READS, data, n, err, sizeof(err));
+    if (rc)
+        return rejected(err, msg, msglen);
     exercise_results(&r);
     results_release(&r);
     msg[0] = '\0';
@@ -958,6 +995,7 @@ const struct fuzz_target fuzz_targets[] = {
     {"jobs_helios", run_jobs_helios, NULL},
     {"jobs_csv", run_jobs_csv, NULL},
     {"results", run_results, replay_results},
+    {"results_answer", run_results_answer, NULL},
     {"snapshot", run_snapshot, NULL},
 };
 

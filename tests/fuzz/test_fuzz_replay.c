@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "fuzz/targets.h"
+#include "tests/analysistest.h"
 
 #define REPRO_DIR "tests/data/fuzz"
 
@@ -84,6 +85,7 @@ REPLAY(jobs_pai)
 REPLAY(jobs_helios)
 REPLAY(jobs_csv)
 REPLAY(results)
+REPLAY(results_answer)
 REPLAY(snapshot)
 
 /* Every folder of reproducers names a target, and every target has a test above. */
@@ -101,7 +103,7 @@ Test(fuzz_replay, folders_name_targets)
         cr_expect_not_null(fuzz_target_find(e->d_name), "%s names no fuzz target", path);
     }
     closedir(d);
-    cr_expect_eq(fuzz_ntargets, 11, "a target was added: give it a REPLAY line here");
+    cr_expect_eq(fuzz_ntargets, 12, "a target was added: give it a REPLAY line here");
 }
 
 /* One input through a target: its verdict, and its message in msg. */
@@ -225,4 +227,44 @@ Test(fuzz_replay, a_childs_report_blames_libhdf5_or_us_by_its_first_frame)
         "analysis/results.c:55:3: runtime error: signed integer overflow: 2147483647 + 1\n"));
     /* No report at all (a plain signal): no evidence against us. */
     cr_expect_not(fuzz_report_blames_us(""));
+}
+
+/*
+ * The results harness reads a file as tidesim does, in a child that sends its answer, and
+ * decodes that; with TIDESIM_FUZZ_SAVE_ANSWERS it saves the answer, the seed of the
+ * results_answer harness, which decodes the answer whole and refuses it cut.
+ */
+Test(fuzz_replay, the_results_harness_saves_the_answer_results_answer_decodes)
+{
+    struct atest_pair pr;
+    atest_pair_init(&pr);
+    atest_sim("tests/data/scenarios/tiny.yaml", pr.a, "");
+    size_t n;
+    uint8_t *file = (uint8_t *)atest_slurp(pr.a, &n);
+    char dir[128], msg[1024];
+    snprintf(dir, sizeof(dir), "%s/answers", pr.dir);
+    cr_assert_eq(mkdir(dir, 0700), 0);
+    cr_assert_eq(setenv("TIDESIM_FUZZ_SAVE_ANSWERS", dir, 1), 0);
+    cr_expect_eq(verdict("results", file, n, msg, sizeof(msg)), FUZZ_ACCEPTED, "%s", msg);
+    unsetenv("TIDESIM_FUZZ_SAVE_ANSWERS");
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d);
+    struct dirent *e;
+    char path[400] = "";
+    while ((e = readdir(d)))
+        if (!strncmp(e->d_name, "answer-", 7))
+            snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+    closedir(d);
+    cr_assert(path[0], "the results harness saved no answer in %s", dir);
+    size_t alen;
+    uint8_t *ans = (uint8_t *)atest_slurp(path, &alen);
+    cr_expect_eq(verdict("results_answer", ans, alen, msg, sizeof(msg)), FUZZ_ACCEPTED, "%s",
+                 msg);
+    cr_expect_eq(verdict("results_answer", ans, alen - 1, msg, sizeof(msg)), FUZZ_REJECTED);
+    cr_expect(strstr(msg, "fuzz.h5: the process that read it sent a damaged answer"), "%s", msg);
+    cr_expect_eq(verdict("results_answer", file, n, msg, sizeof(msg)), FUZZ_REJECTED,
+                 "a results file is no answer");
+    free(ans);
+    free(file);
+    atest_rmdir(pr.dir);
 }
