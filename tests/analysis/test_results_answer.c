@@ -104,8 +104,8 @@ Test(results_answer, decodes_to_the_file_as_read_in_this_process)
     char *want = report_of(&direct);
     results_release(&direct);
     unsigned char *a = answer_of(pr.a, bytes, n, &len);
-    cr_assert_eq(results_from_answer(&got, pr.a, RESULTS_BY_ALL, a, len, err, sizeof(err)), 0,
-                 "%s", err);
+    cr_assert_eq(results_from_answer(&got, pr.a, RESULTS_BY_ALL, a, len, err, sizeof(err)), 0, "%s",
+                 err);
     char *have = report_of(&got);
     cr_expect(strstr(want, "per day") && strstr(want, "initial backlog drained at"), "%s", want);
     cr_expect_str_eq(have, want);
@@ -134,8 +134,8 @@ Test(results_answer, a_cut_or_damaged_answer_is_refused_or_read_whole, .timeout 
     for (size_t cut = 0; cut < len; cut += cut < 4096 ? 1 : 127) {
         int rc = results_from_answer(&r, pr.a, RESULTS_BY_ALL, a, cut, err, sizeof(err));
         cr_assert_eq(rc, -EIO, "cut at %zu of %zu: %d", cut, len, rc);
-        cr_assert(strstr(err, "sent a damaged answer") && !strncmp(err, pr.a, strlen(pr.a)),
-                  "%s", err);
+        cr_assert(strstr(err, "sent a damaged answer") && !strncmp(err, pr.a, strlen(pr.a)), "%s",
+                  err);
     }
     size_t refused = 0, read = 0;
     static const unsigned char junk[] = {0xff, 0x00, 0x80, 0x7f};

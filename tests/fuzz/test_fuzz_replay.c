@@ -258,8 +258,7 @@ Test(fuzz_replay, the_results_harness_saves_the_answer_results_answer_decodes)
     cr_assert(path[0], "the results harness saved no answer in %s", dir);
     size_t alen;
     uint8_t *ans = (uint8_t *)atest_slurp(path, &alen);
-    cr_expect_eq(verdict("results_answer", ans, alen, msg, sizeof(msg)), FUZZ_ACCEPTED, "%s",
-                 msg);
+    cr_expect_eq(verdict("results_answer", ans, alen, msg, sizeof(msg)), FUZZ_ACCEPTED, "%s", msg);
     cr_expect_eq(verdict("results_answer", ans, alen - 1, msg, sizeof(msg)), FUZZ_REJECTED);
     cr_expect(strstr(msg, "fuzz.h5: the process that read it sent a damaged answer"), "%s", msg);
     cr_expect_eq(verdict("results_answer", file, n, msg, sizeof(msg)), FUZZ_REJECTED,
