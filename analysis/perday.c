@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,20 @@
 #include "analysis/texttable.h"
 
 #define DAY_S 86400.0
+/* Days a per-day table may hold: a run lasts at most 100 Julian years (36,525 days; the
+ * scenario loader's limit, docs/security.md). A file's times are not trusted: past this
+ * they are refused, not cast (a double past SIZE_MAX made an integer is undefined). */
+#define MAX_DAYS 36526.0
+
+/* The day (0, 1, ...) of the sample that ends at t: 0 for t <= 0 (or NaN), SIZE_MAX for
+ * none (t within 1e-9 day of 0, or past MAX_DAYS). */
+static size_t day_of(double t)
+{
+    if (!(t > 0))
+        return 0;
+    double d = ceil(t / DAY_S - 1e-9) - 1;
+    return d >= 0 && d < MAX_DAYS ? (size_t)d : SIZE_MAX;
+}
 
 struct acc {
     double len, busy, alloc, within, decided, train;
@@ -58,7 +73,10 @@ static int add_run(const struct results *r, size_t rep, struct acc **acc, size_t
         rc = -EINVAL; /* no /timeseries, or time_s, util_busy or util_allocated missing */
     if (rc)
         return rc;
-    size_t days = n ? (size_t)ceil(c[0][n - 1] / DAY_S - 1e-9) : 0;
+    double last = n ? c[0][n - 1] : 0;
+    if (last > MAX_DAYS * DAY_S)
+        return -ERANGE;
+    size_t days = last > 0 ? (size_t)ceil(last / DAY_S - 1e-9) : 0;
     if (days > *ndays) {
         struct acc *a = realloc(*acc, days * sizeof(*a));
         if (!a)
@@ -70,7 +88,7 @@ static int add_run(const struct results *r, size_t rep, struct acc **acc, size_t
     double prev = 0;
     for (size_t i = 0; i < n; i++) {
         double t = c[0][i], len = t - prev;
-        size_t d = t > 0 ? (size_t)ceil(t / DAY_S - 1e-9) - 1 : 0;
+        size_t d = day_of(t);
         prev = t;
         if (!(len > 0) || d >= *ndays)
             continue;
@@ -101,7 +119,7 @@ static int add_run(const struct results *r, size_t rep, struct acc **acc, size_t
         rc = read_cols(r, rep, group, cols, v, 5, &m);
         for (size_t i = 0; !rc && v[0] && v[1] && v[2] && i < m; i++) {
             double t = v[0][i];
-            size_t d = t > 0 ? (size_t)ceil(t / DAY_S - 1e-9) - 1 : 0;
+            size_t d = day_of(t);
             if (d >= *ndays)
                 continue;
             (*acc)[d].within += v[1][i];
@@ -154,6 +172,11 @@ int perday_read_results(const struct results *r, struct perday *out, char *err, 
     if (rc) {
         if (rc == -ENOMEM)
             snprintf(err, errlen, "%s: out of memory", r->path);
+        else if (rc == -ERANGE)
+            snprintf(err, errlen,
+                     "%s: /timeseries: time_s goes past 100 years (36,525 days), longer than "
+                     "any run",
+                     r->path);
         else if (rc == -EINVAL || rc == -ENOENT)
             snprintf(err, errlen, "%s: /timeseries: time_s, util_busy or util_allocated missing",
                      r->path);

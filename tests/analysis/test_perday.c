@@ -5,6 +5,7 @@
  * summary's util_busy, and the daily training GPU-hours add up to /gpus's
  * training seconds, in every replication.
  */
+#include <errno.h>
 #include <hdf5.h>
 #include <math.h>
 
@@ -80,5 +81,45 @@ Test(perday, days_add_up_to_the_whole_run)
     cr_expect(t && strstr(t, "B within SLO %") != NULL, "%s", out);
     cr_expect(t && strstr(t, "\n  2  ") != NULL, "no day 2 row:\n%s", out);
     free(out);
+    atest_rmdir(pr.dir);
+}
+
+/* Set the last value of dataset path of results file f to v (the file is written in place). */
+static void set_last(const char *f, const char *path, double v)
+{
+    hid_t file = H5Fopen(f, H5F_ACC_RDWR, H5P_DEFAULT);
+    cr_assert_geq(file, 0, "%s", f);
+    hid_t d = H5Dopen2(file, path, H5P_DEFAULT);
+    cr_assert_geq(d, 0, "%s", path);
+    hid_t sp = H5Dget_space(d);
+    hsize_t n = (hsize_t)H5Sget_simple_extent_npoints(sp), at = n - 1, one = 1;
+    cr_assert_geq(H5Sselect_hyperslab(sp, H5S_SELECT_SET, &at, NULL, &one, NULL), 0);
+    hid_t mem = H5Screate_simple(1, &one, NULL);
+    cr_assert_geq(H5Dwrite(d, H5T_NATIVE_DOUBLE, mem, sp, H5P_DEFAULT, &v), 0);
+    H5Sclose(mem);
+    H5Sclose(sp);
+    H5Dclose(d);
+    H5Fclose(file);
+}
+
+/*
+ * A file's times are not trusted: a time past any run (a run lasts at most 100 years) is
+ * refused with a message, where it was cast to an integer (undefined; on x86-64 the table
+ * silently came out wrong). A time far out but within 100 years only lengthens the table.
+ */
+Test(perday, a_time_past_any_run_is_refused_not_cast)
+{
+    struct atest_pair pr;
+    atest_pair_init(&pr);
+    atest_sim("tests/data/scenarios/small_60h.yaml", pr.a, "");
+    set_last(pr.a, "/timeseries/time_s", 2.96e19);
+    struct perday p;
+    char err[512];
+    cr_expect_eq(perday_read(pr.a, &p, err, sizeof(err)), -ERANGE);
+    cr_expect(strstr(err, "/timeseries: time_s goes past 100 years") != NULL, "%s", err);
+    set_last(pr.a, "/timeseries/time_s", 36525.0 * 86400);
+    cr_assert_eq(perday_read(pr.a, &p, err, sizeof(err)), 0, "%s", err);
+    cr_expect_eq(p.ndays, 36525u, "the last sample ends on day 36,525");
+    perday_release(&p);
     atest_rmdir(pr.dir);
 }
