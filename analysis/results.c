@@ -2,16 +2,14 @@
 #include "analysis/results.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/answer.h"
 #include "analysis/h5read.h"
 
 struct metric_def {
@@ -1424,57 +1422,33 @@ static int open_direct(struct results *r, const char *path, unsigned by, char *e
 #define SHIP_MAX_REPS  9999u        /* count_reps' limit */
 #define SHIP_MAX_VALUE (1ull << 28) /* h5read's limit on a dataset's values */
 
-static void put(FILE *f, const void *p, size_t n)
-{
-    if (n)
-        fwrite(p, 1, n, f);
-}
-
-static void put_u64(FILE *f, uint64_t v)
-{
-    put(f, &v, sizeof(v));
-}
-
-static void put_f64(FILE *f, double v)
-{
-    put(f, &v, sizeof(v));
-}
-
-/* A string, or NULL (length UINT64_MAX). */
-static void put_str(FILE *f, const char *s)
-{
-    put_u64(f, s ? strlen(s) : UINT64_MAX);
-    if (s)
-        put(f, s, strlen(s));
-}
-
 static void put_table(FILE *f, const struct results_table *t, size_t reps)
 {
-    put_u64(f, t->n);
+    answer_put_u64(f, t->n);
     for (size_t i = 0; i < t->n; i++) {
         const struct results_metric *m = &t->m[i];
-        put_str(f, m->key);
-        put_str(f, m->own_label);
-        put_str(f, m->own_unit);
-        put_str(f, m->label);
-        put_str(f, m->unit);
-        put_f64(f, m->scale);
-        put_u64(f, (uint64_t)(int64_t)m->better);
-        put(f, m->values, reps * sizeof(double));
-        put_u64(f, m->s.n);
-        put_f64(f, m->s.mean);
-        put_f64(f, m->s.sd);
-        put_f64(f, m->s.ci95);
+        answer_put_str(f, m->key);
+        answer_put_str(f, m->own_label);
+        answer_put_str(f, m->own_unit);
+        answer_put_str(f, m->label);
+        answer_put_str(f, m->unit);
+        answer_put_f64(f, m->scale);
+        answer_put_u64(f, (uint64_t)(int64_t)m->better);
+        answer_put(f, m->values, reps * sizeof(double));
+        answer_put_u64(f, m->s.n);
+        answer_put_f64(f, m->s.mean);
+        answer_put_f64(f, m->s.sd);
+        answer_put_f64(f, m->s.ci95);
     }
 }
 
 static void put_list(FILE *f, const struct results_service *l, size_t n, size_t reps)
 {
-    put_u64(f, n);
+    answer_put_u64(f, n);
     for (size_t i = 0; i < n; i++) {
-        put_str(f, l[i].name);
-        put_str(f, l[i].board);
-        put_str(f, l[i].sharing);
+        answer_put_str(f, l[i].name);
+        answer_put_str(f, l[i].board);
+        answer_put_str(f, l[i].sharing);
         put_table(f, &l[i].t, reps);
     }
 }
@@ -1482,28 +1456,23 @@ static void put_list(FILE *f, const struct results_service *l, size_t n, size_t 
 /* In the child: r, as read, to fd (from its start). 0 or -errno. */
 static int ship_encode(const struct results *r, int fd)
 {
-    int d = dup(fd);
-    FILE *f = d >= 0 ? fdopen(d, "w") : NULL;
-    if (!f) {
-        int e = errno;
-        if (d >= 0)
-            close(d);
-        return -e;
-    }
-    put(f, SHIP_MAGIC, strlen(SHIP_MAGIC));
+    FILE *f = answer_open(fd);
+    if (!f)
+        return -errno;
+    answer_put(f, SHIP_MAGIC, strlen(SHIP_MAGIC));
     const char *strs[] = {r->scenario_name, r->policy,  r->gpu,
                           r->sharing,       r->version, r->git_commit};
     for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
-        put_str(f, strs[i]);
-    put_u64(f, r->reps);
-    put_u64(f, r->replicated);
-    put_u64(f, r->complete);
+        answer_put_str(f, strs[i]);
+    answer_put_u64(f, r->reps);
+    answer_put_u64(f, r->replicated);
+    answer_put_u64(f, r->complete);
     const double nums[] = {r->seed,    r->sim_time_reached_s, r->duration_s,
                            r->gpus,    r->wall_seconds,       r->events,
                            r->warmup_s};
-    put(f, nums, sizeof(nums));
-    put(f, r->seeds, r->reps * sizeof(double));
-    put(f, r->rep_gpus, r->reps * sizeof(double));
+    answer_put(f, nums, sizeof(nums));
+    answer_put(f, r->seeds, r->reps * sizeof(double));
+    answer_put(f, r->rep_gpus, r->reps * sizeof(double));
     put_table(f, &r->headline, r->reps);
     put_table(f, &r->gpu_states, r->reps);
     put_table(f, &r->training, r->reps);
@@ -1511,110 +1480,22 @@ static int ship_encode(const struct results *r, int fd)
     put_list(f, r->pools, r->npools, r->reps);
     put_list(f, r->queues, r->nqueues, r->reps);
     const struct results_src *s = r->src;
-    put_u64(f, s->meta_read);
+    answer_put_u64(f, s->meta_read);
     for (size_t k = 0; k < NMETA; k++)
-        put_str(f, s->meta[k]);
-    put_u64(f, s->cols.n);
+        answer_put_str(f, s->meta[k]);
+    answer_put_u64(f, s->cols.n);
     for (size_t i = 0; i < s->cols.cap; i++) {
         const struct ent *e = &s->cols.e[i];
         if (!e->path)
             continue;
-        put_str(f, e->path);
-        put_u64(f, (uint64_t)(int64_t)e->rc);
-        put_u64(f, e->v ? e->len : UINT64_MAX);
+        answer_put_str(f, e->path);
+        answer_put_u64(f, (uint64_t)(int64_t)e->rc);
+        answer_put_u64(f, e->v ? e->len : UINT64_MAX);
         if (e->v)
-            put(f, e->v, (size_t)e->len * sizeof(double));
+            answer_put(f, e->v, (size_t)e->len * sizeof(double));
     }
-    put(f, SHIP_MAGIC, strlen(SHIP_MAGIC)); /* the end: nothing was cut */
-    int rc = fflush(f) != 0 || ferror(f) ? -(errno ? errno : EIO) : 0;
-    if (fclose(f) != 0 && !rc)
-        rc = -(errno ? errno : EIO);
-    return rc;
-}
-
-/* The decoder's cursor over what the child sent; bad once anything did not fit. */
-struct ship_in {
-    const unsigned char *p;
-    size_t left;
-    bool bad;
-};
-
-static bool get(struct ship_in *in, void *out, size_t n)
-{
-    if (in->bad || n > in->left) {
-        in->bad = true;
-        if (n)
-            memset(out, 0, n);
-        return false;
-    }
-    if (n)
-        memcpy(out, in->p, n);
-    in->p += n;
-    in->left -= n;
-    return true;
-}
-
-static uint64_t get_u64(struct ship_in *in)
-{
-    uint64_t v;
-    get(in, &v, sizeof(v));
-    return v;
-}
-
-static double get_f64(struct ship_in *in)
-{
-    double v;
-    get(in, &v, sizeof(v));
-    return v;
-}
-
-/* A count of things of at least `each` bytes: at most what is left of the input, and max. */
-static size_t get_count(struct ship_in *in, size_t each, uint64_t max)
-{
-    uint64_t n = get_u64(in);
-    if (in->bad || n > max || n > in->left / each) {
-        in->bad = true;
-        return 0;
-    }
-    return (size_t)n;
-}
-
-/* A string (owned copy in *out) or NULL; false when it did not fit or memory ran out. */
-static bool get_str(struct ship_in *in, char **out)
-{
-    *out = NULL;
-    uint64_t n = get_u64(in);
-    if (in->bad || n == UINT64_MAX)
-        return !in->bad;
-    if (n > in->left || memchr(in->p, 0, (size_t)n)) {
-        in->bad = true;
-        return false;
-    }
-    *out = malloc((size_t)n + 1);
-    if (!*out) {
-        in->bad = true;
-        return false;
-    }
-    get(in, *out, (size_t)n);
-    (*out)[n] = 0;
-    return true;
-}
-
-/* n doubles into a new array (*out); false when they did not fit or memory ran out. */
-static bool get_f64s(struct ship_in *in, size_t n, double **out)
-{
-    *out = NULL;
-    if (in->bad || n > in->left / sizeof(double)) {
-        in->bad = true;
-        return false;
-    }
-    *out = malloc((n ? n : 1) * sizeof(double));
-    if (!*out) {
-        in->bad = true;
-        return false;
-    }
-    get(in, *out, n * sizeof(double));
-    return true;
+    answer_put(f, SHIP_MAGIC, strlen(SHIP_MAGIC)); /* the end: nothing was cut */
+    return answer_close(f);
 }
 
 /* A metric's shipped label or unit, kept in m->kept; own_label / own_unit when they match. */
@@ -1627,37 +1508,37 @@ static const char *keep_text(struct results_metric *m, char *text, char *own, si
     return m->kept + off;
 }
 
-static void get_table(struct ship_in *in, struct results_table *t, size_t reps)
+static void get_table(struct answer_in *in, struct results_table *t, size_t reps)
 {
-    size_t n = get_count(in, 6 * 8, UINT32_MAX);
+    size_t n = answer_get_count(in, 6 * 8, UINT32_MAX);
     t->m = n ? calloc(n, sizeof(*t->m)) : NULL;
     if (n && !t->m) {
-        in->bad = true;
+        in->bad = in->oom = true;
         return;
     }
     for (size_t i = 0; i < n && !in->bad; i++) {
         struct results_metric *m = &t->m[i];
         t->n = i + 1; /* what table_release must free */
         char *label = NULL, *unit = NULL;
-        get_str(in, &m->key);
-        get_str(in, &m->own_label);
-        get_str(in, &m->own_unit);
-        get_str(in, &label);
-        get_str(in, &unit);
-        m->scale = get_f64(in);
-        m->better = (int)(int64_t)get_u64(in);
-        get_f64s(in, reps, &m->values);
-        m->s.n = (size_t)get_u64(in);
-        m->s.mean = get_f64(in);
-        m->s.sd = get_f64(in);
-        m->s.ci95 = get_f64(in);
+        answer_get_str(in, &m->key);
+        answer_get_str(in, &m->own_label);
+        answer_get_str(in, &m->own_unit);
+        answer_get_str(in, &label);
+        answer_get_str(in, &unit);
+        m->scale = answer_get_f64(in);
+        m->better = (int)(int64_t)answer_get_u64(in);
+        answer_get_f64s(in, reps, &m->values);
+        m->s.n = (size_t)answer_get_u64(in);
+        m->s.mean = answer_get_f64(in);
+        m->s.sd = answer_get_f64(in);
+        m->s.ci95 = answer_get_f64(in);
         if (!in->bad && (!m->key || !label || m->s.n > reps ||
                          (m->better != RESULTS_HIGHER && m->better != RESULTS_LOWER &&
                           m->better != RESULTS_NEUTRAL)))
             in->bad = true;
         size_t ll = label ? strlen(label) + 1 : 0, ul = unit ? strlen(unit) + 1 : 0;
         if (!in->bad && (m->kept = malloc(ll + ul + 1)) == NULL)
-            in->bad = true;
+            in->bad = in->oom = true;
         if (!in->bad) {
             memcpy(m->kept, label, ll);
             if (unit)
@@ -1670,19 +1551,19 @@ static void get_table(struct ship_in *in, struct results_table *t, size_t reps)
     }
 }
 
-static void get_list(struct ship_in *in, struct results_service **l, size_t *ln, size_t reps)
+static void get_list(struct answer_in *in, struct results_service **l, size_t *ln, size_t reps)
 {
-    size_t n = get_count(in, 4 * 8, UINT32_MAX);
+    size_t n = answer_get_count(in, 4 * 8, UINT32_MAX);
     *l = n ? calloc(n, sizeof(**l)) : NULL;
     if (n && !*l) {
-        in->bad = true;
+        in->bad = in->oom = true;
         return;
     }
     for (size_t i = 0; i < n && !in->bad; i++) {
         *ln = i + 1;
-        get_str(in, &(*l)[i].name);
-        get_str(in, &(*l)[i].board);
-        get_str(in, &(*l)[i].sharing);
+        answer_get_str(in, &(*l)[i].name);
+        answer_get_str(in, &(*l)[i].board);
+        answer_get_str(in, &(*l)[i].sharing);
         get_table(in, &(*l)[i].t, reps);
         if (!in->bad && !(*l)[i].name)
             in->bad = true;
@@ -1710,18 +1591,6 @@ static bool list_starts_with(const struct results_service *l, size_t ln,
     return true;
 }
 
-static bool get_magic(struct ship_in *in)
-{
-    size_t n = strlen(SHIP_MAGIC);
-    if (in->bad || in->left < n || memcmp(in->p, SHIP_MAGIC, n)) {
-        in->bad = true;
-        return false;
-    }
-    in->p += n;
-    in->left -= n;
-    return true;
-}
-
 /*
  * What the child sent, buf[0..n), into r (zeroed first) for a command that reads `by`.
  * Returns 0, or -EIO / -ENOMEM with err naming path (r then holds nothing).
@@ -1730,7 +1599,7 @@ static int ship_decode(struct results *r, const char *path, unsigned by, const v
                        char *err, size_t errlen)
 {
     memset(r, 0, sizeof(*r));
-    struct ship_in in = {buf, n, false};
+    struct answer_in in = {buf, n, false, false};
     struct results_src *s = calloc(1, sizeof(*s));
     r->src = s;
     r->path = dupstr(path);
@@ -1742,12 +1611,13 @@ static int ship_decode(struct results *r, const char *path, unsigned by, const v
     s->file = H5I_INVALID_HID;
     s->shipped = true;
     s->by = by;
-    get_magic(&in);
+    answer_get_mark(&in, SHIP_MAGIC);
     char **strs[] = {&r->scenario_name, &r->policy,  &r->gpu,
                      &r->sharing,       &r->version, &r->git_commit};
     for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
-        get_str(&in, strs[i]);
-    uint64_t reps = get_u64(&in), replicated = get_u64(&in), complete = get_u64(&in);
+        answer_get_str(&in, strs[i]);
+    uint64_t reps = answer_get_u64(&in), replicated = answer_get_u64(&in),
+             complete = answer_get_u64(&in);
     if (reps < 1 || reps > SHIP_MAX_REPS || replicated > 1 || complete > 1 ||
         (!replicated && reps != 1))
         in.bad = true;
@@ -1755,11 +1625,11 @@ static int ship_decode(struct results *r, const char *path, unsigned by, const v
     r->replicated = replicated == 1;
     r->complete = complete == 1;
     double nums[7];
-    get(&in, nums, sizeof(nums));
+    answer_get(&in, nums, sizeof(nums));
     r->seed = nums[0], r->sim_time_reached_s = nums[1], r->duration_s = nums[2];
     r->gpus = nums[3], r->wall_seconds = nums[4], r->events = nums[5], r->warmup_s = nums[6];
-    get_f64s(&in, r->reps, &r->seeds);
-    get_f64s(&in, r->reps, &r->rep_gpus);
+    answer_get_f64s(&in, r->reps, &r->seeds);
+    answer_get_f64s(&in, r->reps, &r->rep_gpus);
     get_table(&in, &r->headline, r->reps);
     get_table(&in, &r->gpu_states, r->reps);
     get_table(&in, &r->training, r->reps);
@@ -1776,18 +1646,18 @@ static int ship_decode(struct results *r, const char *path, unsigned by, const v
                     !list_starts_with(r->pools, r->npools, pool_defs, NDEFS(pool_defs)) ||
                     !list_starts_with(r->queues, r->nqueues, queue_defs, NDEFS(queue_defs))))
         in.bad = true;
-    uint64_t meta_read = get_u64(&in);
+    uint64_t meta_read = answer_get_u64(&in);
     s->meta_read = meta_read == 1;
     if (meta_read > 1)
         in.bad = true;
     for (size_t k = 0; k < NMETA; k++)
-        get_str(&in, &s->meta[k]);
-    size_t ncols = get_count(&in, 3 * 8, UINT32_MAX);
+        answer_get_str(&in, &s->meta[k]);
+    size_t ncols = answer_get_count(&in, 3 * 8, UINT32_MAX);
     for (size_t i = 0; i < ncols && !in.bad; i++) {
         char *p = NULL;
-        get_str(&in, &p);
-        int64_t rc = (int64_t)get_u64(&in);
-        uint64_t len = get_u64(&in);
+        answer_get_str(&in, &p);
+        int64_t rc = (int64_t)answer_get_u64(&in);
+        uint64_t len = answer_get_u64(&in);
         bool fresh = false;
         struct ent *e = !in.bad && p ? tab_get(&s->cols, p, &fresh) : NULL;
         free(p);
@@ -1798,12 +1668,12 @@ static int ship_decode(struct results *r, const char *path, unsigned by, const v
         e->rc = (int)rc;
         if (len != UINT64_MAX) {
             e->len = len;
-            get_f64s(&in, (size_t)len, &e->v);
+            answer_get_f64s(&in, (size_t)len, &e->v);
         } else if (e->rc == 0) {
             e->rc = -ENOENT; /* shape-checked, not read: not the command's to read */
         }
     }
-    get_magic(&in);
+    answer_get_mark(&in, SHIP_MAGIC);
     /* What the child's shape checks made true and the commands rely on: the columns of one
      * table have one length (per-day tables and charts index them together). */
     for (size_t i = 0; !in.bad && i < s->cols.cap; i++) {
@@ -1824,7 +1694,7 @@ static int ship_decode(struct results *r, const char *path, unsigned by, const v
     }
     tab_release(&s->grps);
     if (in.bad || in.left) {
-        bool oom = errno == ENOMEM;
+        bool oom = in.oom;
         results_release(r);
         snprintf(err, errlen,
                  oom ? "%s: out of memory"
@@ -1836,50 +1706,22 @@ static int ship_decode(struct results *r, const char *path, unsigned by, const v
     return 0;
 }
 
-/*
- * An anonymous file for the child's answer (memfd; an unlinked file in $TMPDIR or /tmp when
- * the kernel has no memfd), closed on exec, numbered 3 or above (so that 0 in a zeroed
- * struct results_vet is none). -errno when none could be made.
- */
-static int ship_fd(void)
-{
-    int fd = -1;
-#ifdef SYS_memfd_create
-    fd = (int)syscall(SYS_memfd_create, "tidesim-results", 1u /* MFD_CLOEXEC */);
-#endif
-    if (fd < 0) {
-        const char *dir = getenv("TMPDIR");
-        char tmpl[512];
-        snprintf(tmpl, sizeof(tmpl), "%s/tidesim-read-XXXXXX", dir && *dir ? dir : "/tmp");
-        if ((fd = mkstemp(tmpl)) < 0)
-            return -errno;
-        unlink(tmpl);
-    }
-    int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-    int e = errno;
-    close(fd);
-    return high >= 0 ? high : -e;
-}
-
 /* Decode the child's answer in fd (ship_decode). */
 static int ship_receive(struct results *r, const char *path, unsigned by, int fd, char *err,
                         size_t errlen)
 {
-    struct stat st;
-    if (fstat(fd, &st) != 0 || st.st_size <= 0) {
+    struct answer_map m;
+    int rc = answer_map(fd, &m);
+    if (rc) {
         memset(r, 0, sizeof(*r));
-        snprintf(err, errlen, "%s: the process that read it sent no answer", path);
-        return -EIO;
+        snprintf(err, errlen,
+                 rc == -ENOMEM ? "%s: out of memory"
+                               : "%s: the process that read it sent no answer",
+                 path);
+        return rc;
     }
-    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (m == MAP_FAILED) {
-        memset(r, 0, sizeof(*r));
-        snprintf(err, errlen, "%s: out of memory", path);
-        return -ENOMEM;
-    }
-    errno = 0;
-    int rc = ship_decode(r, path, by, m, (size_t)st.st_size, err, errlen);
-    munmap(m, (size_t)st.st_size);
+    rc = ship_decode(r, path, by, m.p, m.n, err, errlen);
+    answer_unmap(&m);
     return rc;
 }
 
@@ -1891,7 +1733,6 @@ int results_answer(const struct results *r, int fd)
 int results_from_answer(struct results *r, const char *path, unsigned by, const void *buf, size_t n,
                         char *err, size_t errlen)
 {
-    errno = 0;
     return ship_decode(r, path, by, buf, n, err, errlen);
 }
 
@@ -1968,14 +1809,14 @@ bool results_vet_current(const struct results_vet *v, const char *path)
 struct vet_arg {
     const char *path;
     unsigned by;
-    int (*is_other)(const char *path, char *why, size_t n);
+    int (*is_other)(const char *path, int ship, char *why, size_t n);
     int ship;
 };
 
 static int vet_probe(void *arg, char *why, size_t n)
 {
     const struct vet_arg *a = arg;
-    int o = a->is_other(a->path, why, n);
+    int o = a->is_other(a->path, a->ship, why, n);
     if (o > 0)
         return VET_OTHER;
     if (o < 0)
@@ -1985,14 +1826,15 @@ static int vet_probe(void *arg, char *why, size_t n)
 }
 
 bool results_vet(const char *path, unsigned by,
-                 int (*is_other)(const char *path, char *why, size_t n), struct results_vet *v)
+                 int (*is_other)(const char *path, int ship, char *why, size_t n),
+                 struct results_vet *v)
 {
     memset(v, 0, sizeof(*v));
     v->ship = -1;
     bool st = stat(path, &v->st) == 0;
     v->known = st;
     v->by = by;
-    int fd = ship_fd();
+    int fd = answer_fd();
     if (fd < 0) {
         v->rc = fd;
         snprintf(v->why, sizeof(v->why), "cannot start the reading process (%s)", strerror(-fd));
@@ -2000,8 +1842,8 @@ bool results_vet(const char *path, unsigned by,
     }
     struct vet_arg a = {path, by, is_other, fd};
     v->rc = h5_rd_preflight(vet_probe, &a, H5READ_PREFLIGHT_S, v->why, sizeof(v->why));
+    v->ship = fd; /* what the child read: a results file's answer, or the other kind's */
     if (v->rc == VET_OTHER || v->rc == VET_OTHER_REFUSED) {
-        close(fd);
         v->known = false; /* no results file: nothing for results_open_vetted */
         v->other = st;    /* the other kind's verdict, for its reader (when the file is known) */
         v->rc = v->rc == VET_OTHER ? 0 : -EIO;
@@ -2009,7 +1851,6 @@ bool results_vet(const char *path, unsigned by,
             v->why[0] = 0;
         return true;
     }
-    v->ship = fd;
     return false;
 }
 
@@ -2045,7 +1886,7 @@ int results_open_vetted(struct results *r, const char *path, unsigned by,
         rc = v->rc;
         fd = v->ship;
         snprintf(why, sizeof(why), "%s", v->why);
-    } else if ((fd = ship_fd()) < 0) {
+    } else if ((fd = answer_fd()) < 0) {
         rc = fd;
         snprintf(why, sizeof(why), "cannot start the reading process (%s)", strerror(-fd));
     } else {

@@ -140,17 +140,19 @@ struct results_vet {
 /*
  * The child's read of path, for a command that must first know what kind of
  * file it was handed (sweepidx_is_index_vet): in a child process,
- * is_other(path, why, n), which returns 0 when path is no file of the other
- * kind, 1 when it is one and its reader read everything it reads of one, or
- * a negative code with its message in why when that reader refused it; for
- * the other kind results_vet returns true and *v keeps that verdict (v->other,
- * v->rc 0 or -EIO, v->why) for the other kind's reader (sweepidx.c). Else the
- * same child makes the read results_open_for(path, by) makes in its child, its
- * verdict kept in *v for results_open_vetted. No libhdf5 call is made in this
- * process.
+ * is_other(path, ship, why, n), which returns 0 when path is no file of the
+ * other kind, 1 when it is one and its reader read everything it reads of one
+ * and wrote its answer to ship (answer.h), or a negative code with its message
+ * in why when that reader refused it; for the other kind results_vet returns
+ * true and *v keeps that verdict and answer (v->other, v->rc 0 or -EIO, v->why,
+ * v->ship) for the other kind's reader (sweepidx.c). Else the same child makes
+ * the read results_open_for(path, by) makes in its child, its verdict and
+ * answer kept in *v for results_open_vetted. No libhdf5 call is made in this
+ * process. Release *v with results_vet_release.
  */
 bool results_vet(const char *path, unsigned by,
-                 int (*is_other)(const char *path, char *why, size_t n), struct results_vet *v);
+                 int (*is_other)(const char *path, int ship, char *why, size_t n),
+                 struct results_vet *v);
 
 /*
  * Whether v is a verdict on the file at path as it is now (device, inode,

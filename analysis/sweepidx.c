@@ -6,7 +6,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "analysis/answer.h"
 #include "analysis/escape.h"
 #include "analysis/h5io.h"
 #include "analysis/h5read.h"
@@ -287,58 +289,272 @@ static int read_hash_direct(const char *path, char **hash, char *err, size_t err
 }
 
 /*
+ * What the child that read an index sends the command (answer.h; the command makes no
+ * libhdf5 call on an index either): the table (table_load_direct), a plan's printed /plan
+ * table (plan_print_direct's output, its code and message) and a plan's answers
+ * (plan_answers_direct: the first IDX_MAX_ANSWERS size values and the count).
+ */
+#define IDX_MARK        "tidesim index, read by a child\n"
+#define IDX_MAX_ANSWERS 256u
+
+struct idx_answer {
+    struct sweepidx_table t;
+    int plan_rc;
+    char *plan_text, *plan_why;
+    int ans_rc;
+    size_t nchoices, nans;
+    double ans[IDX_MAX_ANSWERS];
+};
+
+static void idx_answer_release(struct idx_answer *a)
+{
+    sweepidx_table_release(&a->t);
+    free(a->plan_text);
+    free(a->plan_why);
+    memset(a, 0, sizeof(*a));
+}
+
+/* A column of np values, or none (NULL). */
+static void put_col(FILE *f, const double *v, size_t np)
+{
+    answer_put_u64(f, v != NULL);
+    if (v)
+        answer_put(f, v, np * sizeof(double));
+}
+
+static int idx_encode(FILE *f, const struct idx_answer *a)
+{
+    const struct sweepidx_table *t = &a->t;
+    answer_put(f, IDX_MARK, strlen(IDX_MARK));
+    const double nums[] = {t->points, t->done_n, t->reps};
+    answer_put(f, nums, sizeof(nums));
+    answer_put_str(f, t->mode);
+    answer_put_str(f, t->sweep_path);
+    answer_put_u64(f, t->naxes);
+    answer_put_u64(f, t->np);
+    for (size_t i = 0; i < t->naxes; i++)
+        answer_put_str(f, t->axes[i]);
+    put_col(f, t->done, t->np);
+    for (size_t m = 0; m < NMETRICS; m++) {
+        put_col(f, t->mean[m], t->np);
+        put_col(f, t->ci[m], t->np);
+    }
+    for (size_t i = 0; i < t->np * t->naxes; i++)
+        answer_put_str(f, t->vals[i]);
+    for (size_t i = 0; i < t->np; i++)
+        answer_put_str(f, t->files[i]);
+    const double *pc[] = {t->size, t->choice, t->verdict, t->reps_col};
+    for (size_t k = 0; k < 4; k++)
+        put_col(f, pc[k], t->np);
+    answer_put_u64(f, (uint64_t)(int64_t)a->plan_rc);
+    answer_put_str(f, a->plan_text);
+    answer_put_str(f, a->plan_why);
+    answer_put_u64(f, (uint64_t)(int64_t)a->ans_rc);
+    answer_put_u64(f, a->nchoices);
+    answer_put_u64(f, a->nans);
+    answer_put(f, a->ans, a->nans * sizeof(double));
+    answer_put(f, IDX_MARK, strlen(IDX_MARK));
+    return answer_close(f);
+}
+
+static void get_col(struct answer_in *in, double **v, size_t np)
+{
+    uint64_t has = answer_get_u64(in);
+    if (has > 1)
+        in->bad = true;
+    else if (has)
+        answer_get_f64s(in, np, v);
+}
+
+/* A negative errno sent as a code (0 included), or bad. */
+static int get_code(struct answer_in *in)
+{
+    int64_t c = (int64_t)answer_get_u64(in);
+    if (c > 0 || c < -4095)
+        in->bad = true;
+    return in->bad ? -EIO : (int)c;
+}
+
+/* What the child sent, buf[0..n), into *a (zeroed first); 0, or -EIO / -ENOMEM (a empty). */
+static int idx_decode(struct idx_answer *a, const void *buf, size_t n)
+{
+    memset(a, 0, sizeof(*a));
+    struct sweepidx_table *t = &a->t;
+    struct answer_in in = {buf, n, false, false};
+    answer_get_mark(&in, IDX_MARK);
+    double nums[3];
+    answer_get(&in, nums, sizeof(nums));
+    t->points = nums[0], t->done_n = nums[1], t->reps = nums[2];
+    answer_get_str(&in, &t->mode);
+    answer_get_str(&in, &t->sweep_path);
+    uint64_t naxes = answer_get_u64(&in), np = answer_get_u64(&in);
+    /* table_load_direct's own limits: 1-64 axes, 1-10^6 points, one row per point */
+    if (in.bad || !t->mode || !t->sweep_path || naxes < 1 || naxes > 64 || np < 1 || np > 1000000 ||
+        (double)np != t->points || np * naxes > in.left / 8)
+        in.bad = true;
+    if (!in.bad) {
+        t->axes = calloc((size_t)naxes, sizeof(char *));
+        t->vals = calloc((size_t)(np * naxes), sizeof(char *));
+        t->files = calloc((size_t)np, sizeof(char *));
+        if (!t->axes || !t->vals || !t->files)
+            in.bad = in.oom = true;
+        else
+            t->naxes = (size_t)naxes, t->np = (size_t)np;
+    }
+    for (size_t i = 0; !in.bad && i < t->naxes; i++)
+        if (answer_get_str(&in, &t->axes[i]) && !t->axes[i])
+            in.bad = true;
+    get_col(&in, &t->done, t->np);
+    if (!t->done)
+        in.bad = true;
+    for (size_t m = 0; m < NMETRICS; m++) {
+        get_col(&in, &t->mean[m], t->np);
+        get_col(&in, &t->ci[m], t->np);
+        if (!t->mean[m] != !t->ci[m])
+            in.bad = true;
+    }
+    for (size_t i = 0; !in.bad && i < t->np * t->naxes; i++)
+        if (answer_get_str(&in, &t->vals[i]) && !t->vals[i])
+            in.bad = true;
+    for (size_t i = 0; !in.bad && i < t->np; i++)
+        if (answer_get_str(&in, &t->files[i]) && !t->files[i])
+            in.bad = true;
+    double **pc[] = {&t->size, &t->choice, &t->verdict, &t->reps_col};
+    for (size_t k = 0; k < 4; k++)
+        get_col(&in, pc[k], t->np);
+    a->plan_rc = get_code(&in);
+    answer_get_str(&in, &a->plan_text);
+    answer_get_str(&in, &a->plan_why);
+    a->ans_rc = get_code(&in);
+    uint64_t nch = answer_get_u64(&in), nans = answer_get_u64(&in);
+    if (nch > SWEEPIDX_MAX_CHOICES || nans > IDX_MAX_ANSWERS || nans > nch)
+        in.bad = true;
+    else
+        a->nchoices = (size_t)nch, a->nans = (size_t)nans;
+    answer_get(&in, a->ans, a->nans * sizeof(double));
+    answer_get_mark(&in, IDX_MARK);
+    if (in.bad || in.left) {
+        bool oom = in.oom;
+        idx_answer_release(a);
+        return oom ? -ENOMEM : -EIO;
+    }
+    return 0;
+}
+
+/*
  * Everything the commands read of an index (report: the table and a plan's
  * /plan table; check and compare: the table; plot: the table and a plan's
- * answers), with the same code: run in a child process (index_vetted,
- * index_probe) before any of it runs in the command's. 0, or the refusal
- * with why ("PATH: /table/done: ...").
+ * answers), read in a child process (index_vetted, index_probe), which sends
+ * it to the command through ship (-1: nowhere, only the verdict counts).
+ * 0, or the refusal with why ("PATH: /table/done: ...").
  */
-static int index_read_all(const char *path, char *why, size_t n)
+static int index_read_all(const char *path, int ship, char *why, size_t n)
 {
-    struct sweepidx_table t;
-    int rc = table_load_direct(&t, path, why, n);
-    bool plan_mode = !rc && t.mode && !strcmp(t.mode, "plan"); /* sweepidx_report */
-    bool plan_cols = !rc && t.size != NULL;                    /* plot's index charts */
-    sweepidx_table_release(&t);
-    if (plan_mode) {
-        FILE *null = fopen("/dev/null", "w");
-        if (!null) {
+    struct idx_answer a;
+    memset(&a, 0, sizeof(a));
+    int rc = table_load_direct(&a.t, path, why, n);
+    bool plan_mode = !rc && a.t.mode && !strcmp(a.t.mode, "plan"); /* sweepidx_report */
+    bool plan_cols = !rc && a.t.size != NULL;                      /* plot's index charts */
+    if (!rc) { /* a plan's /plan table as planidx_print and sweepidx_report print it */
+        size_t len = 0;
+        char pwhy[1024] = "";
+        FILE *mem = open_memstream(&a.plan_text, &len);
+        if (!mem) {
             rc = -errno;
-            snprintf(why, n, "%s: /dev/null: %s", path, strerror(-rc));
-            return rc;
+            snprintf(why, n, "%s: out of memory", path);
+        } else {
+            a.plan_rc = plan_print_direct(mem, path, pwhy, sizeof(pwhy));
+            fclose(mem);
+            if (a.plan_rc)
+                a.plan_why = strdup(pwhy);
+            if (plan_mode && a.plan_rc) { /* a plan whose /plan cannot be read is refused */
+                rc = a.plan_rc;
+                snprintf(why, n, "%s", pwhy);
+            }
         }
-        rc = plan_print_direct(null, path, why, n);
-        fclose(null);
     }
-    if (!rc && plan_cols) {
-        double answers[256];
-        size_t nans = 0;
-        (void)plan_answers_direct(path, answers, 256, &nans); /* plot ignores a refusal */
+    if (!rc && plan_cols) /* plot ignores a refusal */
+        a.ans_rc = plan_answers_direct(path, a.ans, IDX_MAX_ANSWERS, &a.nchoices);
+    a.nans = a.nchoices < IDX_MAX_ANSWERS ? a.nchoices : IDX_MAX_ANSWERS;
+    if (!rc && ship >= 0) {
+        FILE *f = answer_open(ship);
+        rc = f ? idx_encode(f, &a) : -errno;
+        if (rc)
+            snprintf(why, n, "%s: cannot pass on what was read (%s)", path, strerror(-rc));
+    }
+    idx_answer_release(&a);
+    return rc;
+}
+
+int sweepidx_answer(const char *path, int fd, char *err, size_t errlen)
+{
+    return index_read_all(path, fd, err, errlen);
+}
+
+int sweepidx_from_answer(struct sweepidx_table *t, const void *buf, size_t n)
+{
+    struct idx_answer a;
+    int rc = idx_decode(&a, buf, n);
+    memset(t, 0, sizeof(*t));
+    if (!rc) {
+        *t = a.t;
+        memset(&a.t, 0, sizeof(a.t));
+        idx_answer_release(&a);
     }
     return rc;
 }
 
+struct idx_probe_arg {
+    const char *path;
+    int ship;
+};
+
 static int read_all_probe(void *arg, char *why, size_t n)
 {
-    return index_read_all(arg, why, n);
+    const struct idx_probe_arg *a = arg;
+    return index_read_all(a->path, a->ship, why, n);
 }
 
 /*
- * The verdict of a child process that read the index at path as every reader
- * of an index does (index_read_all): v's when v holds one on this file as it
- * still is (sweepidx_is_index_vet's child), else a child of our own. 0, or
- * the refusal with err "PATH: why" (-EIO for a child that hung).
+ * The index at path as a child process read it (index_read_all), into *a: v's answer when v
+ * holds one on this file as it still is (sweepidx_is_index_vet's child), else a child of our
+ * own. 0, or the refusal with err "PATH: why" (-EIO for a child that hung, or a damaged
+ * answer).
  */
-static int index_vetted(const char *path, const struct results_vet *v, char *err, size_t errlen)
+static int index_vetted(const char *path, const struct results_vet *v, struct idx_answer *a,
+                        char *err, size_t errlen)
 {
+    memset(a, 0, sizeof(*a));
     char why[1024] = "";
-    int rc;
-    if (v && v->other && results_vet_current(v, path)) {
+    int rc, fd;
+    bool vetted = v && v->other && v->ship > 0 && results_vet_current(v, path);
+    if (vetted) {
         rc = v->rc;
+        fd = v->ship;
         snprintf(why, sizeof(why), "%s", v->why);
+    } else if ((fd = answer_fd()) < 0) {
+        rc = fd;
+        snprintf(why, sizeof(why), "cannot start the reading process (%s)", strerror(-fd));
     } else {
-        rc = h5_rd_preflight(read_all_probe, (void *)path, H5READ_PREFLIGHT_S, why, sizeof(why));
+        struct idx_probe_arg pa = {path, fd};
+        rc = h5_rd_preflight(read_all_probe, &pa, H5READ_PREFLIGHT_S, why, sizeof(why));
     }
+    if (!rc) {
+        struct answer_map m;
+        rc = answer_map(fd, &m);
+        if (!rc) {
+            rc = idx_decode(a, m.p, m.n);
+            answer_unmap(&m);
+        }
+        if (rc)
+            snprintf(why, sizeof(why), "%s",
+                     rc == -ENOMEM ? "out of memory"
+                                   : "the process that read it sent a damaged answer (the file "
+                                     "may be hostile: it may have subverted the HDF5 library "
+                                     "there)");
+    }
+    if (!vetted && fd >= 0)
+        close(fd);
     if (!rc)
         return 0;
     if (strncmp(why, path, strlen(path)) == 0)
@@ -352,7 +568,7 @@ static int index_vetted(const char *path, const struct results_vet *v, char *err
  * In the child of results_vet: 0 when path is no sweep or plan index; else
  * the index read as every command reads one: 1, or -1 with why.
  */
-static int index_probe(const char *path, char *why, size_t n)
+static int index_probe(const char *path, int ship, char *why, size_t n)
 {
     struct h5_rd rd;
     hid_t m;
@@ -363,7 +579,7 @@ static int index_probe(const char *path, char *why, size_t n)
     }
     H5Gclose(m);
     H5Fclose(f);
-    return index_read_all(path, why, n) ? -1 : 1;
+    return index_read_all(path, ship, why, n) ? -1 : 1;
 }
 
 bool sweepidx_is_index_vet(const char *path, unsigned by, struct results_vet *v)
@@ -577,17 +793,16 @@ static void report_json(FILE *out, const struct sweepidx_table *l)
 int sweepidx_report(FILE *out, const char *path, bool json, const struct results_vet *v, char *err,
                     size_t errlen)
 {
-    struct sweepidx_table l;
-    memset(&l, 0, sizeof(l));
-    int rc = index_vetted(path, v, err, errlen);
-    rc = rc ? rc : table_load_direct(&l, path, err, errlen);
-    if (rc) {
-        sweepidx_table_release(&l);
+    struct idx_answer ia;
+    int rc = index_vetted(path, v, &ia, err, errlen);
+    if (rc)
         return rc;
-    }
+    struct sweepidx_table l = ia.t; /* the table is l's now */
+    memset(&ia.t, 0, sizeof(ia.t));
     if (json) {
         report_json(out, &l);
         sweepidx_table_release(&l);
+        idx_answer_release(&ia);
         return 0;
     }
     bool plan = l.mode && !strcmp(l.mode, "plan");
@@ -609,6 +824,7 @@ int sweepidx_report(FILE *out, const char *path, bool json, const struct results
         free(cells);
         free(buf);
         sweepidx_table_release(&l);
+        idx_answer_release(&ia);
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
     }
@@ -643,10 +859,11 @@ int sweepidx_report(FILE *out, const char *path, bool json, const struct results
     free(cells);
     free(buf);
     sweepidx_table_release(&l);
-    if (!rc && plan) {
+    if (!rc && plan) { /* the child refused a plan whose /plan it could not print */
         fputc('\n', out);
-        rc = plan_print_direct(out, path, err, errlen);
+        fputs(ia.plan_text ? ia.plan_text : "", out);
     }
+    idx_answer_release(&ia);
     return rc;
 }
 
@@ -654,14 +871,13 @@ int sweepidx_select(const char *path, const struct results_vet *v, const struct 
                     struct sweepidx_points *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof(*out));
-    struct sweepidx_table l;
-    memset(&l, 0, sizeof(l));
-    int rc = index_vetted(path, v, err, errlen);
-    rc = rc ? rc : table_load_direct(&l, path, err, errlen);
-    if (rc) {
-        sweepidx_table_release(&l);
+    struct idx_answer ia;
+    int rc = index_vetted(path, v, &ia, err, errlen);
+    if (rc)
         return rc;
-    }
+    struct sweepidx_table l = ia.t; /* the table is l's now */
+    memset(&ia.t, 0, sizeof(ia.t));
+    idx_answer_release(&ia);
     /* --where PATH=VALUE: the axis must exist. */
     size_t wax[SWEEPIDX_SEL_MAX];
     const char *wval[SWEEPIDX_SEL_MAX];
@@ -983,21 +1199,35 @@ static int plan_answers_direct(const char *path, double *size_value, size_t n, s
     return rc;
 }
 
-/* ---- the readers of an index, each after a child read it first (index_vetted) ---------- */
+/* ---- the readers of an index: what its child sent (index_vetted) ------------------------ */
 
 int sweepidx_table_load(struct sweepidx_table *t, const char *path, const struct results_vet *v,
                         char *err, size_t errlen)
 {
     memset(t, 0, sizeof(*t));
-    int rc = index_vetted(path, v, err, errlen);
-    return rc ? rc : table_load_direct(t, path, err, errlen);
+    struct idx_answer a;
+    int rc = index_vetted(path, v, &a, err, errlen);
+    if (rc)
+        return rc;
+    *t = a.t;
+    memset(&a.t, 0, sizeof(a.t));
+    idx_answer_release(&a);
+    return 0;
 }
 
 int planidx_print(FILE *out, const char *path, const struct results_vet *v, char *err,
                   size_t errlen)
 {
-    int rc = index_vetted(path, v, err, errlen);
-    return rc ? rc : plan_print_direct(out, path, err, errlen);
+    struct idx_answer a;
+    int rc = index_vetted(path, v, &a, err, errlen);
+    if (!rc && a.plan_rc) {
+        rc = a.plan_rc;
+        snprintf(err, errlen, "%s", a.plan_why ? a.plan_why : "cannot print the plan");
+    } else if (!rc) {
+        fputs(a.plan_text ? a.plan_text : "", out);
+    }
+    idx_answer_release(&a);
+    return rc;
 }
 
 int planidx_answers(const char *path, const struct results_vet *v, double *size_value, size_t n,
@@ -1005,14 +1235,42 @@ int planidx_answers(const char *path, const struct results_vet *v, double *size_
 {
     char err[64];
     *nchoices = 0;
-    int rc = index_vetted(path, v, err, sizeof(err));
-    return rc ? rc : plan_answers_direct(path, size_value, n, nchoices);
+    struct idx_answer a;
+    int rc = index_vetted(path, v, &a, err, sizeof(err));
+    if (!rc && !(rc = a.ans_rc)) {
+        /* the first IDX_MAX_ANSWERS values came with the answer (plot asks for 256) */
+        for (size_t c = 0; c < n && c < a.nans; c++)
+            size_value[c] = a.ans[c];
+        *nchoices = a.nchoices;
+    }
+    idx_answer_release(&a);
+    return rc;
 }
+
+/* The hash a child read (read_hash_direct), sent as an answer: the string. */
+struct hash_arg {
+    const char *path;
+    int ship;
+};
 
 static int hash_probe(void *arg, char *why, size_t n)
 {
+    const struct hash_arg *a = arg;
     char *hash = NULL;
-    int rc = read_hash_direct(arg, &hash, why, n);
+    int rc = read_hash_direct(a->path, &hash, why, n);
+    if (!rc) {
+        FILE *f = answer_open(a->ship);
+        if (!f) {
+            rc = -errno;
+        } else {
+            answer_put(f, IDX_MARK, strlen(IDX_MARK));
+            answer_put_str(f, hash);
+            answer_put(f, IDX_MARK, strlen(IDX_MARK));
+            rc = answer_close(f);
+        }
+        if (rc)
+            snprintf(why, n, "%s: cannot pass on what was read (%s)", a->path, strerror(-rc));
+    }
     free(hash);
     return rc;
 }
@@ -1021,14 +1279,41 @@ int sweepidx_read_hash(const char *path, char **hash, char *err, size_t errlen)
 {
     *hash = NULL;
     char why[1024] = "";
-    int rc = h5_rd_preflight(hash_probe, (void *)path, H5READ_PREFLIGHT_S, why, sizeof(why));
+    int fd = answer_fd();
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot start the reading process (%s)", path, strerror(-fd));
+        return -EINVAL;
+    }
+    struct hash_arg ha = {path, fd};
+    int rc = h5_rd_preflight(hash_probe, &ha, H5READ_PREFLIGHT_S, why, sizeof(why));
     if (rc == -ENOENT || rc == -EINVAL) { /* read_hash_direct's own refusal, path first */
+        close(fd);
         snprintf(err, errlen, "%s", why);
         return rc;
     }
     if (rc) {
+        close(fd);
         snprintf(err, errlen, "%s: %s", path, why);
         return -EINVAL;
     }
-    return read_hash_direct(path, hash, err, errlen);
+    struct answer_map m;
+    rc = answer_map(fd, &m);
+    close(fd);
+    if (!rc) {
+        struct answer_in in = {m.p, m.n, false, false};
+        answer_get_mark(&in, IDX_MARK);
+        answer_get_str(&in, hash);
+        answer_get_mark(&in, IDX_MARK);
+        if (in.bad || in.left || !*hash) {
+            free(*hash);
+            *hash = NULL;
+            rc = -EIO;
+        }
+        answer_unmap(&m);
+    }
+    if (rc) {
+        snprintf(err, errlen, "%s: the process that read it sent a damaged answer", path);
+        return -EINVAL;
+    }
+    return 0;
 }

@@ -108,6 +108,15 @@ int sweepidx_table_load(struct sweepidx_table *t, const char *path, const struct
 void sweepidx_table_release(struct sweepidx_table *t);
 
 /*
+ * For tests: what the child that reads an index sends the command (its answer: the table, a
+ * plan's printed /plan table and its answers), made by reading path in this process and
+ * written to fd (0, or the refusal with err); and the table decoded from such an answer,
+ * buf[0..n) (0, or -EIO / -ENOMEM for anything that is not an answer whole; *t then empty).
+ */
+int sweepidx_answer(const char *path, int fd, char *err, size_t errlen);
+int sweepidx_from_answer(struct sweepidx_table *t, const void *buf, size_t n);
+
+/*
  * Write DIR/index.h5 from d, reading the done points' files for their
  * metrics. /meta complete = 1 when every point is done. Returns 0, or a
  * negative code with err filled (a point file that cannot be read, a write

@@ -285,3 +285,110 @@ Test(index_reads, a_point_file_found_on_a_rerun_is_judged_in_a_child, .timeout =
     free(log);
     atest_rmdir(dir);
 }
+
+/*
+ * The ID libhdf5 gives the next file opened in this process. IDs of one type only grow, so
+ * two of these around a call tell whether the call opened a file with libhdf5 here.
+ */
+static hid_t next_file_id(const char *dir)
+{
+    char p[128];
+    snprintf(p, sizeof(p), "%s/probe.h5", dir);
+    hid_t f = H5Fcreate(p, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    cr_assert_geq(f, 0);
+    H5Fclose(f);
+    return f;
+}
+
+/*
+ * Like a results file, an index is read in a child only, which sends the command what it
+ * read: report, check, compare and plot make no libhdf5 call on it (before, the command read
+ * it again after its child). Shown by the file IDs libhdf5 hands out in this process.
+ */
+Test(index_reads, the_command_opens_no_index_with_libhdf5, .timeout = 60)
+{
+    char dir[64], idx[128], err[1200];
+    atest_tmpdir(dir, sizeof(dir));
+    small_sweep(dir, idx, sizeof(idx));
+    hid_t before = next_file_id(dir);
+    struct sweepidx_table t;
+    cr_expect_eq(sweepidx_table_load(&t, idx, NULL, err, sizeof(err)), 0, "%s", err);
+    cr_expect_eq(t.np, 4);
+    cr_expect_str_eq(t.axes[0], "policy.name");
+    sweepidx_table_release(&t);
+    struct results_vet v;
+    cr_assert(sweepidx_is_index_vet(idx, RESULTS_BY_REPORT, &v));
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    cr_assert_not_null(out);
+    cr_expect_eq(sweepidx_report(out, idx, false, &v, err, sizeof(err)), 0, "%s", err);
+    fclose(out);
+    cr_expect(strstr(buf, "4 point(s), 4 done"), "%s", buf);
+    free(buf);
+    struct sweepidx_points pts;
+    struct sweepidx_sel sel = {.nwhere = 1, .where = {"policy.name=kueue"}};
+    cr_expect_eq(sweepidx_select(idx, &v, &sel, &pts, err, sizeof(err)), 0, "%s", err);
+    cr_expect_eq(pts.n, 2u);
+    sweepidx_points_release(&pts);
+    results_vet_release(&v);
+    char *hash = NULL;
+    cr_expect_eq(sweepidx_read_hash(idx, &hash, err, sizeof(err)), 0, "%s", err);
+    cr_expect(hash && strlen(hash) > 8, "the sweep's hash: %s", hash ? hash : "(none)");
+    free(hash);
+    cr_expect_eq(next_file_id(dir), before + 1,
+                 "a file was opened with libhdf5 in the command's process");
+    atest_rmdir(dir);
+}
+
+/* An index's answer, cut anywhere or damaged anywhere, is refused or decoded, never a crash
+ * (AddressSanitizer in make test SANITIZE=...): it is as hostile as the file. */
+Test(index_reads, a_cut_or_damaged_index_answer_is_refused_or_read_whole, .timeout = 120)
+{
+    char dir[64], idx[128], err[1200];
+    atest_tmpdir(dir, sizeof(dir));
+    small_sweep(dir, idx, sizeof(idx));
+    FILE *f = tmpfile();
+    cr_assert_not_null(f);
+    cr_assert_eq(sweepidx_answer(idx, fileno(f), err, sizeof(err)), 0, "%s", err);
+    long end = lseek(fileno(f), 0, SEEK_END);
+    cr_assert_gt(end, 0);
+    size_t len = (size_t)end;
+    unsigned char *a = malloc(len);
+    cr_assert_eq(pread(fileno(f), a, len, 0), end);
+    fclose(f);
+    struct sweepidx_table t;
+    cr_assert_eq(sweepidx_from_answer(&t, a, len), 0);
+    cr_expect_eq(t.np, 4u);
+    sweepidx_table_release(&t);
+    for (size_t cut = 0; cut < len; cut++)
+        cr_assert_eq(sweepidx_from_answer(&t, a, cut), -EIO, "cut at %zu of %zu", cut, len);
+    size_t refused = 0, read = 0;
+    static const unsigned char junk[] = {0xff, 0x00, 0x80, 0x7f};
+    for (size_t i = 0; i < len; i++) {
+        unsigned char keep = a[i];
+        for (size_t j = 0; j < sizeof(junk); j++) {
+            if (junk[j] == keep)
+                continue;
+            a[i] = junk[j];
+            int rc = sweepidx_from_answer(&t, a, len);
+            cr_assert(rc == 0 || rc == -EIO, "byte %zu set to %#x: %d", i, junk[j], rc);
+            if (rc == 0) {
+                read++;
+                for (size_t p = 0; p < t.np; p++) /* what readers use: every cell there */
+                    for (size_t x = 0; x < t.naxes; x++)
+                        cr_assert_not_null(t.vals[p * t.naxes + x]);
+            } else {
+                refused++;
+            }
+            sweepidx_table_release(&t);
+        }
+        a[i] = keep;
+    }
+    cr_expect(refused > 100 && read > 100, "refused %zu, read %zu of %zu bytes", refused, read,
+              len);
+    cr_log_info("index answer of %zu bytes: %zu damaged copies refused, %zu read", len, refused,
+                read);
+    free(a);
+    atest_rmdir(dir);
+}
