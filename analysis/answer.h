@@ -15,6 +15,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Why an answer was refused: the text every reader of one gives after the file's name. */
+#define ANSWER_DAMAGED                                                                      \
+    "the process that read it sent a damaged answer (the file may be hostile: it may have " \
+    "subverted the HDF5 library there)"
+
 /*
  * An anonymous file for a child's answer (memfd; an unlinked file in $TMPDIR or /tmp when
  * the kernel has no memfd), closed on exec, numbered 3 or above (0 in a zeroed struct is

@@ -125,8 +125,17 @@ static const struct metric_def queue_defs[] = {
 static const char *const job_time_cols[] = {"submit_s", "start_s",       "end_s",       "work_s",
                                             "done_s",   "queue_delay_s", "completion_s"};
 
-static const char *const job_states[] = {"jobs_queued_at_end", "jobs_running_at_end", "jobs_done",
-                                         "jobs_rejected"};
+/* /jobs outcomes first in the training table: jobs by final state (/jobs state 0..3, in this
+ * order), then preemptions. */
+static const struct metric_def training_defs[] = {
+    {"jobs_queued_at_end", NULL, "", 1, RESULTS_NEUTRAL},
+    {"jobs_running_at_end", NULL, "", 1, RESULTS_NEUTRAL},
+    {"jobs_done", NULL, "", 1, RESULTS_NEUTRAL},
+    {"jobs_rejected", NULL, "", 1, RESULTS_NEUTRAL},
+    {"preemptions", NULL, "", 1, RESULTS_LOWER},
+};
+
+#define LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 static char *dupstr(const char *s)
 {
@@ -306,7 +315,7 @@ struct results_src {
     size_t open; /* datasets held open */
     char *meta[NMETA];
     bool meta_read;
-    bool shipped; /* received from the reading child (ship_decode): no file, nothing to read */
+    bool shipped; /* received from the reading child (results_from_answer): nothing to read */
 };
 
 static uint64_t hash_str(const char *s)
@@ -1158,7 +1167,7 @@ static int read_jobs(struct rd_ctx *c, hid_t root)
             if (v[i] >= 0 && v[i] < 4)
                 cnt[(size_t)v[i]] += 1;
         for (size_t k = 0; k < 4; k++)
-            training_metric(r, job_states[k])->values[c->rep] = cnt[k];
+            training_metric(r, training_defs[k].key)->values[c->rep] = cnt[k];
     }
     if (rc == 0 || rc == -ENOENT)
         rc = cached_col(r->src, gpath, "preemptions", &v, &n);
@@ -1206,14 +1215,9 @@ static int read_gpus_and_jobs(struct rd_ctx *c, hid_t root)
             return rc;
     }
     /* Training outcomes: jobs by final state, total preemptions, summed job seconds. */
-    for (size_t k = 0; k < 4; k++) {
-        struct metric_def d = {job_states[k], NULL, "", 1, RESULTS_NEUTRAL};
-        if (!table_add(&r->training, &d, r->reps))
+    for (size_t k = 0; k < LEN(training_defs); k++)
+        if (!table_add(&r->training, &training_defs[k], r->reps))
             return -ENOMEM;
-    }
-    struct metric_def dp = {"preemptions", NULL, "", 1, RESULTS_LOWER};
-    if (!table_add(&r->training, &dp, r->reps))
-        return -ENOMEM;
     return read_jobs(c, root);
 }
 
@@ -1408,9 +1412,9 @@ static int open_direct(struct results *r, const char *path, unsigned by, char *e
  * The command's own process never calls libhdf5 on a results file. results_open's child
  * (h5_rd_preflight) reads it, then writes what it read to an anonymous file the parent made
  * before the fork: struct results and every column results_reads lists for the command, read
- * or refused, with the /meta texts. The parent decodes that (ship_decode) instead of reading
- * the file again. Reading twice was no guarantee: libhdf5 1.10's behaviour on a damaged file
- * depends on the state of its heap (docs/security.md), so a read the child survived could
+ * or refused, with the /meta texts. The parent decodes that (results_from_answer) instead of
+ * reading the file again. Reading twice was no guarantee: libhdf5 1.10's behaviour on a damaged
+ * file depends on the state of its heap (docs/security.md), so a read the child survived could
  * still crash, or silently corrupt, the command; and a corruption that does not crash the
  * child would have happened in the command as well. Now a file that subverts libhdf5 acts in
  * the child only, and can make it send numbers, which the file could have held anyway: the
@@ -1453,9 +1457,11 @@ static void put_list(FILE *f, const struct results_service *l, size_t n, size_t 
     }
 }
 
-/* In the child: r, as read, to fd (from its start). 0 or -errno. */
-static int ship_encode(const struct results *r, int fd)
+/* In the child: r, as read, to fd (results.h). */
+int results_answer(const struct results *r, int fd)
 {
+    if (!r->src)
+        return -EINVAL;
     FILE *f = answer_open(fd);
     if (!f)
         return -errno;
@@ -1591,12 +1597,9 @@ static bool list_starts_with(const struct results_service *l, size_t ln,
     return true;
 }
 
-/*
- * What the child sent, buf[0..n), into r (zeroed first) for a command that reads `by`.
- * Returns 0, or -EIO / -ENOMEM with err naming path (r then holds nothing).
- */
-static int ship_decode(struct results *r, const char *path, unsigned by, const void *buf, size_t n,
-                       char *err, size_t errlen)
+/* What the child sent, buf[0..n), into r for a command that reads `by` (results.h). */
+int results_from_answer(struct results *r, const char *path, unsigned by, const void *buf, size_t n,
+                        char *err, size_t errlen)
 {
     memset(r, 0, sizeof(*r));
     struct answer_in in = {buf, n, false, false};
@@ -1636,15 +1639,11 @@ static int ship_decode(struct results *r, const char *path, unsigned by, const v
     get_list(&in, &r->svcs, &r->nsvcs, r->reps);
     get_list(&in, &r->pools, &r->npools, r->reps);
     get_list(&in, &r->queues, &r->nqueues, r->reps);
-#define NDEFS(d) (sizeof(d) / sizeof((d)[0]))
-    struct metric_def train_defs[5];
-    for (size_t k = 0; k < 5; k++)
-        train_defs[k].key = k < 4 ? job_states[k] : "preemptions";
-    if (!in.bad && (!starts_with(&r->headline, headline_defs, NDEFS(headline_defs)) ||
-                    !starts_with(&r->training, train_defs, 5) ||
-                    !list_starts_with(r->svcs, r->nsvcs, svc_defs, NDEFS(svc_defs)) ||
-                    !list_starts_with(r->pools, r->npools, pool_defs, NDEFS(pool_defs)) ||
-                    !list_starts_with(r->queues, r->nqueues, queue_defs, NDEFS(queue_defs))))
+    if (!in.bad && (!starts_with(&r->headline, headline_defs, LEN(headline_defs)) ||
+                    !starts_with(&r->training, training_defs, LEN(training_defs)) ||
+                    !list_starts_with(r->svcs, r->nsvcs, svc_defs, LEN(svc_defs)) ||
+                    !list_starts_with(r->pools, r->npools, pool_defs, LEN(pool_defs)) ||
+                    !list_starts_with(r->queues, r->nqueues, queue_defs, LEN(queue_defs))))
         in.bad = true;
     uint64_t meta_read = answer_get_u64(&in);
     s->meta_read = meta_read == 1;
@@ -1696,17 +1695,13 @@ static int ship_decode(struct results *r, const char *path, unsigned by, const v
     if (in.bad || in.left) {
         bool oom = in.oom;
         results_release(r);
-        snprintf(err, errlen,
-                 oom ? "%s: out of memory"
-                     : "%s: the process that read it sent a damaged answer (the file may be "
-                       "hostile: it may have subverted the HDF5 library there)",
-                 path);
+        snprintf(err, errlen, "%s: %s", path, oom ? "out of memory" : ANSWER_DAMAGED);
         return oom ? -ENOMEM : -EIO;
     }
     return 0;
 }
 
-/* Decode the child's answer in fd (ship_decode). */
+/* Decode the child's answer in fd (results_from_answer). */
 static int ship_receive(struct results *r, const char *path, unsigned by, int fd, char *err,
                         size_t errlen)
 {
@@ -1720,24 +1715,13 @@ static int ship_receive(struct results *r, const char *path, unsigned by, int fd
                  path);
         return rc;
     }
-    rc = ship_decode(r, path, by, m.p, m.n, err, errlen);
+    rc = results_from_answer(r, path, by, m.p, m.n, err, errlen);
     answer_unmap(&m);
     return rc;
 }
 
-int results_answer(const struct results *r, int fd)
-{
-    return r->src ? ship_encode(r, fd) : -EINVAL;
-}
-
-int results_from_answer(struct results *r, const char *path, unsigned by, const void *buf, size_t n,
-                        char *err, size_t errlen)
-{
-    return ship_decode(r, path, by, buf, n, err, errlen);
-}
-
 /* What open_probe reads: a path and the columns its command reads later; where it sends
- * what it read (ship_fd; -1: nowhere, only the verdict counts). */
+ * what it read (answer_fd; -1: nowhere, only the verdict counts). */
 struct probe_arg {
     const char *path;
     unsigned by;
@@ -1767,7 +1751,7 @@ static int open_probe(void *arg, char *why, size_t n)
     const struct probe_arg *a = arg;
     struct results r;
     int rc = probe_read(a, &r, why, n);
-    if (!rc && a->ship >= 0 && (rc = ship_encode(&r, a->ship)) != 0)
+    if (!rc && a->ship >= 0 && (rc = results_answer(&r, a->ship)) != 0)
         snprintf(why, n, "%s: cannot pass on what was read (%s)", a->path, strerror(-rc));
     return rc;
 }

@@ -134,7 +134,8 @@ struct results_vet {
     unsigned by;
     int rc;
     char why[512];
-    int ship; /* what the child read, for results_open_vetted (an open file; -1 or 0: none) */
+    int ship; /* what the child read, for results_open_vetted or the other kind's reader
+                 (an open file, answer.h; -1 or 0: none) */
 };
 
 /*

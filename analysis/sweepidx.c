@@ -547,11 +547,7 @@ static int index_vetted(const char *path, const struct results_vet *v, struct id
             answer_unmap(&m);
         }
         if (rc)
-            snprintf(why, sizeof(why), "%s",
-                     rc == -ENOMEM ? "out of memory"
-                                   : "the process that read it sent a damaged answer (the file "
-                                     "may be hostile: it may have subverted the HDF5 library "
-                                     "there)");
+            snprintf(why, sizeof(why), "%s", rc == -ENOMEM ? "out of memory" : ANSWER_DAMAGED);
     }
     if (!vetted && fd >= 0)
         close(fd);
@@ -871,13 +867,10 @@ int sweepidx_select(const char *path, const struct results_vet *v, const struct 
                     struct sweepidx_points *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof(*out));
-    struct idx_answer ia;
-    int rc = index_vetted(path, v, &ia, err, errlen);
+    struct sweepidx_table l;
+    int rc = sweepidx_table_load(&l, path, v, err, errlen);
     if (rc)
         return rc;
-    struct sweepidx_table l = ia.t; /* the table is l's now */
-    memset(&ia.t, 0, sizeof(ia.t));
-    idx_answer_release(&ia);
     /* --where PATH=VALUE: the axis must exist. */
     size_t wax[SWEEPIDX_SEL_MAX];
     const char *wval[SWEEPIDX_SEL_MAX];
