@@ -876,7 +876,7 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-int h5_rd_preflight(int (*probe)(void *arg, char *why, size_t n), void *arg, unsigned timeout_s,
+int h5_rd_preflight(int (*probe)(void *arg, char *why, size_t n), void *arg, unsigned timeout_ms,
                     char *why, size_t n)
 {
     int fd[2];
@@ -911,7 +911,7 @@ int h5_rd_preflight(int (*probe)(void *arg, char *why, size_t n), void *arg, uns
     char buf[8 + 1024];
     size_t got = 0;
     bool timed_out = false;
-    double deadline = now_s() + (double)timeout_s;
+    double deadline = now_s() + (double)timeout_ms / 1000.0;
     for (;;) {
         double left = deadline - now_s();
         if (left <= 0) {
@@ -940,7 +940,12 @@ int h5_rd_preflight(int (*probe)(void *arg, char *why, size_t n), void *arg, uns
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
     if (timed_out) {
-        snprintf(why, n, "reading it took more than %u s (the limit; docs/security.md)", timeout_s);
+        if (timeout_ms % 1000 == 0)
+            snprintf(why, n, "reading it took more than %u s (the limit; docs/security.md)",
+                     timeout_ms / 1000);
+        else
+            snprintf(why, n, "reading it took more than %u ms (the limit; docs/security.md)",
+                     timeout_ms);
         return -ETIMEDOUT;
     }
     int32_t rc;

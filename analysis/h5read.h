@@ -78,13 +78,13 @@ int h5_rd_limit_process(unsigned cpu_s, uint64_t as_bytes, int exit_code);
  * only when the probe returned 0 in time. Returns 0; the probe's own
  * non-zero code with its message in why; -ECANCELED with "the HDF5 library
  * crashed reading it (signal N)..." when the child died; -ETIMEDOUT with "reading it
- * took more than N s" after timeout_s seconds of wall time (the child is
- * killed); or -errno when no child could be started (pipe, fork). The child
- * reports nothing itself: sanitizer reports and libFuzzer's crash handlers
- * are turned off in it (its verdict is the answer).
+ * took more than N s" (or "N ms" for a limit under a whole second count) after
+ * timeout_ms milliseconds of wall time (the child is killed); or -errno when no child could be
+ * started (pipe, fork). The child reports nothing itself: sanitizer reports and libFuzzer's crash
+ * handlers are turned off in it (its verdict is the answer).
  */
-#define H5READ_PREFLIGHT_S 120u
-int h5_rd_preflight(int (*probe)(void *arg, char *why, size_t n), void *arg, unsigned timeout_s,
+#define H5READ_PREFLIGHT_MS 120000u
+int h5_rd_preflight(int (*probe)(void *arg, char *why, size_t n), void *arg, unsigned timeout_ms,
                     char *why, size_t n);
 
 /*

@@ -1769,7 +1769,7 @@ bool results_complete(const char *path, unsigned by)
 {
     char why[512];
     struct probe_arg a = {path, by, -1};
-    return h5_rd_preflight(complete_probe, &a, H5READ_PREFLIGHT_S, why, sizeof(why)) == 0;
+    return h5_rd_preflight(complete_probe, &a, H5READ_PREFLIGHT_MS, why, sizeof(why)) == 0;
 }
 
 /* The same file as when st was taken: device, inode, size, change times. */
@@ -1825,7 +1825,7 @@ bool results_vet(const char *path, unsigned by,
         return false;
     }
     struct vet_arg a = {path, by, is_other, fd};
-    v->rc = h5_rd_preflight(vet_probe, &a, H5READ_PREFLIGHT_S, v->why, sizeof(v->why));
+    v->rc = h5_rd_preflight(vet_probe, &a, H5READ_PREFLIGHT_MS, v->why, sizeof(v->why));
     v->ship = fd; /* what the child read: a results file's answer, or the other kind's */
     if (v->rc == VET_OTHER || v->rc == VET_OTHER_REFUSED) {
         v->known = false; /* no results file: nothing for results_open_vetted */
@@ -1875,7 +1875,7 @@ int results_open_vetted(struct results *r, const char *path, unsigned by,
         snprintf(why, sizeof(why), "cannot start the reading process (%s)", strerror(-fd));
     } else {
         struct probe_arg a = {path, by, fd};
-        rc = h5_rd_preflight(open_probe, &a, H5READ_PREFLIGHT_S, why, sizeof(why));
+        rc = h5_rd_preflight(open_probe, &a, H5READ_PREFLIGHT_MS, why, sizeof(why));
     }
     /* The reader's own refusal names the file; the child's death, a hang or no child do not. */
     if (rc && strncmp(why, path, strlen(path)) == 0)

@@ -537,7 +537,7 @@ static int index_vetted(const char *path, const struct results_vet *v, struct id
         snprintf(why, sizeof(why), "cannot start the reading process (%s)", strerror(-fd));
     } else {
         struct idx_probe_arg pa = {path, fd};
-        rc = h5_rd_preflight(read_all_probe, &pa, H5READ_PREFLIGHT_S, why, sizeof(why));
+        rc = h5_rd_preflight(read_all_probe, &pa, H5READ_PREFLIGHT_MS, why, sizeof(why));
     }
     if (!rc) {
         struct answer_map m;
@@ -1278,7 +1278,7 @@ int sweepidx_read_hash(const char *path, char **hash, char *err, size_t errlen)
         return -EINVAL;
     }
     struct hash_arg ha = {path, fd};
-    int rc = h5_rd_preflight(hash_probe, &ha, H5READ_PREFLIGHT_S, why, sizeof(why));
+    int rc = h5_rd_preflight(hash_probe, &ha, H5READ_PREFLIGHT_MS, why, sizeof(why));
     if (rc == -ENOENT || rc == -EINVAL) { /* read_hash_direct's own refusal, path first */
         close(fd);
         snprintf(err, errlen, "%s", why);

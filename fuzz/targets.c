@@ -534,9 +534,11 @@ static int helper_fd = -1;
 /* The helper's verdict when a child died of our code (fuzz_report_blames_us). */
 #define FUZZ_CHILD_OURS 4242
 
-/* Within libFuzzer's -timeout (10 s in fuzz/run.sh): a libhdf5 hang is refused, as
- * tidesim refuses it after H5READ_PREFLIGHT_S, instead of stopping the fuzzer. */
-#define FUZZ_PREFLIGHT_S 1u
+/* A libhdf5 hang is refused, as tidesim refuses it after H5READ_PREFLIGHT_MS, instead of
+ * stopping the fuzzer at libFuzzer's -timeout. A read of a seed takes 5-10 ms of CPU under
+ * AddressSanitizer; the hangs it refuses were a fifth of the harness's CPU at 1 s (perf,
+ * 1,500 inputs: four children ran to the limit), hence a quarter of a second. */
+#define FUZZ_PREFLIGHT_MS 250u
 
 /* An input, and where its child sends its answer and its coverage (-1: nowhere). */
 struct image {
@@ -739,7 +741,7 @@ static int probe_child(const void *data, size_t n, char *why, size_t whylen, str
     if (covfd >= 0 && ftruncate(covfd, 0) != 0)
         return -EIO;
     struct image im = {data, n, ship, covfd};
-    int rc = h5_rd_preflight(image_probe, &im, FUZZ_PREFLIGHT_S, why, whylen);
+    int rc = h5_rd_preflight(image_probe, &im, FUZZ_PREFLIGHT_MS, why, whylen);
     if (rc != -ECANCELED && rc != -ETIMEDOUT)
         *clen = slurp_fd(covfd, cov, cov_size());
     if (!rc)

@@ -177,18 +177,20 @@ static int probe_ok(void *arg, char *why, size_t n)
 Test(read_limits, preflight_contains_crashes_and_hangs)
 {
     char why[512];
-    cr_expect_eq(h5_rd_preflight(probe_ok, NULL, 5, why, sizeof(why)), 0);
-    cr_expect_eq(h5_rd_preflight(probe_refuse, "f.h5", 5, why, sizeof(why)), -EINVAL);
+    cr_expect_eq(h5_rd_preflight(probe_ok, NULL, 5000, why, sizeof(why)), 0);
+    cr_expect_eq(h5_rd_preflight(probe_refuse, "f.h5", 5000, why, sizeof(why)), -EINVAL);
     cr_expect_str_eq(why, "f.h5: refused for a reason");
     /* SIGSEGV; SIGABRT under AddressSanitizer, which catches the fault and aborts. */
-    cr_expect_eq(h5_rd_preflight(probe_crash, NULL, 5, why, sizeof(why)), -ECANCELED);
+    cr_expect_eq(h5_rd_preflight(probe_crash, NULL, 5000, why, sizeof(why)), -ECANCELED);
     int sig = 0;
     cr_expect_eq(sscanf(why, "the HDF5 library crashed reading it (signal %d)", &sig), 1, "%s",
                  why);
     cr_expect(sig == SIGSEGV || sig == SIGABRT, "signal %d", sig);
     cr_expect(strstr(why, "); the file is damaged or hostile"), "%s", why);
-    cr_expect_eq(h5_rd_preflight(probe_hang, NULL, 1, why, sizeof(why)), -ETIMEDOUT);
+    cr_expect_eq(h5_rd_preflight(probe_hang, NULL, 1000, why, sizeof(why)), -ETIMEDOUT);
     cr_expect_str_eq(why, "reading it took more than 1 s (the limit; docs/security.md)");
+    cr_expect_eq(h5_rd_preflight(probe_hang, NULL, 150, why, sizeof(why)), -ETIMEDOUT);
+    cr_expect_str_eq(why, "reading it took more than 150 ms (the limit; docs/security.md)");
 }
 
 /*
