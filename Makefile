@@ -50,7 +50,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_JOBS    ?= 2
 FUZZ_CRASHES ?= tests/data/fuzz
 FUZZ_TARGETS := scenario arrivals_azure arrivals_servegen arrivals_csv arrivals_counts \
-		jobs_openb jobs_pai jobs_helios jobs_csv results results_answer snapshot
+		jobs_openb jobs_pai jobs_helios jobs_csv results results_answer index_answer snapshot
 ifneq ($(FUZZ),)
 override BUILD := $(BUILD)-fuzzer
 SAN_CFLAGS  := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \

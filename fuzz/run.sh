@@ -28,6 +28,7 @@ max_len() {
     case $1 in
     scenario) echo 16384 ;;
     results | results_answer) echo 262144 ;;
+    index_answer) echo 16384 ;;
     *) echo 8192 ;;
     esac
 }

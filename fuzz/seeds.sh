@@ -120,6 +120,27 @@ if [ -x "$b/fuzzers/results" ] && ls "$out"/results/*.h5 >/dev/null 2>&1; then
         echo "fuzz: warning: the results harness failed saving answers (see $b/seed-answers.log)" >&2
 fi
 
+# The answers the child that reads a sweep's or a plan's index sends (analysis/sweepidx.c):
+# the seeds of index_answer, which reads each index given alone for its answer and saves it.
+# A sweep and a plan of the seed scenario (2 points, 2 probes of 2 seeds; a few seconds).
+mkdir -p "$out/index_answer"
+if [ -x "$b/fuzzers/index_answer" ]; then
+    rm -rf "$b/seed-sweep" "$b/seed-plan"
+    printf 'base: seed-run.yaml\nreplications: 2\naxes:\n  cluster.gpus_per_node: [2, 3]\n' \
+        >"$b/seed-sweep.yaml"
+    printf 'base: seed-run.yaml\nsize: {key: cluster.gpus_per_node, from: 2, to: 3}\n%s\n%s\n' \
+        'gates: {min-slo: 50%}' 'replications: 2' >"$b/seed-plan.yaml"
+    for k in sweep plan; do
+        if ASAN_OPTIONS=detect_leaks=0 "$b/tidesim" $k "$b/seed-$k.yaml" -o "$b/seed-$k" -j 1 \
+            >"$b/seed-$k.log" 2>&1 && [ -f "$b/seed-$k/index.h5" ]; then
+            TIDESIM_FUZZ_SAVE_ANSWERS=$out/index_answer ASAN_OPTIONS=detect_leaks=0 \
+                "$b/fuzzers/index_answer" "$b/seed-$k/index.h5" >>"$b/seed-answers.log" 2>&1 || :
+        else
+            echo "fuzz: warning: no $k index seed, the $k failed (see $b/seed-$k.log)" >&2
+        fi
+    done
+fi
+
 # Reproducers found so far are seeds too.
 for d in tests/data/fuzz/*/; do
     [ -d "$d" ] || continue

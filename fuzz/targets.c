@@ -40,6 +40,7 @@
 #include "analysis/h5read.h"
 #include "analysis/report.h"
 #include "analysis/results.h"
+#include "analysis/sweepidx.h"
 #include "sim/scenario.h"
 #include "traces/arrivals.h"
 #include "traces/jobs.h"
@@ -944,6 +945,134 @@ static int run_results_answer(const uint8_t *data, size_t n, char *msg, size_t m
 }
 
 /*
+ * The index_answer harness: the decoder of what the child that read a sweep or plan index
+ * sends the command (idx_decode in analysis/sweepidx.c, as hostile as the index: docs/
+ * security.md), then what report (text and JSON), plan, plot's answers and check's and
+ * compare's point choice (sweepidx_select: every point, --point, --where) do with what it
+ * accepts. The answer reaches the readers as sweepidx_is_index_vet leaves it to them: in a
+ * struct results_vet (v->ship), for a file that is still the one the child read; here a
+ * placeholder file made once. Besides "no crash": a refusal names the file, and taking
+ * every point gives one row per point, each with its file and label.
+ *
+ * With TIDESIM_FUZZ_SAVE_ANSWERS=DIR, an input that is an HDF5 file (an index fuzz/seeds.sh
+ * made) is read here as the child reads one (sweepidx_answer) and its answer saved to DIR:
+ * the seeds of this harness. Nothing else is read with libhdf5 in this process.
+ */
+static int index_seed(const uint8_t *data, size_t n, char *msg, size_t msglen)
+{
+    char path[512], err[512] = "";
+    int fd = answer_fd();
+    int rc = fd < 0 ? fd : temp_name(path, sizeof(path), "index.h5");
+    if (!rc)
+        rc = write_file(path, data, n, msg, msglen);
+    if (!rc) {
+        rc = sweepidx_answer(path, fd, err, sizeof(err));
+        unlink(path);
+        if (rc)
+            fprintf(stderr, "fuzz: no answer saved: %s\n", err);
+    }
+    struct answer_map m;
+    if (!rc && answer_map(fd, &m) == 0) {
+        save_answer(m.p, m.n);
+        answer_unmap(&m);
+    }
+    if (fd >= 0)
+        close(fd);
+    snprintf(msg, msglen, "an index seed, read for its answer");
+    return FUZZ_REJECTED;
+}
+
+static int run_index_answer(const uint8_t *data, size_t n, char *msg, size_t msglen)
+{
+    static const uint8_t hdf5_sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    const char *save = getenv("TIDESIM_FUZZ_SAVE_ANSWERS");
+    if (save && *save && n >= 8 && !memcmp(data, hdf5_sig, 8))
+        return index_seed(data, n, msg, msglen);
+    static char path[512];
+    static int ship = -1;
+    struct results_vet v;
+    memset(&v, 0, sizeof(v));
+    if (ship < 0) {
+        int rc = temp_name(path, sizeof(path), "index");
+        if (!rc)
+            rc = write_file(path, (const uint8_t *)"", 0, msg, msglen);
+        if (!rc && (ship = answer_fd()) < 0)
+            rc = ship;
+        if (rc) {
+            snprintf(msg, msglen, "fuzz: cannot set up the index harness (%s)", strerror(-rc));
+            return rc;
+        }
+    }
+    if (stat(path, &v.st) != 0 || ftruncate(ship, 0) != 0 ||
+        pwrite(ship, data, n, 0) != (ssize_t)n) {
+        int e = errno ? errno : EIO;
+        snprintf(msg, msglen, "fuzz: cannot hand the answer over (%s)", strerror(e));
+        return -e;
+    }
+    v.other = true;
+    v.ship = ship;
+    struct sweepidx_table t;
+    char err[1024] = "";
+    int rc = sweepidx_table_load(&t, path, &v, err, sizeof(err));
+    if (rc) {
+        sweepidx_table_release(&t);
+        if (strncmp(err, path, strlen(path)) != 0) {
+            snprintf(msg, msglen, "broken: a refusal that does not name the file: %s", err);
+            return FUZZ_BROKEN;
+        }
+        return rejected(err, msg, msglen);
+    }
+    FILE *null = fopen("/dev/null", "w");
+    if (!null) {
+        sweepidx_table_release(&t);
+        snprintf(msg, msglen, "fuzz: cannot open /dev/null");
+        return -EIO;
+    }
+    sweepidx_report(null, path, false, &v, err, sizeof(err));
+    sweepidx_report(null, path, true, &v, err, sizeof(err));
+    planidx_print(null, path, &v, err, sizeof(err));
+    double answers[256];
+    size_t nch = 0;
+    planidx_answers(path, &v, answers, 256, &nch);
+    fclose(null);
+    /* check's and compare's choice of points: all of them, then --point and --where. */
+    struct sweepidx_points pts;
+    rc = sweepidx_select(path, &v, NULL, &pts, err, sizeof(err));
+    if (!rc && pts.n != t.np) {
+        snprintf(msg, msglen, "broken: %zu of %zu points taken without a choice", pts.n, t.np);
+        rc = FUZZ_BROKEN;
+    }
+    for (size_t i = 0; rc == 0 && i < pts.n; i++)
+        if (!pts.path[i] || !pts.label[i] || pts.point[i] != i) {
+            snprintf(msg, msglen, "broken: point %zu without its file or label", i);
+            rc = FUZZ_BROKEN;
+        }
+    if (rc && rc != FUZZ_BROKEN) {
+        snprintf(msg, msglen, "broken: the table was read but its points refused: %s", err);
+        rc = FUZZ_BROKEN;
+    }
+    sweepidx_points_release(&pts); /* empty after a refusal */
+    if (rc == 0) {
+        struct sweepidx_sel sel = {.npoints = 3, .points = {t.np - 1, 0, t.np - 1}};
+        static char where[2][1024];
+        snprintf(where[0], sizeof(where[0]), "%s=%s", t.axes[0], t.vals[0]);
+        snprintf(where[1], sizeof(where[1]), "%s=x", t.axes[t.naxes - 1]);
+        sel.where[sel.nwhere++] = where[0];
+        if (sweepidx_select(path, &v, &sel, &pts, err, sizeof(err)) == 0)
+            sweepidx_points_release(&pts);
+        sel.where[sel.nwhere++] = where[1];
+        sel.npoints = 0;
+        if (sweepidx_select(path, &v, &sel, &pts, err, sizeof(err)) == 0)
+            sweepidx_points_release(&pts);
+    }
+    sweepidx_table_release(&t);
+    if (rc)
+        return rc;
+    msg[0] = '\0';
+    return FUZZ_ACCEPTED;
+}
+
+/*
  * The replay of a kept input (make test): the file on disk and results_open,
  * the production path with its child process, which must refuse a file on
  * which libhdf5 itself crashes or hangs.
@@ -987,6 +1116,7 @@ const struct fuzz_target fuzz_targets[] = {
     {"jobs_csv", run_jobs_csv, NULL},
     {"results", run_results, replay_results},
     {"results_answer", run_results_answer, NULL},
+    {"index_answer", run_index_answer, NULL},
     {"snapshot", run_snapshot, NULL},
 };
 

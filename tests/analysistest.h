@@ -107,6 +107,21 @@ static inline void atest_sim(const char *scenario, const char *out, const char *
     free(log);
 }
 
+/* A sweep of 4 points (2 policies × 1..2 nodes, 1 h each) in dir/out; its index in idx. */
+static inline void atest_small_sweep(const char *dir, char *idx, size_t n)
+{
+    char cmd[1200], *log = NULL;
+    snprintf(cmd, sizeof(cmd),
+             "cp tests/data/scenarios/small.yaml %s/small.yaml && printf 'base: small.yaml\\n"
+             "axes:\\n  policy.name: [dedicated, kueue]\\n  cluster.nodes: [1, 2]\\n' >%s/s.yaml",
+             dir, dir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(cmd, sizeof(cmd), "%s sweep %s/s.yaml -o %s/out -j 2", atest_bin(), dir, dir);
+    cr_assert_eq(atest_run(cmd, &log), 0, "%s", log);
+    free(log);
+    snprintf(idx, n, "%s/out/index.h5", dir);
+}
+
 /*
  * Make dataset `path` of HDF5 file f (a results file, an index) unreadable: the middle of its first
  * (deflated) chunk overwritten, so that inflating it fails. Its metadata

@@ -37,21 +37,6 @@ static int tidesim(char **out, const char *args)
     return atest_run(cmd, out);
 }
 
-/* A sweep of 4 points (2 policies × 1..2 nodes, 1 h each) in dir/out; its index in idx. */
-static void small_sweep(const char *dir, char *idx, size_t n)
-{
-    char cmd[1200], *log = NULL;
-    snprintf(cmd, sizeof(cmd),
-             "cp tests/data/scenarios/small.yaml %s/small.yaml && printf 'base: small.yaml\\n"
-             "axes:\\n  policy.name: [dedicated, kueue]\\n  cluster.nodes: [1, 2]\\n' >%s/s.yaml",
-             dir, dir);
-    cr_assert_eq(system(cmd), 0);
-    snprintf(cmd, sizeof(cmd), "%s sweep %s/s.yaml -o %s/out -j 2", atest_bin(), dir, dir);
-    cr_assert_eq(atest_run(cmd, &log), 0, "%s", log);
-    free(log);
-    snprintf(idx, n, "%s/out/index.h5", dir);
-}
-
 static bool have_gnuplot(void)
 {
     return system("command -v gnuplot >/dev/null 2>&1") == 0;
@@ -62,7 +47,7 @@ Test(index_reads, a_damaged_index_is_refused_by_every_command_and_an_intact_one_
 {
     char dir[64], idx[128], bad[128], args[1000];
     atest_tmpdir(dir, sizeof(dir));
-    small_sweep(dir, idx, sizeof(idx));
+    atest_small_sweep(dir, idx, sizeof(idx));
     snprintf(bad, sizeof(bad), "%s/out/bad.h5", dir); /* beside the points: they resolve */
     snprintf(args, sizeof(args), "cp %s %s", idx, bad);
     cr_assert_eq(system(args), 0);
@@ -144,7 +129,7 @@ Test(index_reads, a_reader_takes_the_childs_verdict_on_the_file_as_it_still_is, 
 {
     char dir[64], idx[128], err[1200];
     atest_tmpdir(dir, sizeof(dir));
-    small_sweep(dir, idx, sizeof(idx));
+    atest_small_sweep(dir, idx, sizeof(idx));
 
     struct results_vet v;
     cr_assert(sweepidx_is_index_vet(idx, RESULTS_BY_CHECK, &v));
@@ -238,7 +223,7 @@ Test(index_reads, a_point_file_found_on_a_rerun_is_judged_in_a_child, .timeout =
      * copy. */
     char dir[64], idx[128], p0[160], p1[160], p2[160], p3[160], cmd[1200], *log = NULL;
     atest_tmpdir(dir, sizeof(dir));
-    small_sweep(dir, idx, sizeof(idx));
+    atest_small_sweep(dir, idx, sizeof(idx));
     snprintf(p0, sizeof(p0), "%s/out/point-0000.h5", dir);
     snprintf(p1, sizeof(p1), "%s/out/point-0001.h5", dir);
     snprintf(p2, sizeof(p2), "%s/out/point-0002.h5", dir);
@@ -309,7 +294,7 @@ Test(index_reads, the_command_opens_no_index_with_libhdf5, .timeout = 60)
 {
     char dir[64], idx[128], err[1200];
     atest_tmpdir(dir, sizeof(dir));
-    small_sweep(dir, idx, sizeof(idx));
+    atest_small_sweep(dir, idx, sizeof(idx));
     hid_t before = next_file_id(dir);
     struct sweepidx_table t;
     cr_expect_eq(sweepidx_table_load(&t, idx, NULL, err, sizeof(err)), 0, "%s", err);
@@ -347,7 +332,7 @@ Test(index_reads, a_cut_or_damaged_index_answer_is_refused_or_read_whole, .timeo
 {
     char dir[64], idx[128], err[1200];
     atest_tmpdir(dir, sizeof(dir));
-    small_sweep(dir, idx, sizeof(idx));
+    atest_small_sweep(dir, idx, sizeof(idx));
     FILE *f = tmpfile();
     cr_assert_not_null(f);
     cr_assert_eq(sweepidx_answer(idx, fileno(f), err, sizeof(err)), 0, "%s", err);

@@ -9,6 +9,7 @@
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,7 @@ REPLAY(jobs_helios)
 REPLAY(jobs_csv)
 REPLAY(results)
 REPLAY(results_answer)
+REPLAY(index_answer)
 REPLAY(snapshot)
 
 /* Every folder of reproducers names a target, and every target has a test above. */
@@ -103,7 +105,7 @@ Test(fuzz_replay, folders_name_targets)
         cr_expect_not_null(fuzz_target_find(e->d_name), "%s names no fuzz target", path);
     }
     closedir(d);
-    cr_expect_eq(fuzz_ntargets, 12, "a target was added: give it a REPLAY line here");
+    cr_expect_eq(fuzz_ntargets, 13, "a target was added: give it a REPLAY line here");
 }
 
 /* One input through a target: its verdict, and its message in msg. */
@@ -229,6 +231,20 @@ Test(fuzz_replay, a_childs_report_blames_libhdf5_or_us_by_its_first_frame)
     cr_expect_not(fuzz_report_blames_us(""));
 }
 
+/* The file answer-* that a harness saved in dir, into path (n bytes); false when none. */
+static bool saved_answer(const char *dir, char *path, size_t n)
+{
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d);
+    struct dirent *e;
+    path[0] = '\0';
+    while ((e = readdir(d)))
+        if (!strncmp(e->d_name, "answer-", 7))
+            snprintf(path, n, "%s/%s", dir, e->d_name);
+    closedir(d);
+    return path[0] != '\0';
+}
+
 /*
  * The results harness reads a file as tidesim does, in a child that sends its answer, and
  * decodes that; with TIDESIM_FUZZ_SAVE_ANSWERS it saves the answer, the seed of the
@@ -247,15 +263,9 @@ Test(fuzz_replay, the_results_harness_saves_the_answer_results_answer_decodes)
     cr_assert_eq(setenv("TIDESIM_FUZZ_SAVE_ANSWERS", dir, 1), 0);
     cr_expect_eq(verdict("results", file, n, msg, sizeof(msg)), FUZZ_ACCEPTED, "%s", msg);
     unsetenv("TIDESIM_FUZZ_SAVE_ANSWERS");
-    DIR *d = opendir(dir);
-    cr_assert_not_null(d);
-    struct dirent *e;
-    char path[400] = "";
-    while ((e = readdir(d)))
-        if (!strncmp(e->d_name, "answer-", 7))
-            snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-    closedir(d);
-    cr_assert(path[0], "the results harness saved no answer in %s", dir);
+    char path[512];
+    cr_assert(saved_answer(dir, path, sizeof(path)), "the results harness saved no answer in %s",
+              dir);
     size_t alen;
     uint8_t *ans = (uint8_t *)atest_slurp(path, &alen);
     cr_expect_eq(verdict("results_answer", ans, alen, msg, sizeof(msg)), FUZZ_ACCEPTED, "%s", msg);
@@ -266,4 +276,43 @@ Test(fuzz_replay, the_results_harness_saves_the_answer_results_answer_decodes)
     free(ans);
     free(file);
     atest_rmdir(pr.dir);
+}
+
+/*
+ * The index_answer harness: with TIDESIM_FUZZ_SAVE_ANSWERS, an index (a sweep's, made here)
+ * is read for the answer its child would send, which is saved (fuzz/seeds.sh makes the
+ * harness's seeds so). That answer is read whole (report, plan, points chosen), refused cut
+ * or with one point too many claimed, and the index itself is no answer; every refusal
+ * names the file.
+ */
+Test(fuzz_replay, the_index_harness_saves_an_index_answer_and_decodes_it, .timeout = 120)
+{
+    char dir[64], idx[128], adir[160], path[512], msg[1024];
+    atest_tmpdir(dir, sizeof(dir));
+    atest_small_sweep(dir, idx, sizeof(idx));
+    size_t n, alen;
+    uint8_t *file = (uint8_t *)atest_slurp(idx, &n);
+    snprintf(adir, sizeof(adir), "%s/answers", dir);
+    cr_assert_eq(mkdir(adir, 0700), 0);
+    cr_assert_eq(setenv("TIDESIM_FUZZ_SAVE_ANSWERS", adir, 1), 0);
+    cr_expect_eq(verdict("index_answer", file, n, msg, sizeof(msg)), FUZZ_REJECTED, "%s", msg);
+    unsetenv("TIDESIM_FUZZ_SAVE_ANSWERS");
+    cr_assert(saved_answer(adir, path, sizeof(path)), "the index harness saved no answer");
+    uint8_t *ans = (uint8_t *)atest_slurp(path, &alen);
+    cr_expect_eq(verdict("index_answer", ans, alen, msg, sizeof(msg)), FUZZ_ACCEPTED, "%s", msg);
+    cr_expect_eq(verdict("index_answer", ans, alen - 1, msg, sizeof(msg)), FUZZ_REJECTED);
+    cr_expect(strstr(msg, ": the process that read it sent a damaged answer"), "%s", msg);
+    /* The point count (a double after the 31-byte mark) says 5 where the table has 4 rows. */
+    double points;
+    memcpy(&points, ans + 31, sizeof(points));
+    cr_expect_eq(points, 4);
+    points = 5;
+    memcpy(ans + 31, &points, sizeof(points));
+    cr_expect_eq(verdict("index_answer", ans, alen, msg, sizeof(msg)), FUZZ_REJECTED);
+    cr_expect(strstr(msg, ": the process that read it sent a damaged answer"), "%s", msg);
+    cr_expect_eq(verdict("index_answer", file, n, msg, sizeof(msg)), FUZZ_REJECTED,
+                 "an index file is no answer");
+    free(ans);
+    free(file);
+    atest_rmdir(dir);
 }
