@@ -96,7 +96,7 @@ VERSION    := 0.1.0
 LIB_SRCS  := $(filter-out sim/cli/main.c sim/cli/cmd_run.c sim/cli/cmd_sweep.c sim/cli/cmd_plan.c sim/cli/mpi_main.c,$(wildcard sim/*.c sim/core/*.c sim/policy/*.c sim/driver/*.c \
                sim/cli/*.c models/*.c traces/*.c analysis/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
-TEST_SRCS := $(wildcard tests/*.c tests/*/*.c)
+TEST_SRCS := $(filter-out tests/oom/failmalloc.c,$(wildcard tests/*.c tests/*/*.c))
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/obj/%.o)
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
@@ -108,9 +108,11 @@ FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzzers/%)
 LIB   := $(BUILD)/libtidesim.a
 BIN   := $(BUILD)/tidesim
 TESTS := $(BUILD)/tests/tidesim-tests
+# The allocator that fails on purpose, preloaded by the out-of-memory tests (tests/cli/test_oom.c).
+FAILMALLOC := $(BUILD)/tests/failmalloc.so
 
 .PHONY: all deps deps-fuzz deps-mpi build demo test check-tests bench lint format clean compare \
-	fuzz fuzz-build fuzz-run install man mpi mpi-if-present
+	fuzz fuzz-build fuzz-run install man mpi mpi-if-present oom
 
 PREFIX  ?= /usr/local
 DESTDIR ?=
@@ -177,6 +179,10 @@ $(TESTS): $(TEST_OBJS) $(FUZZ_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(TEST_OBJS) $(FUZZ_OBJ) $(LIB) $(CRIT_FLAGS) $(LDLIBS_ALL)
 
+$(FAILMALLOC): tests/oom/failmalloc.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -Wall -Wextra -fPIC -shared -o $@ $<
+
 $(BUILD)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -c $< -o $@
@@ -206,8 +212,15 @@ test: deps
 	@$(MAKE) --no-print-directory check-tests
 
 ifeq ($(SANITIZE),)
-check-tests: $(TESTS) $(BIN) mpi-if-present
-	TIDESIM_BIN=$(abspath $(BIN)) TIDESIM_MPI_BIN=$(abspath $(MPI_BIN)) $(TESTS) --jobs 2
+check-tests: $(TESTS) $(BIN) $(FAILMALLOC) mpi-if-present
+	TIDESIM_BIN=$(abspath $(BIN)) TIDESIM_MPI_BIN=$(abspath $(MPI_BIN)) \
+	  TIDESIM_FAILMALLOC=$(abspath $(FAILMALLOC)) $(TESTS) --jobs 2
+
+# Out-of-memory testing of every allocation (make test tries about 150 per command).
+oom: deps
+	@$(MAKE) --no-print-directory $(TESTS) $(BIN) $(FAILMALLOC)
+	TIDESIM_BIN=$(abspath $(BIN)) TIDESIM_FAILMALLOC=$(abspath $(FAILMALLOC)) TIDESIM_OOM_ALL=1 \
+	  $(TESTS) --jobs 2 --filter 'oom/*' --verbose
 else
 # Every sanitizer report lands in $(SAN_LOG) whatever the test did with stderr;
 # any report fails the run even when the test that caused it passed.

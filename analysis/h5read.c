@@ -138,6 +138,42 @@ static void obj_path(hid_t obj, const char *name, char *buf, size_t n)
         snprintf(buf, n, "%s/%.120s", strcmp(base, "/") ? base : "", name);
 }
 
+int h5_rd_link_exists(struct h5_rd *rd, hid_t parent, const char *name)
+{
+    htri_t e = H5Lexists(parent, name, H5P_DEFAULT);
+    if (e >= 0)
+        return e > 0;
+    char path[400];
+    obj_path(parent, name, path, sizeof(path));
+    h5_rd_fail(rd, -EIO, "%s: cannot look up the link (the HDF5 library failed)", path);
+    return -1;
+}
+
+int h5_rd_crt_order(hid_t obj, bool attrs)
+{
+    hid_t p = H5Gget_create_plist(obj);
+    if (p < 0)
+        return -1;
+    unsigned flags = 0;
+    herr_t e =
+        attrs ? H5Pget_attr_creation_order(p, &flags) : H5Pget_link_creation_order(p, &flags);
+    H5Pclose(p);
+    if (e < 0)
+        return -1;
+    return (flags & H5P_CRT_ORDER_INDEXED) != 0;
+}
+
+int h5_rd_attr_exists(struct h5_rd *rd, hid_t obj, const char *name)
+{
+    htri_t e = H5Aexists(obj, name);
+    if (e >= 0)
+        return e > 0;
+    char path[400];
+    obj_path(obj, name, path, sizeof(path));
+    h5_rd_fail(rd, -EIO, "%s: cannot look up the attribute (the HDF5 library failed)", path);
+    return -1;
+}
+
 static void describe_space(hid_t sp, char *buf, size_t n)
 {
     H5S_class_t sc = sp >= 0 ? H5Sget_simple_extent_type(sp) : H5S_NO_CLASS;
@@ -236,7 +272,7 @@ static bool one_value(hid_t a, char *got, size_t n)
 enum {
     ATTR_KNOWN = 1,    /* the caller knows it exists (H5Aiterate2 met it): no lookup first */
     ATTR_SKIP_STR = 2, /* a string of any shape is skipped: *rc = 1, nothing recorded */
-    ATTR_ONLY_STR = 4, /* anything but a string, or one that cannot be opened, is absent */
+    ATTR_ONLY_STR = 4, /* anything but a string is absent */
 };
 
 static hid_t attr_open(struct h5_rd *rd, hid_t obj, const char *name, const char *what, int flags,
@@ -244,26 +280,30 @@ static hid_t attr_open(struct h5_rd *rd, hid_t obj, const char *name, const char
 {
     char path[400], got[80];
     *ft = H5I_INVALID_HID;
-    if (!(flags & ATTR_KNOWN) && H5Aexists(obj, name) <= 0) {
-        *rc = -ENOENT;
+    int there = flags & ATTR_KNOWN ? 1 : h5_rd_attr_exists(rd, obj, name);
+    if (there <= 0) {
+        *rc = there < 0 ? -EIO : -ENOENT;
         return H5I_INVALID_HID;
     }
     hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
     *rc = -EIO;
-    if (a < 0 && (flags & ATTR_ONLY_STR)) {
-        *rc = -ENOENT;
-        return H5I_INVALID_HID;
-    }
-    if (a < 0) {
+    if (a < 0) { /* it exists: libhdf5 failed (never taken for absent, which it is not) */
         obj_path(obj, name, path, sizeof(path));
         h5_rd_fail(rd, -EIO, "%s: cannot open the attribute", path);
         return H5I_INVALID_HID;
     }
     if (flags & (ATTR_SKIP_STR | ATTR_ONLY_STR)) { /* decided by its class, whatever its shape */
         hid_t t = H5Aget_type(a);
-        bool str = t >= 0 && H5Tget_class(t) == H5T_STRING;
+        H5T_class_t cls = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
         if (t >= 0)
             H5Tclose(t);
+        if (cls == H5T_NO_CLASS) {
+            obj_path(obj, name, path, sizeof(path));
+            h5_rd_fail(rd, -EIO, "%s: cannot read the attribute's type", path);
+            H5Aclose(a);
+            return H5I_INVALID_HID;
+        }
+        bool str = cls == H5T_STRING;
         if (str == !!(flags & ATTR_SKIP_STR)) {
             H5Aclose(a);
             *rc = str ? 1 : -ENOENT;
@@ -402,21 +442,6 @@ int h5_rd_attr_str_opt(struct h5_rd *rd, hid_t obj, const char *name, char **out
     return attr_str(rd, obj, name, true, out);
 }
 
-H5T_class_t h5_rd_attr_class(hid_t obj, const char *name)
-{
-    if (H5Aexists(obj, name) <= 0)
-        return H5T_NO_CLASS;
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    if (a < 0)
-        return H5T_NO_CLASS;
-    hid_t t = H5Aget_type(a);
-    H5T_class_t c = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
-    if (t >= 0)
-        H5Tclose(t);
-    H5Aclose(a);
-    return c;
-}
-
 /*
  * Open the object a hard link `name` of parent names. Returns its id (of
  * whatever type), or a negative value: *rc = -ENOENT absent, -EIO recorded.
@@ -424,8 +449,9 @@ H5T_class_t h5_rd_attr_class(hid_t obj, const char *name)
 static hid_t link_open(struct h5_rd *rd, hid_t parent, const char *name, const char *want, int *rc)
 {
     char path[400];
-    *rc = -ENOENT;
-    if (H5Lexists(parent, name, H5P_DEFAULT) <= 0)
+    int there = h5_rd_link_exists(rd, parent, name);
+    *rc = there < 0 ? -EIO : -ENOENT;
+    if (there <= 0)
         return H5I_INVALID_HID;
     *rc = -EIO;
     H5L_info_t li;

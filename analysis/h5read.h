@@ -136,12 +136,29 @@ hid_t h5_rd_group(struct h5_rd *rd, hid_t parent, const char *name);
 /* The same, with *rc = 0, -ENOENT (absent) or -EIO (refused, recorded). */
 hid_t h5_rd_group_rc(struct h5_rd *rd, hid_t parent, const char *name, int *rc);
 
+/*
+ * Whether link `name` of parent (attribute `name` of obj) exists: 1, 0, or -1 when libhdf5
+ * could not tell (it failed: out of memory, a damaged index), recorded as -EIO "PATH: cannot
+ * look up the link". Never taken for absent: an object libhdf5 failed to find is no object
+ * the file lacks (a missing /meta/complete would make a complete run incomplete, a missing
+ * /summary a gate "not recorded").
+ */
+int h5_rd_link_exists(struct h5_rd *rd, hid_t parent, const char *name);
+int h5_rd_attr_exists(struct h5_rd *rd, hid_t obj, const char *name);
+
+/*
+ * Whether group obj keeps an index of its links' (attrs: its attributes') creation order,
+ * which tidesim's files do (the scenario's order): 1, 0 (a file written otherwise: walk by
+ * name), or -1 when libhdf5 could not tell. Asked before a walk in that order, so that a walk
+ * libhdf5 fails is refused and never redone in another order.
+ */
+int h5_rd_crt_order(hid_t obj, bool attrs);
+
 /* Numeric attribute into *out. 0; -ENOENT absent; -EIO refused (recorded). */
 int h5_rd_attr_double(struct h5_rd *rd, hid_t obj, const char *name, double *out);
 /*
  * The same for an attribute known to exist (met by H5Aiterate2), and a string
- * is no refusal: 1 (nothing read). One open of the attribute where
- * h5_rd_attr_class and h5_rd_attr_double make two lookups each.
+ * is no refusal: 1 (nothing read). One open of the attribute, no lookup.
  */
 int h5_rd_attr_number(struct h5_rd *rd, hid_t obj, const char *name, double *out);
 
@@ -153,13 +170,9 @@ int h5_rd_attr_str(struct h5_rd *rd, hid_t obj, const char *name, char **out);
 
 /*
  * A string attribute if there is one: an attribute of another type is taken
- * as absent (-ENOENT, nothing recorded), as h5_rd_attr_class(...) ==
- * H5T_STRING && h5_rd_attr_str(...) would, with one lookup and one open.
+ * as absent (-ENOENT, nothing recorded), with one lookup and one open.
  */
 int h5_rd_attr_str_opt(struct h5_rd *rd, hid_t obj, const char *name, char **out);
-
-/* The type class of attribute `name`, H5T_NO_CLASS when absent or unreadable. */
-H5T_class_t h5_rd_attr_class(hid_t obj, const char *name);
 
 /*
  * Check 1-D numeric dataset `name` of grp without reading it: *n gets its

@@ -778,7 +778,10 @@ static int read_summary(struct rd_ctx *c, hid_t root)
         return c->rd->rc;
     struct attr_walk w = {&c->r->headline, c->rd, c->rep, c->r->reps, 0, 0};
     hsize_t idx = 0;
-    H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, &idx, summary_attr, &w);
+    if (H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, &idx, summary_attr, &w) < 0 && !w.rc)
+        w.rc =
+            h5_rd_fail(c->rd, -EIO,
+                       "%s/summary: cannot list its attributes (the HDF5 library failed)", c->root);
     if (c->rep == 0 && !w.rc) {
         c->r->duration_s = attr_or_nan(c->rd, g, "duration_s");
         c->r->gpus = attr_or_nan(c->rd, g, "gpus");
@@ -816,7 +819,8 @@ struct svc_walk {
     const char *queue; /* WALK_FLAVORS: the queue whose /flavors is walked */
 };
 
-static void iterate_links(hid_t g, H5L_iterate_t fn, void *data, const int *rc, size_t *seen);
+static void iterate_links(struct h5_rd *rd, hid_t g, const char *where, const char *group,
+                          H5L_iterate_t fn, void *data, int *rc);
 
 /* The entry named name of a list of services (or queues), added with defs when new. */
 static struct results_service *named_get(struct results_service **list, size_t *n,
@@ -896,11 +900,13 @@ static herr_t service_link(hid_t grp, const char *name, const H5L_info_t *info, 
         h5_rd_attr_str_opt(rd, g, "sharing", &s->sharing); /* absent or no string: none */
     /* Several GPU flavors: /queues/<name>/flavors/<flavor> follow their queue, their links
      * counted with the queues' against the reader's limit. */
-    if (w->kind == WALK_QUEUES && !rd->rc && H5Lexists(g, "flavors", H5P_DEFAULT) > 0) {
+    if (w->kind == WALK_QUEUES && !rd->rc && h5_rd_link_exists(rd, g, "flavors") > 0) {
         hid_t fg = h5_rd_group(rd, g, "flavors");
         if (fg >= 0) {
             struct svc_walk fw = {w->c, w->seen, 0, WALK_FLAVORS, name};
-            iterate_links(fg, service_link, &fw, &fw.rc, &fw.seen);
+            char qpath[PATH_MAX_R];
+            snprintf(qpath, sizeof(qpath), "%s/queues/%.100s", w->c->root, name);
+            iterate_links(rd, fg, qpath, "flavors", service_link, &fw, &fw.rc);
             w->seen = fw.seen;
             H5Gclose(fg);
             if (fw.rc && !rd->rc)
@@ -912,15 +918,22 @@ static herr_t service_link(hid_t grp, const char *name, const H5L_info_t *info, 
     return w->rc ? -1 : 0;
 }
 
-/* Iterate grp's links in creation order (the scenario's order), else by name. */
-static void iterate_links(hid_t g, H5L_iterate_t fn, void *data, const int *rc, size_t *seen)
+/*
+ * Iterate g's links (group `group` under `where`) in creation order (the scenario's order),
+ * else, in a file without that order, by name. A walk libhdf5 could not finish (out of memory,
+ * a damaged index) is refused, not taken for the members it reached.
+ */
+static void iterate_links(struct h5_rd *rd, hid_t g, const char *where, const char *group,
+                          H5L_iterate_t fn, void *data, int *rc)
 {
     hsize_t idx = 0;
-    if (H5Literate(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, fn, data) < 0 && !*rc) {
-        idx = 0;
-        *seen = 0;
-        H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, fn, data);
-    }
+    int crt = h5_rd_crt_order(g, false);
+    herr_t e = crt < 0 ? -1
+                       : H5Literate(g, crt ? H5_INDEX_CRT_ORDER : H5_INDEX_NAME, H5_ITER_INC, &idx,
+                                    fn, data);
+    if (e < 0 && !*rc)
+        *rc = h5_rd_fail(rd, -EIO, "%s/%s: cannot list its members (the HDF5 library failed)",
+                         where, group);
 }
 
 static int read_services(struct rd_ctx *c, hid_t root)
@@ -929,7 +942,7 @@ static int read_services(struct rd_ctx *c, hid_t root)
     if (g < 0)
         return c->rd->rc;
     struct svc_walk w = {c, 0, 0, WALK_SERVICES, NULL};
-    iterate_links(g, service_link, &w, &w.rc, &w.seen);
+    iterate_links(c->rd, g, c->root, "services", service_link, &w, &w.rc);
     H5Gclose(g);
     return w.rc ? w.rc : c->rd->rc;
 }
@@ -937,13 +950,14 @@ static int read_services(struct rd_ctx *c, hid_t root)
 /* /pools/<name> (optional: only files of a scenario with cluster.pools have it). */
 static int read_pools(struct rd_ctx *c, hid_t root)
 {
-    if (H5Lexists(root, "pools", H5P_DEFAULT) <= 0)
-        return 0;
+    int there = h5_rd_link_exists(c->rd, root, "pools");
+    if (there <= 0)
+        return there < 0 ? c->rd->rc : 0;
     hid_t g = h5_rd_group(c->rd, root, "pools");
     if (g < 0)
         return c->rd->rc;
     struct svc_walk w = {c, 0, 0, WALK_POOLS, NULL};
-    iterate_links(g, service_link, &w, &w.rc, &w.seen);
+    iterate_links(c->rd, g, c->root, "pools", service_link, &w, &w.rc);
     H5Gclose(g);
     return w.rc ? w.rc : c->rd->rc;
 }
@@ -951,13 +965,14 @@ static int read_pools(struct rd_ctx *c, hid_t root)
 /* /queues, when the run wrote it (a policy with queues). */
 static int read_queues(struct rd_ctx *c, hid_t root)
 {
-    if (H5Lexists(root, "queues", H5P_DEFAULT) <= 0)
-        return 0;
+    int there = h5_rd_link_exists(c->rd, root, "queues");
+    if (there <= 0)
+        return there < 0 ? c->rd->rc : 0;
     hid_t g = h5_rd_group(c->rd, root, "queues");
     if (g < 0)
         return c->rd->rc;
     struct svc_walk w = {c, 0, 0, WALK_QUEUES, NULL};
-    iterate_links(g, service_link, &w, &w.rc, &w.seen);
+    iterate_links(c->rd, g, c->root, "queues", service_link, &w, &w.rc);
     H5Gclose(g);
     return w.rc ? w.rc : c->rd->rc;
 }
@@ -1023,7 +1038,8 @@ static int check_columns(struct results_src *src, hid_t parent, const char *ppat
         return rd->rc;
     struct shape_walk w = {.rd = rd, .src = src, .gpath = gpath, .suffix = suffix};
     hsize_t idx = 0;
-    H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, shape_link, &w);
+    if (H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, shape_link, &w) < 0 && !w.rc)
+        w.rc = h5_rd_fail(rd, -EIO, "%s: cannot list its members (the HDF5 library failed)", gpath);
     H5Gclose(g);
     return w.rc ? w.rc : rd->rc;
 }
@@ -1070,7 +1086,9 @@ static int check_shapes(struct results_src *src, hid_t root, const char *rpath)
     if (g >= 0) {
         struct svc_shape_walk w = {src, rpath, 0, 0};
         hsize_t idx = 0;
-        H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, service_shape, &w);
+        if (H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, service_shape, &w) < 0 && !w.rc)
+            w.rc = h5_rd_fail(
+                rd, -EIO, "%s/services: cannot list its members (the HDF5 library failed)", rpath);
         H5Gclose(g);
         rc = w.rc;
     }
@@ -1130,7 +1148,7 @@ static int walk_columns(hid_t root, const char *rpath, const char *group, struct
     hid_t g = h5_rd_group(w->rd, root, group);
     if (g < 0)
         return w->rd->rc;
-    iterate_links(g, sum_column, w, &w->rc, &w->seen);
+    iterate_links(w->rd, g, rpath, group, sum_column, w, &w->rc);
     H5Gclose(g);
     return w->rc ? w->rc : w->rd->rc;
 }
@@ -1245,8 +1263,9 @@ static size_t count_reps(struct h5_rd *rd, hid_t f)
     char name[32];
     for (;;) {
         snprintf(name, sizeof(name), "rep%04zu", n);
-        if (H5Lexists(f, name, H5P_DEFAULT) <= 0)
-            return n;
+        int there = h5_rd_link_exists(rd, f, name);
+        if (there <= 0)
+            return there < 0 ? 0 : n;
         if (++n > MAX_REPS) {
             h5_rd_fail(rd, -EIO, "/rep%04d: more replications than tidesim writes (%d)", MAX_REPS,
                        MAX_REPS);
@@ -1275,7 +1294,7 @@ static int read_all(struct results *r, struct h5_rd *rd, hid_t f)
         r->rep_gpus[i] = NAN;
         char root[32];
         rep_path(r, i, root, sizeof(root));
-        if (H5Lexists(g, "meta", H5P_DEFAULT) > 0) {
+        if (h5_rd_link_exists(rd, g, "meta") > 0) {
             hid_t m = h5_rd_group(rd, g, "meta");
             if (m >= 0) {
                 r->seeds[i] = attr_or_nan(rd, m, "seed");
@@ -1346,8 +1365,9 @@ static int read_file(struct results *r, struct results_src *s, const char *path,
     hid_t f = s->file;
     r->src = s;
     size_t reps = count_reps(rd, f);
-    if (!rd->rc && (H5Lexists(f, "meta", H5P_DEFAULT) <= 0 ||
-                    (reps == 0 && H5Lexists(f, "summary", H5P_DEFAULT) <= 0))) {
+    int has_meta = rd->rc ? 1 : h5_rd_link_exists(rd, f, "meta");
+    int has_summary = rd->rc || reps ? 1 : h5_rd_link_exists(rd, f, "summary");
+    if (!rd->rc && (has_meta == 0 || has_summary == 0)) {
         snprintf(err, errlen, "%s: not a tidesim results file (no /meta or /summary)", path);
         results_release(r);
         return -EINVAL;
@@ -1658,7 +1678,9 @@ int results_from_answer(struct results *r, const char *path, unsigned by, const 
         int64_t rc = (int64_t)answer_get_u64(&in);
         uint64_t len = answer_get_u64(&in);
         bool fresh = false;
-        struct ent *e = !in.bad && p ? tab_get(&s->cols, p, &fresh) : NULL;
+        struct ent *e = NULL;
+        if (!in.bad && p && !(e = tab_get(&s->cols, p, &fresh)))
+            in.oom = true;
         free(p);
         if (!e || !fresh || rc > 0 || rc < -4095 || (len != UINT64_MAX && len > SHIP_MAX_VALUE)) {
             in.bad = true;
@@ -1685,7 +1707,7 @@ int results_from_answer(struct results *r, const char *path, unsigned by, const 
         bool fresh;
         struct ent *g = tab_get(&s->grps, group, &fresh);
         if (!g)
-            in.bad = true;
+            in.bad = in.oom = true;
         else if (fresh)
             g->len = e->len;
         else if (g->len != e->len)

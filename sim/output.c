@@ -244,8 +244,10 @@ int sim_output_open(struct sim_output **out, const char *path, const struct scen
 {
     struct sim_output *o = calloc(1, sizeof(*o));
     *out = NULL;
-    if (!o)
+    if (!o) {
+        snprintf(err, errlen, "cannot create %s: out of memory", path);
         return -ENOMEM;
+    }
     h5io_quiet();
     o->wall_t0 = mono_now();
     iso_now(o->wall_start, sizeof(o->wall_start));
@@ -1422,6 +1424,7 @@ int sim_output_finish(struct sim_output *o, const struct sim *s, bool complete, 
     size_t n = strlen(o->f.path) + 16;
     char *name = malloc(n);
     if (!name) {
+        snprintf(err, errlen, "cannot write %s: out of memory", o->f.path);
         h5file_abort(&o->f);
         output_free(o);
         return -ENOMEM;

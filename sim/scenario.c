@@ -1719,6 +1719,9 @@ static int finish_load(struct scenario *sc, int rc, struct conf_err *err)
 {
     if (rc == 0)
         rc = load_root(sc, err);
+    if (rc && !err->msg[0]) /* a refusal without its own message: an allocation that failed */
+        snprintf(err->msg, sizeof(err->msg), "%s: %s", sc->path ? sc->path : "scenario",
+                 rc == -ENOMEM ? "out of memory" : strerror(rc < 0 ? -rc : rc));
     if (rc)
         scenario_release(sc);
     return rc;
@@ -1728,6 +1731,7 @@ int scenario_load(struct scenario *sc, const char *path, struct conf_err *err)
 {
     memset(sc, 0, sizeof(*sc));
     sc->path = path;
+    err->msg[0] = '\0';
     return finish_load(sc, conf_load_file(&sc->doc, path, err), err);
 }
 
@@ -1736,6 +1740,7 @@ int scenario_load_string(struct scenario *sc, const char *name, const char *text
 {
     memset(sc, 0, sizeof(*sc));
     sc->path = name;
+    err->msg[0] = '\0';
     return finish_load(sc, conf_load_string(&sc->doc, name, text, err), err);
 }
 
@@ -1744,6 +1749,7 @@ int scenario_load_set(struct scenario *sc, const char *path, const char *text,
 {
     memset(sc, 0, sizeof(*sc));
     sc->path = path;
+    err->msg[0] = '\0';
     int rc =
         text ? conf_load_string(&sc->doc, path, text, err) : conf_load_file(&sc->doc, path, err);
     if (rc == 0)

@@ -220,12 +220,19 @@ static bool tenant_down(const struct sim *s, uint32_t tid)
     return t->kind == TENANT_INFER && s->svcs[t->owner].reps[t->member].down;
 }
 
+void sim_fail_oom(struct sim *s, const char *what)
+{
+    if (s->event_error)
+        return; /* the first error stands */
+    s->event_error = -ENOMEM;
+    snprintf(s->err, sizeof(s->err), "out of memory %s", what);
+    s->eng.stop = true;
+}
+
 /* An event could not be scheduled: stop the run (sim_run reports s->err). */
 static void event_failed(struct sim *s)
 {
-    s->event_error = -ENOMEM;
-    snprintf(s->err, sizeof(s->err), "out of memory in the event queue");
-    s->eng.stop = true;
+    sim_fail_oom(s, "in the event queue");
 }
 
 static void fault_clock_start(struct sim *s, uint32_t tid)
@@ -796,8 +803,8 @@ int sim_init(struct sim *s, const struct scenario *sc, uint64_t seed, const stru
     s->in_init = false;
     if (rc) {
         if (rc == -ENOMEM || !s->err[0]) /* else the policy said why */
-            snprintf(s->err, sizeof(s->err), "policy '%s' could not start (error %d)", s->pol->name,
-                     rc);
+            snprintf(s->err, sizeof(s->err), "policy '%s' could not start (%s)", s->pol->name,
+                     rc == -ENOMEM ? "out of memory" : strerror(-rc));
         goto fail_msg;
     }
     if ((rc = seed_snapshot(s)))
@@ -907,6 +914,8 @@ int sim_start_replica_on_profile(struct sim *s, uint32_t svc, const uint32_t *ca
         int rc = cluster_place(&s->cl, cards[i], s->eng.now, &req, &tids[i]);
         if (rc == 1)
             s->oom_kills++;
+        if (rc == -ENOMEM)
+            sim_fail_oom(s, "placing a replica on its cards");
         if (rc) {
             for (uint32_t k = 0; k < i; k++)
                 cluster_remove(&s->cl, tids[k], s->eng.now);
@@ -918,6 +927,8 @@ int sim_start_replica_on_profile(struct sim *s, uint32_t svc, const uint32_t *ca
     else if (delay > 0 || c->startup.on)
         delay = startup_delay(sv, delay);
     int rc = service_add_replica_gang(sv, tids, n, delay <= 0, &ri);
+    if (rc == -ENOMEM)
+        sim_fail_oom(s, "adding a replica");
     if (rc) {
         for (uint32_t k = 0; k < n; k++)
             cluster_remove(&s->cl, tids[k], s->eng.now);

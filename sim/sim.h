@@ -121,6 +121,13 @@ int sim_init(struct sim *s, const struct scenario *sc, uint64_t seed, const stru
  */
 int sim_run(struct sim *s, const volatile sig_atomic_t *interrupt);
 
+/*
+ * Memory ran out during the run (`what`: "queueing a training job"): stop it, with
+ * "out of memory <what>" in s->err and -ENOMEM from sim_run. Never carry on with a result
+ * the allocation would have changed (a job rejected or left waiting). The first error stands.
+ */
+void sim_fail_oom(struct sim *s, const char *what);
+
 void sim_release(struct sim *s);
 
 /*

@@ -511,6 +511,8 @@ int trainer_start(struct trainer *t, uint32_t id, const uint32_t *gpus)
             for (uint32_t k = 0; k < i; k++)
                 cluster_remove(t->cl, j->tids[k], now);
             j->updating = false;
+            if (rc == -ENOMEM) /* the run stops: the job is not left waiting for nothing */
+                fail_oom(t, "placing a job on its cards");
             if (rc < 0)
                 return rc;
             /* OOM-killed at its first allocation: the job fails. */

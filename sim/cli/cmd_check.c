@@ -204,6 +204,7 @@ static int check_index(const char *path, const struct results_vet *vet,
     size_t blen = 0;
     FILE *b = open_memstream(&body, &blen);
     if (!b) {
+        fprintf(err, "tidesim check: out of memory\n");
         sweepidx_points_release(&pts);
         return 2;
     }

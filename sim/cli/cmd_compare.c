@@ -166,8 +166,10 @@ int cli_compare_run(int argc, char **argv, FILE *out, FILE *err)
     bool md = false, json = false;
     int nfiles = 0, rc = 0;
     const char **paths = calloc((size_t)argc, sizeof(*paths));
-    if (!paths)
+    if (!paths) {
+        fputs("tidesim compare: out of memory\n", err);
         return 1;
+    }
     struct sweepidx_sel sel = {0};
     enum { OPT_POINT = 256, OPT_WHERE, OPT_POOL };
     const char *pool = NULL;

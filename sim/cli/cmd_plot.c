@@ -38,8 +38,10 @@ int cli_plot_run(int argc, char **argv, FILE *out, FILE *err)
     struct plot_opts o = {NULL, PLOT_PNG, NULL, "gnuplot", NULL, NULL};
     const char **paths = calloc((size_t)argc, sizeof(*paths));
     size_t n = 0;
-    if (!paths)
+    if (!paths) {
+        fputs("tidesim plot: out of memory\n", err);
         return 1;
+    }
     static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
                                              {"format", required_argument, NULL, 'f'},
                                              {"help", no_argument, NULL, 'h'},

@@ -48,8 +48,10 @@ int cli_report_run(int argc, char **argv, FILE *out, FILE *err)
     bool html = false;
     enum report_format fmt = REPORT_TEXT;
     int rc = 2;
-    if (!paths)
+    if (!paths) {
+        fputs("tidesim report: out of memory\n", err);
         return 1;
+    }
     static const struct option longopts[] = {{"format", required_argument, NULL, 'f'},
                                              {"output", required_argument, NULL, 'o'},
                                              {"help", no_argument, NULL, 'h'},

@@ -448,6 +448,7 @@ static int inspect_jobs(const struct cli_opts *c, const char *fmt)
     }
     uint64_t *dur = calloc(DURBINS, sizeof(*dur));
     if (!dur) {
+        fputs("tidesim traces: out of memory\n", stderr);
         job_source_destroy(s);
         return 1;
     }

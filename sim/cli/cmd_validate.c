@@ -33,8 +33,10 @@ int cli_validate(int argc, char **argv)
     size_t nsets = 0;
     bool json = false;
     int rc = 2, c;
-    if (!sets)
+    if (!sets) {
+        fputs("tidesim validate: out of memory\n", stderr);
         return 1;
+    }
     cli_getopt_begin();
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         struct conf_err serr;

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <math.h>
 
+#include <gsl/gsl_errno.h>
 #include <gsl/gsl_randist.h>
 
 #define RNG_SEED_ZERO_FOLD 0x9e3779b9UL
@@ -98,6 +99,10 @@ const gsl_rng_type *const rng_taus2_type = &taus2_type;
 
 int rng_init(struct rng *r, uint64_t master_seed, uint64_t stream_id)
 {
+    /* GSL's default error handler aborts the process (gsl_rng_alloc out of memory: "gsl:
+     * rng.c: ERROR: failed to allocate space for rng struct", then SIGABRT, leaving the run's
+     * temporary file). Its errors are return values here, and each is checked. */
+    gsl_set_error_handler_off();
     r->g = gsl_rng_alloc(rng_taus2_type);
     r->st = NULL;
     if (!r->g)

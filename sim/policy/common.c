@@ -198,8 +198,10 @@ uint32_t pol_start_whole_masked(struct sim *s, struct jobq *q, bool strict, uint
                                 const bool *ok)
 {
     uint32_t started = 0, *gang = malloc((s->cl.ngpus ? s->cl.ngpus : 1) * sizeof(*gang));
-    if (!gang)
+    if (!gang) {
+        sim_fail_oom(s, "placing training jobs");
         return 0;
+    }
     for (uint32_t i = 0; i < q->n;) {
         uint32_t j = q->v[i];
         const struct job *job = &s->tr.jobs[j];
@@ -290,8 +292,12 @@ void pol_fifo_release(struct pol_fifo *f)
 void pol_fifo_on_submit(struct sim *s, void *state, uint32_t j)
 {
     struct pol_fifo *f = state;
-    if ((f->can_fit && !f->can_fit(s, f, j)) || jobq_push(&f->q, j)) {
+    if (f->can_fit && !f->can_fit(s, f, j)) {
         trainer_reject(&s->tr, j);
+        return;
+    }
+    if (jobq_push(&f->q, j)) {
+        sim_fail_oom(s, "queueing a training job");
         return;
     }
     pol_fifo_start(s, f);
@@ -307,7 +313,7 @@ void pol_fifo_on_requeue(struct sim *s, void *state, uint32_t j)
 {
     struct pol_fifo *f = state;
     if (jobq_push(&f->q, j)) {
-        trainer_reject(&s->tr, j);
+        sim_fail_oom(s, "queueing a training job");
         return;
     }
     pol_fifo_start(s, f);

@@ -71,8 +71,12 @@ static int dedicated_init(struct sim *s, void **state)
 static void dedicated_on_submit(struct sim *s, void *state, uint32_t j)
 {
     struct dedicated *d = state;
-    if (s->tr.jobs[j].spec.gpus > d->pool || jobq_push(&d->q, j)) {
+    if (s->tr.jobs[j].spec.gpus > d->pool) {
         trainer_reject(&s->tr, j);
+        return;
+    }
+    if (jobq_push(&d->q, j)) {
+        sim_fail_oom(s, "queueing a training job");
         return;
     }
     try_start(s, d);

@@ -388,7 +388,7 @@ static void enqueue(struct sim *s, struct kp *k, uint32_t j)
 {
     struct jobq *q = &k->pq[k->job_q[j]];
     if (jobq_push(q, j)) {
-        trainer_reject(&s->tr, j);
+        sim_fail_oom(s, "queueing a training job");
         k->job_st[j] = KAI_JS_NONE;
         return;
     }

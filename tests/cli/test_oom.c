@@ -1,0 +1,365 @@
+/*
+ * test_oom.c — out-of-memory testing, as SQLite's testing page describes it
+ * (https://www.sqlite.org/testing.html, "Out-Of-Memory Testing"): a command is run with its
+ * Nth allocation failing (tests/oom/failmalloc.c, preloaded into the binary), for N = 1,
+ * 1 + S, 1 + 2S, ... until a run in which no process reached its Nth allocation. Every run
+ * must:
+ *  - end with the command's own exit status for an error (check: 2, the others: 1) or
+ *    succeed, never end by a signal or hang;
+ *  - when it succeeds, print exactly what the command prints with all its memory: a failed
+ *    allocation is never papered over with another answer (for `run`, the results file it
+ *    wrote reports as the reference's does);
+ *  - when it fails, say so in a first line of plain text that names the command or the file
+ *    (no stray bytes from a message never written);
+ *  - for `run`, leave nothing when it fails: no results file, no temporary file.
+ *
+ * S is 1 with TIDESIM_OOM_ALL=1 (`make oom`: every allocation of every command) and, in
+ * `make test`, the command's allocation count over OOM_RUNS (about that many runs each).
+ * Skipped (saying so) when the preloadable allocator is not built or under sanitizers,
+ * whose allocator must be the only one.
+ *
+ * libhdf5 1.10 does not survive every failed allocation itself (one in its set-up recurses
+ * until the stack ends): where that happens in the child that reads a file, the command
+ * refuses the file, which is what is asked of it here.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/proctest.h"
+
+#define OOM_RUNS 150 /* runs per command in make test */
+
+/* The preloadable allocator, or NULL (the test is then skipped). */
+static const char *oom_shim(void)
+{
+    const char *s = getenv("TIDESIM_FAILMALLOC");
+    return s && *s && access(s, R_OK) == 0 ? s : NULL;
+}
+
+/*
+ * tidesim ARGS in dir with the at-th allocation failing (0: none), stdout to outf, stderr to
+ * errf; the count of the command's own allocations to countf and the mark of a failed one
+ * to hitf (each NULL: not asked); allocations libhdf5 makes are spared when spare names it.
+ * Returns the exit status, or 128 + the signal.
+ */
+static int oom_spawn(long at, const char *spare, const char *dir, const char *const args[],
+                     const char *outf, const char *errf, const char *countf, const char *hitf)
+{
+    char bin[2048];
+    ptest_bin_abs(bin, sizeof(bin));
+    const char *argv[32] = {bin};
+    size_t n = 1;
+    while (args[n - 1] && n < 31) {
+        argv[n] = args[n - 1];
+        n++;
+    }
+    argv[n] = NULL;
+    pid_t p = fork();
+    cr_assert_geq(p, 0);
+    if (p == 0) {
+        char num[32];
+        snprintf(num, sizeof(num), "%ld", at);
+        if (at > 0)
+            setenv("FAILMALLOC_AT", num, 1);
+        if (countf)
+            setenv("FAILMALLOC_COUNT", countf, 1);
+        if (hitf)
+            setenv("FAILMALLOC_HIT", hitf, 1);
+        if (spare)
+            setenv("FAILMALLOC_SPARE", spare, 1);
+        setenv("LD_PRELOAD", oom_shim(), 1);
+        int o = open(outf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int e = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (o < 0 || e < 0 || chdir(dir) != 0)
+            _exit(126);
+        dup2(o, STDOUT_FILENO);
+        dup2(e, STDERR_FILENO);
+        alarm(120); /* a hang ends as SIGALRM, a failure below */
+        execv(bin, (char *const *)argv);
+        _exit(127);
+    }
+    int st;
+    while (waitpid(p, &st, 0) < 0)
+        cr_assert_eq(errno, EINTR);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* The whole of path, malloc'd (n bytes, NUL-terminated); "" when absent. */
+static char *oom_slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t len = 0;
+    if (f) {
+        fseek(f, 0, SEEK_END);
+        long l = ftell(f);
+        rewind(f);
+        buf = malloc(l > 0 ? (size_t)l + 1 : 1);
+        cr_assert_not_null(buf);
+        len = l > 0 ? fread(buf, 1, (size_t)l, f) : 0;
+        fclose(f);
+    } else {
+        buf = malloc(1);
+        cr_assert_not_null(buf);
+    }
+    buf[len] = '\0';
+    *n = len;
+    return buf;
+}
+
+/* What a refusal must be: a first line of plain text naming the command or one of names. */
+static void oom_expect_message(long at, const char *err, const char *const names[])
+{
+    size_t n = strcspn(err, "\n");
+    cr_expect_gt(n, 0, "allocation %ld: failed without a message", at);
+    bool plain = true;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)err[i];
+        plain = plain && (c >= 0x20 || c == '\t') && c != 0x7f;
+    }
+    cr_expect(plain, "allocation %ld: a message with stray bytes: %.*s", at, (int)n, err);
+    bool named = strncmp(err, "tidesim", 7) == 0;
+    for (size_t i = 0; names[i] && !named; i++)
+        named = strstr(err, names[i]) != NULL && strstr(err, names[i]) < err + n;
+    cr_expect(named, "allocation %ld: a message naming neither the command nor the file: %.*s",
+              at, (int)n, err);
+}
+
+/* The entries of dir (not . and ..). */
+static size_t oom_entries(const char *dir, char *first, size_t n)
+{
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d);
+    size_t k = 0;
+    struct dirent *e;
+    first[0] = '\0';
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && k++ == 0)
+            snprintf(first, n, "%s", e->d_name);
+    closedir(d);
+    return k;
+}
+
+struct oom_case {
+    const char *args[12]; /* tidesim ARGS, run in the scratch folder */
+    int err_rc;           /* its exit status for an error */
+    const char *names[4]; /* what a message may name instead of "tidesim" */
+    const char *writes;   /* the results file it writes (in out/), or NULL */
+    const char *spare;    /* a library whose own allocations are not failed (FAILMALLOC_SPARE) */
+};
+
+/* A report without its line of wall-clock time ("events processed in 0.48 s wall"), which
+ * differs from run to run. */
+static void oom_drop_wall(char *text)
+{
+    char *p = strstr(text, " s wall\n");
+    if (!p)
+        return;
+    char *start = p;
+    while (start > text && start[-1] != '\n')
+        start--;
+    memmove(start, p + 8, strlen(p + 8) + 1);
+}
+
+/* One command's sweep: its files, its reference output and what its runs came to. */
+struct oom_sweep {
+    const char *dir;
+    const struct oom_case *c;
+    char outf[600], errf[600], hitf[600], odir[600], written[600];
+    char *ref;
+    long runs, refused, same;
+};
+
+/*
+ * tidesim with its at-th allocation failing, judged as the top of this file says. Returns
+ * whether any process made an at-th allocation (else the run was the reference's, unjudged).
+ */
+static bool oom_try(struct oom_sweep *w, long at)
+{
+    const struct oom_case *c = w->c;
+    unlink(w->hitf);
+    int rc = oom_spawn(at, c->spare, w->dir, c->args, w->outf, w->errf, NULL, w->hitf);
+    bool hit = access(w->hitf, F_OK) == 0;
+    size_t n;
+    char *out = oom_slurp(w->outf, &n), *err = oom_slurp(w->errf, &n);
+    if (hit) {
+        w->runs++;
+        cr_expect(rc == 0 || rc == c->err_rc,
+                  "allocation %ld: exit status %d (%s), not 0 or %d: %s", at, rc,
+                  rc > 128 ? "killed by a signal" : "not the command's", c->err_rc, err);
+        if (rc == c->err_rc) {
+            w->refused++;
+            oom_expect_message(at, err, c->names);
+            char first[256];
+            if (c->writes)
+                cr_expect_eq(oom_entries(w->odir, first, sizeof(first)), 0,
+                             "allocation %ld: a failed run left %s", at, first);
+        } else if (rc == 0) {
+            w->same++;
+            if (c->writes) { /* the same results, as report reads them */
+                const char *report_args[] = {"report", c->writes, NULL};
+                free(out);
+                cr_expect_eq(oom_spawn(0, NULL, w->dir, report_args, w->outf, w->errf, NULL, NULL), 0);
+                out = oom_slurp(w->outf, &n);
+                oom_drop_wall(out);
+            }
+            cr_expect_str_eq(out, w->ref, "allocation %ld: succeeded with another output", at);
+        }
+    }
+    if (c->writes)
+        unlink(w->written);
+    free(out);
+    free(err);
+    return hit;
+}
+
+/*
+ * The sweep of one command, in dir (its inputs; out/ is where `run` writes): the reference
+ * run, the last allocation any of its processes makes (its children read files: they make
+ * more than the command itself), then N = 1, 1 + S, ... up to it.
+ */
+static void oom_sweep(const char *dir, const struct oom_case *c)
+{
+    struct oom_sweep w = {.dir = dir, .c = c};
+    char countf[600];
+    snprintf(w.outf, sizeof(w.outf), "%s/stdout", dir);
+    snprintf(w.errf, sizeof(w.errf), "%s/stderr", dir);
+    snprintf(countf, sizeof(countf), "%s/count", dir);
+    snprintf(w.hitf, sizeof(w.hitf), "%s/hit", dir);
+    snprintf(w.odir, sizeof(w.odir), "%s/out", dir);
+    snprintf(w.written, sizeof(w.written), "%s/%s", dir, c->writes ? c->writes : "");
+    cr_assert_eq(mkdir(w.odir, 0700), 0);
+
+    /* The reference: the command with all its memory (the allocator preloaded, failing
+     * nothing), and the number of allocations it makes itself; for `run`, the report of the
+     * file it wrote. */
+    size_t n;
+    int rc = oom_spawn(0, c->spare, dir, c->args, w.outf, w.errf, countf, NULL);
+    char *err = oom_slurp(w.errf, &n);
+    cr_assert_eq(rc, 0, "the reference run failed (%d): %s", rc, err);
+    free(err);
+    if (c->writes) {
+        const char *report_args[] = {"report", c->writes, NULL};
+        cr_assert_eq(oom_spawn(0, NULL, dir, report_args, w.outf, w.errf, NULL, NULL), 0);
+        unlink(w.written);
+    }
+    w.ref = oom_slurp(w.outf, &n);
+    if (c->writes)
+        oom_drop_wall(w.ref);
+    char *cnt = oom_slurp(countf, &n);
+    long own = atol(cnt);
+    free(cnt);
+    cr_assert_gt(own, 0);
+    cr_assert(oom_try(&w, own), "the command's own last allocation was not failed");
+
+    /* The last allocation reached by any process: doubling, then halving the gap. */
+    long lo = own, hi = 2 * own;
+    while (oom_try(&w, hi)) {
+        lo = hi;
+        hi *= 2;
+        cr_assert_lt(hi, 1L << 30, "allocations without end");
+    }
+    while (hi - lo > 1) {
+        long mid = lo + (hi - lo) / 2;
+        if (oom_try(&w, mid))
+            lo = mid;
+        else
+            hi = mid;
+    }
+    const char *all_env = getenv("TIDESIM_OOM_ALL");
+    long step = all_env && !strcmp(all_env, "1") ? 1 : (lo + OOM_RUNS - 1) / OOM_RUNS;
+    for (long at = 1; at <= lo; at += step)
+        cr_expect(oom_try(&w, at), "allocation %ld of %ld was not reached", at, lo);
+    cr_expect_gt(w.refused, 0, "no failed allocation was refused: the allocator did not act");
+    cr_log_info("%s: %ld allocations of its own, %ld in all (with its children's); %ld runs "
+                "(every %ld-th allocation and a search for the last), %ld refused with a "
+                "message, %ld succeeded with the reference's output",
+                c->args[0], own, lo, w.runs, step, w.refused, w.same);
+    free(w.ref);
+}
+
+/* A scratch folder with the shipped scenario, a tiny one, and two results files of it. */
+static void oom_setup(char *dir, size_t n, bool results)
+{
+    if (!oom_shim())
+        cr_skip_test("out-of-memory test skipped: no preloadable allocator (TIDESIM_FAILMALLOC: "
+                     "make test builds it; not under SANITIZE, whose allocator must be alone)");
+    ptest_tmpdir(dir, n, "oom");
+    char cmd[5000];
+    snprintf(cmd, sizeof(cmd),
+             "cp scenarios/default.yaml tests/data/scenarios/tiny.yaml %s/ && mkdir %s/in", dir,
+             dir);
+    cr_assert_eq(system(cmd), 0);
+    if (!results)
+        return;
+    char bin[2048];
+    ptest_bin_abs(bin, sizeof(bin));
+    snprintf(cmd, sizeof(cmd),
+             "cd %s && %s run tiny.yaml -o in/a.h5 --quiet && %s run tiny.yaml -o in/b.h5 "
+             "--quiet --set seed=4",
+             dir, bin, bin);
+    cr_assert_eq(system(cmd), 0);
+}
+
+Test(oom, validate_refuses_or_says_the_same, .timeout = 600)
+{
+    char dir[128];
+    oom_setup(dir, sizeof(dir), false);
+    const struct oom_case c = {
+        {"validate", "default.yaml", NULL}, 1, {"default.yaml", NULL}, NULL, NULL};
+    oom_sweep(dir, &c);
+    ptest_rmdir(dir);
+}
+
+Test(oom, run_refuses_leaving_nothing_or_writes_the_same_results, .timeout = 1800)
+{
+    char dir[128];
+    oom_setup(dir, sizeof(dir), false);
+    const struct oom_case c = {{"run", "tiny.yaml", "-o", "out/r.h5", "--quiet", NULL},
+                               1,
+                               {"tiny.yaml", "out/r.h5", NULL},
+                               "out/r.h5",
+                               "libhdf5"};
+    oom_sweep(dir, &c);
+    ptest_rmdir(dir);
+}
+
+Test(oom, report_refuses_or_reports_the_same, .timeout = 600)
+{
+    char dir[128];
+    oom_setup(dir, sizeof(dir), true);
+    const struct oom_case c = {{"report", "in/a.h5", NULL}, 1, {"in/a.h5", NULL}, NULL, NULL};
+    oom_sweep(dir, &c);
+    ptest_rmdir(dir);
+}
+
+Test(oom, check_errs_never_fails_a_gate_it_passes, .timeout = 600)
+{
+    char dir[128];
+    oom_setup(dir, sizeof(dir), true);
+    const struct oom_case c = {
+        {"check", "in/a.h5", "--min-slo", "50%", "--max-p99-ms", "1000", NULL},
+        2,
+        {"in/a.h5", NULL},
+        NULL,
+        NULL};
+    oom_sweep(dir, &c);
+    ptest_rmdir(dir);
+}
+
+Test(oom, compare_refuses_or_compares_the_same, .timeout = 600)
+{
+    char dir[128];
+    oom_setup(dir, sizeof(dir), true);
+    const struct oom_case c = {
+        {"compare", "in/a.h5", "in/b.h5", NULL}, 1, {"in/a.h5", "in/b.h5", NULL}, NULL, NULL};
+    oom_sweep(dir, &c);
+    ptest_rmdir(dir);
+}
