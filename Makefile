@@ -216,7 +216,7 @@ check-tests: $(TESTS) $(BIN) $(FAILMALLOC) mpi-if-present
 	TIDESIM_BIN=$(abspath $(BIN)) TIDESIM_MPI_BIN=$(abspath $(MPI_BIN)) \
 	  TIDESIM_FAILMALLOC=$(abspath $(FAILMALLOC)) $(TESTS) --jobs 2
 
-# Out-of-memory testing of every allocation (make test tries about 150 per command).
+# Out-of-memory testing of every allocation (make test tries about 100 per command).
 oom: deps
 	@$(MAKE) --no-print-directory $(TESTS) $(BIN) $(FAILMALLOC)
 	TIDESIM_BIN=$(abspath $(BIN)) TIDESIM_FAILMALLOC=$(abspath $(FAILMALLOC)) TIDESIM_OOM_ALL=1 \
