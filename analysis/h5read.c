@@ -138,15 +138,20 @@ static void obj_path(hid_t obj, const char *name, char *buf, size_t n)
         snprintf(buf, n, "%s/%.120s", strcmp(base, "/") ? base : "", name);
 }
 
-int h5_rd_link_exists(struct h5_rd *rd, hid_t parent, const char *name)
+/* H5Lexists' or H5Aexists' answer e on `name` of obj: 1, 0, or -1 recorded as a failure. */
+static int exists_or_fail(struct h5_rd *rd, htri_t e, hid_t obj, const char *name, const char *what)
 {
-    htri_t e = H5Lexists(parent, name, H5P_DEFAULT);
     if (e >= 0)
         return e > 0;
     char path[400];
-    obj_path(parent, name, path, sizeof(path));
-    h5_rd_fail(rd, -EIO, "%s: cannot look up the link (the HDF5 library failed)", path);
+    obj_path(obj, name, path, sizeof(path));
+    h5_rd_fail(rd, -EIO, "%s: cannot look up the %s (the HDF5 library failed)", path, what);
     return -1;
+}
+
+int h5_rd_link_exists(struct h5_rd *rd, hid_t parent, const char *name)
+{
+    return exists_or_fail(rd, H5Lexists(parent, name, H5P_DEFAULT), parent, name, "link");
 }
 
 int h5_rd_crt_order(hid_t obj, bool attrs)
@@ -160,18 +165,12 @@ int h5_rd_crt_order(hid_t obj, bool attrs)
     H5Pclose(p);
     if (e < 0)
         return -1;
-    return (flags & H5P_CRT_ORDER_INDEXED) != 0;
+    return (flags & H5P_CRT_ORDER_TRACKED) != 0;
 }
 
 int h5_rd_attr_exists(struct h5_rd *rd, hid_t obj, const char *name)
 {
-    htri_t e = H5Aexists(obj, name);
-    if (e >= 0)
-        return e > 0;
-    char path[400];
-    obj_path(obj, name, path, sizeof(path));
-    h5_rd_fail(rd, -EIO, "%s: cannot look up the attribute (the HDF5 library failed)", path);
-    return -1;
+    return exists_or_fail(rd, H5Aexists(obj, name), obj, name, "attribute");
 }
 
 static void describe_space(hid_t sp, char *buf, size_t n)

@@ -147,9 +147,9 @@ int h5_rd_link_exists(struct h5_rd *rd, hid_t parent, const char *name);
 int h5_rd_attr_exists(struct h5_rd *rd, hid_t obj, const char *name);
 
 /*
- * Whether group obj keeps an index of its links' (attrs: its attributes') creation order,
- * which tidesim's files do (the scenario's order): 1, 0 (a file written otherwise: walk by
- * name), or -1 when libhdf5 could not tell. Asked before a walk in that order, so that a walk
+ * Whether group obj tracks its links' (attrs: its attributes') creation order, as tidesim's
+ * files do for links (the scenario's order): 1, 0 (walk by name), or -1 when libhdf5 could
+ * not tell. Asked before a walk in that order, so that a walk
  * libhdf5 fails is refused and never redone in another order.
  */
 int h5_rd_crt_order(hid_t obj, bool attrs);

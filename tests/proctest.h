@@ -72,17 +72,26 @@ static inline void ptest_write(const char *path, const char *text)
  * Start tidesim with args (NULL-terminated, without the binary) in folder cwd
  * (NULL: this one), stdout to /dev/null and stderr to errfile. Returns its pid.
  */
-static inline pid_t ptest_spawn(const char *cwd, const char *errfile, const char *const args[])
+/* argv for `tidesim ARGS`: the binary's absolute path (written to bin), then args (at most
+ * 30, NULL-terminated), then NULL. */
+static inline void ptest_argv(const char *argv[32], char *bin, size_t binlen,
+                              const char *const args[])
 {
-    char bin[2048];
-    ptest_bin_abs(bin, sizeof(bin));
-    const char *argv[32] = {bin};
+    ptest_bin_abs(bin, binlen);
+    argv[0] = bin;
     size_t n = 1;
     while (args[n - 1] && n < 31) {
         argv[n] = args[n - 1];
         n++;
     }
     argv[n] = NULL;
+}
+
+static inline pid_t ptest_spawn(const char *cwd, const char *errfile, const char *const args[])
+{
+    char bin[2048];
+    const char *argv[32];
+    ptest_argv(argv, bin, sizeof(bin), args);
     pid_t p = fork();
     cr_assert_geq(p, 0);
     if (p == 0) {

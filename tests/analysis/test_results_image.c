@@ -103,6 +103,46 @@ Test(results_image, refuses_what_is_not_a_results_file)
     atest_rmdir(pr.dir);
 }
 
+/*
+ * The reader walks a group in the order the run wrote it (the scenario's order of services;
+ * the /gpus columns from useful_s on), not by name: a walk in creation order is taken for
+ * every group that tracks it (h5_rd_crt_order), which the run's groups do.
+ */
+Test(results_image, keeps_the_order_the_run_wrote)
+{
+    struct atest_pair pr;
+    atest_pair_init(&pr);
+    char scen[300];
+    snprintf(scen, sizeof(scen), "%s/order.yaml", pr.dir);
+    FILE *f = fopen(scen, "w");
+    cr_assert_not_null(f);
+    fputs("name: order\nseed: 1\nduration: 1h\nsample_interval: 30m\n"
+          "cluster: { nodes: 1, gpus_per_node: 4 }\nservices:\n",
+          f);
+    for (int i = 0; i < 2; i++)
+        fprintf(f,
+                "  - name: %s\n    latency: { a_ms: 1.16, b_ms: 0.28 }\n    replicas: 1\n"
+                "    arrivals: { synthetic: { peak_rps: 20, trough_ratio: 0.5, peak_hour: 1 } }\n",
+                i ? "alpha" : "zeta");
+    fputs("policy: { name: dedicated, inference_gpus: 2 }\n", f);
+    fclose(f);
+    atest_sim(scen, pr.a, NULL);
+    struct results r;
+    char err[512];
+    cr_assert_eq(results_open_for(&r, pr.a, RESULTS_BY_REPORT, err, sizeof(err)), 0, "%s", err);
+    cr_assert_eq(r.nsvcs, 2);
+    cr_expect_str_eq(r.svcs[0].name, "zeta");
+    cr_expect_str_eq(r.svcs[1].name, "alpha");
+    results_release(&r);
+    char *out = NULL, cmd[600];
+    snprintf(cmd, sizeof(cmd), "%s report %s", atest_bin(), pr.a);
+    cr_assert_eq(atest_run(cmd, &out), 0, "%s", out);
+    const char *useful = strstr(out, "  useful_s "), *ckpt = strstr(out, "  checkpoint_s ");
+    cr_expect(useful && ckpt && useful < ckpt, "the /gpus columns in the run's order: %s", out);
+    free(out);
+    atest_rmdir(pr.dir);
+}
+
 /* ------------------------------------------------------------------------------------------
  * What the command reads instead of the file: report, check, compare and plot never call
  * libhdf5 on a results file in their own process: results_open's child reads it and sends

@@ -57,14 +57,8 @@ static int oom_spawn(long at, const char *spare, const char *dir, const char *co
                      const char *outf, const char *errf, const char *countf, const char *hitf)
 {
     char bin[2048];
-    ptest_bin_abs(bin, sizeof(bin));
-    const char *argv[32] = {bin};
-    size_t n = 1;
-    while (args[n - 1] && n < 31) {
-        argv[n] = args[n - 1];
-        n++;
-    }
-    argv[n] = NULL;
+    const char *argv[32];
+    ptest_argv(argv, bin, sizeof(bin), args);
     pid_t p = fork();
     cr_assert_geq(p, 0);
     if (p == 0) {
@@ -132,8 +126,8 @@ static void oom_expect_message(long at, const char *err, const char *const names
     bool named = strncmp(err, "tidesim", 7) == 0;
     for (size_t i = 0; names[i] && !named; i++)
         named = strstr(err, names[i]) != NULL && strstr(err, names[i]) < err + n;
-    cr_expect(named, "allocation %ld: a message naming neither the command nor the file: %.*s",
-              at, (int)n, err);
+    cr_expect(named, "allocation %ld: a message naming neither the command nor the file: %.*s", at,
+              (int)n, err);
 }
 
 /* The entries of dir (not . and ..). */
@@ -210,7 +204,8 @@ static bool oom_try(struct oom_sweep *w, long at)
             if (c->writes) { /* the same results, as report reads them */
                 const char *report_args[] = {"report", c->writes, NULL};
                 free(out);
-                cr_expect_eq(oom_spawn(0, NULL, w->dir, report_args, w->outf, w->errf, NULL, NULL), 0);
+                cr_expect_eq(oom_spawn(0, NULL, w->dir, report_args, w->outf, w->errf, NULL, NULL),
+                             0);
                 out = oom_slurp(w->outf, &n);
                 oom_drop_wall(out);
             }

@@ -78,14 +78,8 @@ static int run(const char *dir, const char *const args[], char *out, size_t outl
     char ef[1200], of[1200], bin[2048];
     snprintf(ef, sizeof(ef), "%s/err.txt", dir);
     snprintf(of, sizeof(of), "%s/out.txt", dir);
-    ptest_bin_abs(bin, sizeof(bin));
-    const char *argv[32] = {bin};
-    size_t n = 1;
-    while (args[n - 1] && n < 31) {
-        argv[n] = args[n - 1];
-        n++;
-    }
-    argv[n] = NULL;
+    const char *argv[32];
+    ptest_argv(argv, bin, sizeof(bin), args);
     pid_t p = fork();
     cr_assert_geq(p, 0);
     if (p == 0) {
