@@ -1624,6 +1624,8 @@ int results_from_answer(struct results *r, const char *path, unsigned by, const 
     memset(r, 0, sizeof(*r));
     struct answer_in in = {buf, n, false, false};
     struct results_src *s = calloc(1, sizeof(*s));
+    if (s)
+        s->file = H5I_INVALID_HID; /* before any release: no libhdf5 call on id 0 */
     r->src = s;
     r->path = dupstr(path);
     if (!s || !r->path) {
@@ -1631,7 +1633,6 @@ int results_from_answer(struct results *r, const char *path, unsigned by, const 
         snprintf(err, errlen, "%s: out of memory", path);
         return -ENOMEM;
     }
-    s->file = H5I_INVALID_HID;
     s->shipped = true;
     s->by = by;
     answer_get_mark(&in, SHIP_MAGIC);

@@ -294,8 +294,10 @@ int cli_compare_run(int argc, char **argv, FILE *out, FILE *err)
     const struct results **rp = calloc((size_t)nfiles, sizeof(*rp));
     int opened = 0;
     char msg[512];
-    if (!r || !rp)
+    if (!r || !rp) {
+        fputs("tidesim compare: out of memory\n", err);
         rc = 1;
+    }
     for (; !rc && opened < nfiles; opened++) {
         if (results_open_vetted(&r[opened], paths[opened], RESULTS_BY_COMPARE,
                                 opened < 9 ? &vets[opened] : NULL, msg, sizeof(msg))) {
