@@ -915,11 +915,14 @@ static void admit_all(struct sim *s, struct kq *k)
 {
     struct kueue_decision d;
     kueue_set_clock(k->q, s->eng.now);
-    while (kueue_next(k->q, &d) > 0) {
+    int more;
+    while ((more = kueue_next(k->q, &d)) > 0) {
         if (d.n_victims > k->cap_victims) {
             uint32_t *v = realloc(k->victims, d.n_victims * sizeof(*v));
-            if (!v)
+            if (!v) {
+                sim_fail_oom(s, "admitting workloads");
                 return;
+            }
             k->victims = v;
             k->cap_victims = d.n_victims;
         }
@@ -928,8 +931,12 @@ static void admit_all(struct sim *s, struct kq *k)
         d.victims = k->victims;
         for (uint32_t v = 0; v < d.n_victims; v++)
             acct_evict(k, k->victims[v]);
-        if (kueue_apply(k->q, &d, s->eng.now))
+        int rc = kueue_apply(k->q, &d, s->eng.now);
+        if (rc) {
+            if (rc == -ENOMEM)
+                sim_fail_oom(s, "admitting workloads");
             return;
+        }
         for (uint32_t v = 0; v < d.n_victims; v++)
             evict(s, k, k->victims[v]);
         if (d.id >= INF_BASE) {
@@ -952,6 +959,8 @@ static void admit_all(struct sim *s, struct kq *k)
             }
         }
     }
+    if (more == -ENOMEM)
+        sim_fail_oom(s, "choosing the next workload to admit");
 }
 
 /* Put admitted workloads on free cards: inference first, then training in job order. */
