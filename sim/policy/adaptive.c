@@ -452,7 +452,8 @@ static void adaptive_on_pressure(struct sim *s, void *state, uint32_t svc)
 static void adaptive_on_submit(struct sim *s, void *state, uint32_t j)
 {
     struct adaptive_state *st = state;
-    jobq_insert_sorted(&st->q, j);
+    if (!pol_queue_job(s, &st->q, j, true))
+        return;
     start_training(s, st);
 }
 
@@ -466,7 +467,8 @@ static void adaptive_on_finish(struct sim *s, void *state, uint32_t j)
 static void adaptive_on_requeue(struct sim *s, void *state, uint32_t j)
 {
     struct adaptive_state *st = state;
-    jobq_insert_sorted(&st->q, j);
+    if (!pol_queue_job(s, &st->q, j, true))
+        return;
     place(s, st);
     start_training(s, st);
 }

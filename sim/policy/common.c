@@ -189,6 +189,14 @@ void pol_scaler_tick(struct pol_scaler *ps, struct sim *s, const double *forecas
     }
 }
 
+bool pol_queue_job(struct sim *s, struct jobq *q, uint32_t j, bool sorted)
+{
+    if ((sorted ? jobq_insert_sorted(q, j) : jobq_push(q, j)) == 0)
+        return true;
+    sim_fail_oom(s, "queueing a training job");
+    return false;
+}
+
 uint32_t pol_start_whole(struct sim *s, struct jobq *q, bool strict, uint32_t max_gpus)
 {
     return pol_start_whole_masked(s, q, strict, max_gpus, NULL);
@@ -296,10 +304,8 @@ void pol_fifo_on_submit(struct sim *s, void *state, uint32_t j)
         trainer_reject(&s->tr, j);
         return;
     }
-    if (jobq_push(&f->q, j)) {
-        sim_fail_oom(s, "queueing a training job");
+    if (!pol_queue_job(s, &f->q, j, false))
         return;
-    }
     pol_fifo_start(s, f);
 }
 
@@ -312,10 +318,8 @@ void pol_fifo_on_finish(struct sim *s, void *state, uint32_t j)
 void pol_fifo_on_requeue(struct sim *s, void *state, uint32_t j)
 {
     struct pol_fifo *f = state;
-    if (jobq_push(&f->q, j)) {
-        sim_fail_oom(s, "queueing a training job");
+    if (!pol_queue_job(s, &f->q, j, false))
         return;
-    }
     pol_fifo_start(s, f);
 }
 

@@ -23,6 +23,13 @@ int jobq_push(struct jobq *q, uint32_t job);
 void jobq_remove_at(struct jobq *q, uint32_t i);
 /* Insert job keeping the queue sorted by job index (= submission order). Returns 0 or -ENOMEM. */
 int jobq_insert_sorted(struct jobq *q, uint32_t job);
+
+/*
+ * Queue job j of a policy's queue q (sorted: in job order, jobq_insert_sorted), or, when
+ * memory runs out, stop the run (sim_fail_oom: "out of memory queueing a training job"):
+ * never a job rejected or dropped for it. Whether it was queued.
+ */
+bool pol_queue_job(struct sim *s, struct jobq *q, uint32_t j, bool sorted);
 /* Remove job (if present). Returns true if it was there. */
 bool jobq_remove(struct jobq *q, uint32_t job);
 void jobq_release(struct jobq *q);

@@ -75,10 +75,8 @@ static void dedicated_on_submit(struct sim *s, void *state, uint32_t j)
         trainer_reject(&s->tr, j);
         return;
     }
-    if (jobq_push(&d->q, j)) {
-        sim_fail_oom(s, "queueing a training job");
+    if (!pol_queue_job(s, &d->q, j, false))
         return;
-    }
     try_start(s, d);
 }
 

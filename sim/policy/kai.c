@@ -387,8 +387,7 @@ static void cycle(struct sim *s, struct kp *k)
 static void enqueue(struct sim *s, struct kp *k, uint32_t j)
 {
     struct jobq *q = &k->pq[k->job_q[j]];
-    if (jobq_push(q, j)) {
-        sim_fail_oom(s, "queueing a training job");
+    if (!pol_queue_job(s, q, j, false)) {
         k->job_st[j] = KAI_JS_NONE;
         return;
     }
@@ -411,8 +410,10 @@ void kai_acct_start(struct sim *s, struct kp *k, uint32_t j)
     if (a->n == a->cap) {
         size_t cap = a->cap ? 2 * a->cap : 64;
         double *v = realloc(a->delays, cap * sizeof(*v));
-        if (!v)
+        if (!v) { /* a delay not kept would change the queue's figures: stop */
+            sim_fail_oom(s, "keeping the admission delays");
             return;
+        }
         a->delays = v;
         a->cap = cap;
     }
@@ -638,7 +639,11 @@ static void kai_on_submit(struct sim *s, void *state, uint32_t j)
 {
     struct kp *k = state;
     const struct job *job = &s->tr.jobs[j];
-    int32_t q = grow_jobs(k, j) ? -1 : job_leaf(k, job);
+    if (grow_jobs(k, j)) {
+        sim_fail_oom(s, "holding a job's state");
+        return;
+    }
+    int32_t q = job_leaf(k, job);
     /* A job of no GPU (the trainer refuses those; kept out here too) could never be placed. */
     if (q < 0 || job->spec.gpus == 0 || job->spec.gpus > s->cl.ngpus ||
         (kai_cap(&k->q[q]) < kai_job_units(s, job) - EPS)) {

@@ -389,8 +389,10 @@ void kai_act_allocate(struct sim *s, struct kp *k)
                             .fail_w = malloc(k->nq * sizeof(double)),
                             .fail_f = malloc(k->nq * sizeof(double)),
                             .svc_failed = calloc(s->nsvcs ? s->nsvcs : 1, sizeof(bool))};
-    if (!a.cur || !a.fail_w || !a.fail_f || !a.svc_failed)
+    if (!a.cur || !a.fail_w || !a.fail_f || !a.svc_failed) {
+        sim_fail_oom(s, "allocating cards to queues");
         goto out;
+    }
     for (uint32_t i = 0; i < k->nq; i++)
         a.fail_w[i] = a.fail_f[i] = HUGE_VAL;
     kai_measure(s, k);
@@ -828,8 +830,10 @@ static void reclaim_tp(struct sim *s, struct kp *k, uint32_t svc, uint32_t *cove
     uint32_t n = pol_gang_size(s, svc), cards[LLM_MAX_TP], njobs;
     struct tp_ctx ctx = {s, k, iq, (double)n};
     uint32_t *jobs = malloc((size_t)s->cl.per_node * (CARD_MAX_TENANTS + 1) * sizeof(*jobs));
-    if (!jobs)
+    if (!jobs) {
+        sim_fail_oom(s, "reclaiming cards for inference");
         return;
+    }
     while (k->want[svc] * n > *covered) {
         double need = kai_reclaim_need(&k->q[iq], k->alloc[iq] + *covered_u);
         if (ctx.r > need + EPS ||
@@ -856,8 +860,10 @@ static void reclaim_inference(struct sim *s, struct kp *k)
     int32_t iq = k->cfg->inf_queue;
     double u = kai_inf_units(s, k);
     uint32_t *covered = calloc(s->nsvcs ? s->nsvcs : 1, sizeof(*covered));
-    if (!covered)
+    if (!covered) {
+        sim_fail_oom(s, "reclaiming cards for inference");
         return;
+    }
     double covered_u = 0;
     for (uint32_t g = 0; g < s->cl.ngpus; g++)
         if (k->hold[g].kind == KAI_HOLD_INFER) {

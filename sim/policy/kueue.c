@@ -553,6 +553,7 @@ static void kueue_free_cfg(void *cfg)
 
 /* ---- bookkeeping ---- */
 
+/* Job j's state, the tables grown to hold it; NULL when memory ran out (the run stops). */
 static uint8_t *job_state(struct kq *k, uint32_t j)
 {
     if (j >= k->njob_st) {
@@ -560,20 +561,19 @@ static uint8_t *job_state(struct kq *k, uint32_t j)
         while (n <= j)
             n *= 2;
         uint8_t *v = realloc(k->job_st, n);
-        if (!v)
+        if (v)
+            k->job_st = v;
+        sim_time *t = v ? realloc(k->job_since, n * sizeof(*t)) : NULL;
+        if (t)
+            k->job_since = t;
+        sim_time *ps = t ? realloc(k->job_pend_since, n * sizeof(*ps)) : NULL;
+        if (ps)
+            k->job_pend_since = ps;
+        uint32_t *jc = ps ? realloc(k->job_cq, n * sizeof(*jc)) : NULL;
+        if (!jc) {
+            sim_fail_oom(k->s, "holding a workload's state");
             return NULL;
-        k->job_st = v;
-        sim_time *t = realloc(k->job_since, n * sizeof(*t));
-        if (!t)
-            return NULL;
-        k->job_since = t;
-        sim_time *ps = realloc(k->job_pend_since, n * sizeof(*ps));
-        if (!ps)
-            return NULL;
-        k->job_pend_since = ps;
-        uint32_t *jc = realloc(k->job_cq, n * sizeof(*jc));
-        if (!jc)
-            return NULL;
+        }
         k->job_cq = jc;
         memset(ps + k->njob_st, 0, (n - k->njob_st) * sizeof(*ps));
         memset(jc + k->njob_st, 0, (n - k->njob_st) * sizeof(*jc));
@@ -705,8 +705,10 @@ static void acct_admit(struct kq *k, uint32_t id, sim_time since, sim_time now)
     if (a->ndelays == a->cap) {
         size_t cap = a->cap ? 2 * a->cap : 64;
         double *v = realloc(a->delays, cap * sizeof *v);
-        if (!v)
+        if (!v) { /* a delay not kept would change the queue's figures: stop */
+            sim_fail_oom(k->s, "keeping the admission delays");
             return;
+        }
         a->delays = v;
         a->cap = cap;
     }
@@ -1108,9 +1110,13 @@ static uint32_t kueue_pick(struct sim *s, void *ctx, uint32_t svc, uint32_t *car
     (void)cards;
     uint32_t placed, waiting, want = autoscale_current(&k->ps.as[svc]);
     inf_count(k, svc, &placed, &waiting);
-    for (uint32_t n = placed + waiting; n < want; n++)
-        if (inf_submit(s, k, svc))
+    for (uint32_t n = placed + waiting; n < want; n++) {
+        int rc = inf_submit(s, k, svc);
+        if (rc == -ENOMEM)
+            sim_fail_oom(s, "queueing a replica's workload");
+        if (rc)
             break;
+    }
     reconcile(s, k);
     return 0;
 }
@@ -1527,9 +1533,16 @@ static void kueue_on_submit(struct sim *s, void *state, uint32_t j)
     uint64_t fmask = flavors_allowed(k, job->pools_allow);
     if (!too_big && k->flavored)
         too_big = job->spec.gpus > kueue_cq_potential_mask(k->q, cq, fmask) + 1e-9;
-    if (!st || too_big ||
-        kueue_submit(k->q, j, cq, k->cfg.prio[CQ_TRAIN], (double)job->spec.gpus,
-                     job->spec.submit) != 0) {
+    if (!st)
+        return; /* memory ran out: the run stops (job_state) */
+    int rc = too_big ? 0
+                     : kueue_submit(k->q, j, cq, k->cfg.prio[CQ_TRAIN], (double)job->spec.gpus,
+                                    job->spec.submit);
+    if (rc == -ENOMEM) {
+        sim_fail_oom(s, "queueing a workload");
+        return;
+    }
+    if (too_big || rc != 0) {
         trainer_reject(&s->tr, j);
         return;
     }

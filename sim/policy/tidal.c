@@ -695,10 +695,8 @@ static int tidal_init(struct sim *s, void **state)
 static void tidal_on_submit(struct sim *s, void *state, uint32_t j)
 {
     struct tidal_state *st = state;
-    if (jobq_insert_sorted(&st->q, j)) {
-        trainer_reject(&s->tr, j);
+    if (!pol_queue_job(s, &st->q, j, true))
         return;
-    }
     reconcile(s, st);
 }
 
@@ -711,10 +709,8 @@ static void tidal_on_event(struct sim *s, void *state, uint32_t x)
 static void tidal_on_requeue(struct sim *s, void *state, uint32_t j)
 {
     struct tidal_state *st = state;
-    if (jobq_insert_sorted(&st->q, j)) {
-        trainer_reject(&s->tr, j);
+    if (!pol_queue_job(s, &st->q, j, true))
         return;
-    }
     reconcile(s, st);
 }
 

@@ -331,7 +331,7 @@ Test(oom, run_refuses_leaving_nothing_or_writes_the_same_results, .timeout = 180
     ptest_rmdir(dir);
 }
 
-Test(oom, report_refuses_or_reports_the_same, .timeout = 600)
+Test(oom, report_refuses_or_reports_the_same, .timeout = 3600)
 {
     char dir[128];
     oom_setup(dir, sizeof(dir), true);
@@ -340,7 +340,7 @@ Test(oom, report_refuses_or_reports_the_same, .timeout = 600)
     ptest_rmdir(dir);
 }
 
-Test(oom, check_errs_never_fails_a_gate_it_passes, .timeout = 600)
+Test(oom, check_errs_never_fails_a_gate_it_passes, .timeout = 3600)
 {
     char dir[128];
     oom_setup(dir, sizeof(dir), true);
@@ -354,7 +354,7 @@ Test(oom, check_errs_never_fails_a_gate_it_passes, .timeout = 600)
     ptest_rmdir(dir);
 }
 
-Test(oom, compare_refuses_or_compares_the_same, .timeout = 600)
+Test(oom, compare_refuses_or_compares_the_same, .timeout = 3600)
 {
     char dir[128];
     oom_setup(dir, sizeof(dir), true);
