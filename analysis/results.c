@@ -758,6 +758,8 @@ static int apply_units(struct h5_rd *rd, hid_t g, struct results_table *t)
             m->own_unit = frac ? dupstr("%") : u;
             if (frac)
                 free(u);
+            if (!m->own_unit) /* a unit lost would print a figure without it */
+                return h5_rd_fail(rd, -ENOMEM, "%s: out of memory", name);
             m->unit = m->own_unit ? m->own_unit : "";
             m->scale = frac ? 100 : 1;
         }
