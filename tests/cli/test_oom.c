@@ -2,7 +2,8 @@
  * test_oom.c — out-of-memory testing, as SQLite's testing page describes it
  * (https://www.sqlite.org/testing.html, "Out-Of-Memory Testing"): a command is run with its
  * Nth allocation failing (tests/oom/failmalloc.c, preloaded into the binary), for N = 1,
- * 1 + S, 1 + 2S, ... until a run in which no process reached its Nth allocation. Every run
+ * 1 + S, 1 + 2S, ... up to the last allocation any of its processes makes. The commands:
+ * validate, run (under every policy but mig-static), report, check, compare. Every run
  * must:
  *  - end with the command's own exit status for an error (check: 2, the others: 1) or
  *    succeed, never end by a signal or hang;
