@@ -309,60 +309,55 @@ static void oom_setup(char *dir, size_t n, bool results)
     cr_assert_eq(system(cmd), 0);
 }
 
-Test(oom, validate_refuses_or_says_the_same, .timeout = 600)
+/* One command's whole test: its scratch folder (with results files when it reads them), its
+ * sweep (budget: runs in make test), the folder removed. */
+static void oom_test(const struct oom_case *c, bool results, long budget)
 {
     char dir[128];
-    oom_setup(dir, sizeof(dir), false);
+    oom_setup(dir, sizeof(dir), results);
+    oom_sweep(dir, c, budget);
+    ptest_rmdir(dir);
+}
+
+Test(oom, validate_refuses_or_says_the_same, .timeout = 600)
+{
     const struct oom_case c = {
         {"validate", "default.yaml", NULL}, 1, {"default.yaml", NULL}, NULL, NULL};
-    oom_sweep(dir, &c, OOM_RUNS);
-    ptest_rmdir(dir);
+    oom_test(&c, false, OOM_RUNS);
 }
 
 Test(oom, run_refuses_leaving_nothing_or_writes_the_same_results, .timeout = 1800)
 {
-    char dir[128];
-    oom_setup(dir, sizeof(dir), false);
     const struct oom_case c = {{"run", "tiny.yaml", "-o", "out/r.h5", "--quiet", NULL},
                                1,
                                {"tiny.yaml", "out/r.h5", NULL},
                                "out/r.h5",
                                "libhdf5"};
-    oom_sweep(dir, &c, OOM_RUNS);
-    ptest_rmdir(dir);
+    oom_test(&c, false, OOM_RUNS);
 }
 
 Test(oom, report_refuses_or_reports_the_same, .timeout = 3600)
 {
-    char dir[128];
-    oom_setup(dir, sizeof(dir), true);
     const struct oom_case c = {{"report", "in/a.h5", NULL}, 1, {"in/a.h5", NULL}, NULL, NULL};
-    oom_sweep(dir, &c, OOM_RUNS);
-    ptest_rmdir(dir);
+    oom_test(&c, true, OOM_RUNS);
 }
 
 Test(oom, check_errs_never_fails_a_gate_it_passes, .timeout = 3600)
 {
-    char dir[128];
-    oom_setup(dir, sizeof(dir), true);
     const struct oom_case c = {
         {"check", "in/a.h5", "--min-slo", "50%", "--max-p99-ms", "1000", NULL},
         2,
         {"in/a.h5", NULL},
         NULL,
         NULL};
-    oom_sweep(dir, &c, OOM_RUNS);
-    ptest_rmdir(dir);
+    oom_test(&c, true, OOM_RUNS);
 }
 
 Test(oom, compare_refuses_or_compares_the_same, .timeout = 3600)
 {
-    char dir[128];
-    oom_setup(dir, sizeof(dir), true);
     const struct oom_case c = {
         {"compare", "in/a.h5", "in/b.h5", NULL}, 1, {"in/a.h5", "in/b.h5", NULL}, NULL, NULL};
-    oom_sweep(dir, &c, OOM_RUNS);
-    ptest_rmdir(dir);
+    oom_test(&c, true, OOM_RUNS);
 }
 
 /* The same under every other policy (each its own allocations in the run's events; the
@@ -374,8 +369,7 @@ Test(oom, run_under_every_policy_refuses_or_writes_the_same_results, .timeout = 
                                           {"tidal", "exclusive"},     {"adaptive", "exclusive"},
                                           {"timeslice", "timeslice"}, {"mps", "mps"}};
     for (size_t i = 0; i < sizeof(pols) / sizeof(pols[0]); i++) {
-        char dir[128], name[64], sharing[64];
-        oom_setup(dir, sizeof(dir), false);
+        char name[64], sharing[64];
         snprintf(name, sizeof(name), "policy.name=%s", pols[i][0]);
         snprintf(sharing, sizeof(sharing), "cluster.sharing=%s", pols[i][1]);
         const struct oom_case c = {{"run", "tiny.yaml", "-o", "out/r.h5", "--quiet", "--set", name,
@@ -385,7 +379,6 @@ Test(oom, run_under_every_policy_refuses_or_writes_the_same_results, .timeout = 
                                    "out/r.h5",
                                    "libhdf5"};
         cr_log_info("policy %s:", pols[i][0]);
-        oom_sweep(dir, &c, OOM_RUNS / 10);
-        ptest_rmdir(dir);
+        oom_test(&c, false, OOM_RUNS / 10);
     }
 }
