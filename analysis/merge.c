@@ -67,12 +67,12 @@ static int copy_attr_group(hid_t src, const char *name, hid_t dst, const char *a
     hid_t d = h5_group_create(dst, as);
     struct copy_ctx c = {d, d < 0 ? -EIO : 0};
     hsize_t idx = 0;
-    if (!c.rc && H5Aiterate2(s, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, copy_attr, &c) < 0 &&
-        !c.rc) {
-        idx = 0;
-        if (H5Aiterate2(s, H5_INDEX_NAME, H5_ITER_INC, &idx, copy_attr, &c) < 0 && !c.rc)
-            c.rc = -EIO;
-    }
+    int crt = c.rc ? 0 : h5_rd_crt_order(s, true);
+    if (!c.rc &&
+        (crt < 0 || H5Aiterate2(s, crt ? H5_INDEX_CRT_ORDER : H5_INDEX_NAME, H5_ITER_INC, &idx,
+                                copy_attr, &c) < 0) &&
+        !c.rc)
+        c.rc = -EIO; /* libhdf5 could not list them all: never redone in another order */
     if (d >= 0)
         H5Gclose(d);
     H5Gclose(s);

@@ -760,7 +760,7 @@ static int apply_units(struct h5_rd *rd, hid_t g, struct results_table *t)
                 free(u);
             if (!m->own_unit) /* a unit lost would print a figure without it */
                 return h5_rd_fail(rd, -ENOMEM, "%s: out of memory", name);
-            m->unit = m->own_unit ? m->own_unit : "";
+            m->unit = m->own_unit;
             m->scale = frac ? 100 : 1;
         }
         snprintf(name, sizeof(name), "%s.label", m->key);

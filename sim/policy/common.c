@@ -197,6 +197,21 @@ bool pol_queue_job(struct sim *s, struct jobq *q, uint32_t j, bool sorted)
     return false;
 }
 
+void pol_keep_delay(struct sim *s, double **v, size_t *n, size_t *cap, double d)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 64;
+        double *nv = realloc(*v, c * sizeof(*nv));
+        if (!nv) {
+            sim_fail_oom(s, "keeping the admission delays");
+            return;
+        }
+        *v = nv;
+        *cap = c;
+    }
+    (*v)[(*n)++] = d;
+}
+
 uint32_t pol_start_whole(struct sim *s, struct jobq *q, bool strict, uint32_t max_gpus)
 {
     return pol_start_whole_masked(s, q, strict, max_gpus, NULL);

@@ -30,6 +30,13 @@ int jobq_insert_sorted(struct jobq *q, uint32_t job);
  * never a job rejected or dropped for it. Whether it was queued.
  */
 bool pol_queue_job(struct sim *s, struct jobq *q, uint32_t j, bool sorted);
+
+/*
+ * Append the admission delay d (s) to a queue's list v[0..*n) of *cap, grown as needed, or,
+ * when memory runs out, stop the run (sim_fail_oom): a delay not kept would change the
+ * queue's figures (kueue's ClusterQueues, kai's queues).
+ */
+void pol_keep_delay(struct sim *s, double **v, size_t *n, size_t *cap, double d);
 /* Remove job (if present). Returns true if it was there. */
 bool jobq_remove(struct jobq *q, uint32_t job);
 void jobq_release(struct jobq *q);

@@ -407,17 +407,7 @@ void kai_acct_start(struct sim *s, struct kp *k, uint32_t j)
         return;
     struct kai_qacct *a = &k->qacct[q];
     a->admissions++;
-    if (a->n == a->cap) {
-        size_t cap = a->cap ? 2 * a->cap : 64;
-        double *v = realloc(a->delays, cap * sizeof(*v));
-        if (!v) { /* a delay not kept would change the queue's figures: stop */
-            sim_fail_oom(s, "keeping the admission delays");
-            return;
-        }
-        a->delays = v;
-        a->cap = cap;
-    }
-    a->delays[a->n++] = sim_time_to_sec(s->eng.now - k->job_pend[j]);
+    pol_keep_delay(s, &a->delays, &a->n, &a->cap, sim_time_to_sec(s->eng.now - k->job_pend[j]));
 }
 
 void kai_acct_evict(struct kp *k, uint32_t j)

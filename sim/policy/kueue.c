@@ -702,17 +702,7 @@ static void acct_admit(struct kq *k, uint32_t id, sim_time since, sim_time now)
         return;
     struct cq_acct *a = &k->acct[w->cq];
     a->admissions++;
-    if (a->ndelays == a->cap) {
-        size_t cap = a->cap ? 2 * a->cap : 64;
-        double *v = realloc(a->delays, cap * sizeof *v);
-        if (!v) { /* a delay not kept would change the queue's figures: stop */
-            sim_fail_oom(k->s, "keeping the admission delays");
-            return;
-        }
-        a->delays = v;
-        a->cap = cap;
-    }
-    a->delays[a->ndelays++] = sim_time_to_sec(now - since);
+    pol_keep_delay(k->s, &a->delays, &a->ndelays, &a->cap, sim_time_to_sec(now - since));
 }
 
 static void evict(struct sim *s, struct kq *k, uint32_t id)
