@@ -856,8 +856,7 @@ int h5_rd_limit_process(unsigned cpu_s, uint64_t as_bytes, int exit_code)
 void __sanitizer_set_report_path(const char *path) __attribute__((weak));
 void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
 
-/* In the child: its death is the verdict, so nothing may report it or save the input. */
-static void child_quiet(void)
+void h5_rd_child_quiet(void)
 {
     /* Standard error is /dev/null below; "stderr" sends reports there (a path would get
      * ".<pid>" appended and be created). */
@@ -901,6 +900,30 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+int h5_rd_child_lost(int st, bool timed_out, unsigned timeout_ms, char *why, size_t n)
+{
+    if (timed_out) {
+        if (timeout_ms % 1000 == 0)
+            snprintf(why, n, "reading it took more than %u s (the limit; docs/security.md)",
+                     timeout_ms / 1000);
+        else
+            snprintf(why, n, "reading it took more than %u ms (the limit; docs/security.md)",
+                     timeout_ms);
+        return -ETIMEDOUT;
+    }
+    if (WIFSIGNALED(st))
+        snprintf(why, n,
+                 "the HDF5 library crashed reading it (signal %d); the file is damaged or "
+                 "hostile",
+                 WTERMSIG(st));
+    else
+        snprintf(why, n,
+                 "the HDF5 library failed reading it (exit status %d); the file is damaged "
+                 "or hostile",
+                 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    return -ECANCELED;
+}
+
 int h5_rd_preflight(int (*probe)(void *arg, char *why, size_t n), void *arg, unsigned timeout_ms,
                     char *why, size_t n)
 {
@@ -920,7 +943,7 @@ int h5_rd_preflight(int (*probe)(void *arg, char *why, size_t n), void *arg, uns
     }
     if (pid == 0) {
         close(fd[0]);
-        child_quiet();
+        h5_rd_child_quiet();
         char msg[1024] = "";
         int32_t rc = (int32_t)probe(arg, msg, sizeof(msg));
         uint32_t len = (uint32_t)strnlen(msg, sizeof(msg) - 1);
@@ -964,34 +987,16 @@ int h5_rd_preflight(int (*probe)(void *arg, char *why, size_t n), void *arg, uns
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
-    if (timed_out) {
-        if (timeout_ms % 1000 == 0)
-            snprintf(why, n, "reading it took more than %u s (the limit; docs/security.md)",
-                     timeout_ms / 1000);
-        else
-            snprintf(why, n, "reading it took more than %u ms (the limit; docs/security.md)",
-                     timeout_ms);
-        return -ETIMEDOUT;
-    }
+    if (timed_out)
+        return h5_rd_child_lost(st, true, timeout_ms, why, n);
     int32_t rc;
     uint32_t len;
     if (got >= 8) {
         memcpy(&rc, buf, 4);
         memcpy(&len, buf + 4, 4);
     }
-    if (got < 8 || len > got - 8 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-        if (WIFSIGNALED(st))
-            snprintf(why, n,
-                     "the HDF5 library crashed reading it (signal %d); the file is damaged or "
-                     "hostile",
-                     WTERMSIG(st));
-        else
-            snprintf(why, n,
-                     "the HDF5 library failed reading it (exit status %d); the file is damaged "
-                     "or hostile",
-                     WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-        return -ECANCELED;
-    }
+    if (got < 8 || len > got - 8 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        return h5_rd_child_lost(st, false, timeout_ms, why, n);
     if (rc == 0)
         return 0;
     snprintf(why, n, "%.*s", (int)len, buf + 8);

@@ -26,6 +26,7 @@
 #ifndef TIDESIM_H5READ_H
 #define TIDESIM_H5READ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -86,6 +87,18 @@ int h5_rd_limit_process(unsigned cpu_s, uint64_t as_bytes, int exit_code);
 #define H5READ_PREFLIGHT_MS 120000u
 int h5_rd_preflight(int (*probe)(void *arg, char *why, size_t n), void *arg, unsigned timeout_ms,
                     char *why, size_t n);
+
+/*
+ * The two halves of h5_rd_preflight's child, for a caller that keeps its own reading process
+ * (the results fuzz harness's worker, fuzz/targets.c). h5_rd_child_quiet, in the reading
+ * process: its death is the verdict, so nothing in it may report it or save the input
+ * (standard error to /dev/null, sanitizer reports there, no death callback, the default
+ * action for the deadly signals). h5_rd_child_lost, in the caller: the verdict on a reading
+ * process that died (st, its waitpid status) or was killed after timeout_ms (timed_out),
+ * -ECANCELED or -ETIMEDOUT with h5_rd_preflight's message in why.
+ */
+void h5_rd_child_quiet(void);
+int h5_rd_child_lost(int st, bool timed_out, unsigned timeout_ms, char *why, size_t n);
 
 /*
  * One reading session of one file: its limits and the first refusal. A

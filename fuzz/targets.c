@@ -27,9 +27,12 @@
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <hdf5.h>
@@ -520,12 +523,12 @@ static void exercise_results(const struct results *r)
  *
  * Forking the fuzzer itself, hundreds of MB of ASan and corpus, was half of what an input
  * cost, so a small helper process, forked once before the corpus is loaded
- * (fuzz_target_init), does the forking: per input it receives the bytes, runs
- * h5_rd_preflight on them (the child reads from memory, results_open_image, then everything
- * the commands read later) and sends back the verdict, the answer, and the child's coverage:
- * the child's own counters (libFuzzer's inline 8-bit counters, zeroed when it starts), which
- * the fuzzer adds to its own, so that the reader's branches guide it although they run in
- * another process.
+ * (fuzz_target_init), does the forking: per input it receives the bytes, has its reading
+ * process, the worker (below), read them (from memory, results_open_image, then everything
+ * the commands read later) and sends back the verdict, the answer, and the reading
+ * process's coverage: its own counters (libFuzzer's inline 8-bit counters, zeroed before each
+ * input), which the fuzzer adds to its own, so that the reader's branches guide it although
+ * they run in another process.
  *
  * The fuzzer process's state (the libFuzzer entry has no context argument): the helper's
  * socket, -1 when there is none (make test, or it died: then the fuzzer's own process forks).
@@ -540,12 +543,15 @@ static int helper_fd = -1;
  * AddressSanitizer; the hangs it refuses were a fifth of the harness's CPU at 1 s (perf,
  * 1,500 inputs: four children ran to the limit), hence a quarter of a second. */
 #define FUZZ_PREFLIGHT_MS 250u
+static unsigned preflight_ms = FUZZ_PREFLIGHT_MS; /* fuzz_results_worker_check: more */
 
-/* An input, and where its child sends its answer and its coverage (-1: nowhere). */
+/* An input, where its child sends its answer and its coverage (-1: nowhere), and whether
+ * the child releases what it read (a worker, which reads the next input next). */
 struct image {
     const void *buf;
     size_t n;
     int ship, cov;
+    bool release;
 };
 
 /* Sanitizer hooks, weak: the plain build links this file into the tests without them. */
@@ -575,16 +581,22 @@ static void cov_send(int fd)
         (void)!pwrite(fd, __start___sancov_cntrs, cov_size(), 0);
 }
 
-/* In the fuzzer: add a child's counters to ours (saturating), when they are this binary's. */
-static void cov_merge(const uint8_t *c, size_t n)
+/* In the fuzzer: add a child's counters to ours (saturating), when they are this binary's.
+ * Not instrumented itself: its comparisons, one per counter, each called libFuzzer's
+ * comparison hooks, which was a tenth of the harness's CPU (perf, 15,000 inputs). */
+#if defined(__clang__)
+__attribute__((no_sanitize("coverage")))
+#endif
+static void
+cov_merge(const uint8_t *c, size_t n)
 {
     if (n != cov_size())
         return;
-    for (size_t i = 0; i < n; i++)
-        if (c[i]) {
-            unsigned v = (unsigned)__start___sancov_cntrs[i] + c[i];
-            __start___sancov_cntrs[i] = (uint8_t)(v > 255 ? 255 : v);
-        }
+    uint8_t *mine = __start___sancov_cntrs;
+    for (size_t i = 0; i < n; i++) {
+        unsigned v = (unsigned)mine[i] + c[i];
+        mine[i] = (uint8_t)(v > 255 ? 255 : v);
+    }
 }
 
 /*
@@ -674,7 +686,9 @@ static int image_probe(void *arg, char *why, size_t n)
             snprintf(why, n, "fuzz.h5: %s", results_why(&r));
         else if (im->ship >= 0 && (rc = results_answer(&r, im->ship)) != 0)
             snprintf(why, n, "fuzz.h5: cannot pass on what was read (%s)", strerror(-rc));
-        /* Not released: the child ends here (h5_rd_preflight), nothing is kept. */
+        /* Not released in h5_rd_preflight's child: it ends here, nothing is kept. */
+        if (im->release)
+            results_release(&r);
     }
     cov_send(im->cov);
     return rc;
@@ -724,12 +738,188 @@ static size_t slurp_fd(int fd, struct grow *g, size_t max)
 }
 
 /*
- * One input read in a child (h5_rd_preflight of image_probe), from this process: the verdict,
- * the child's message in why, its answer in *ans (ans->p[0..*alen)) when it read the file, its
- * counters in *cov (*clen bytes) when it ended normally.
+ * The worker: one reading process that reads input after input, where h5_rd_preflight forks
+ * a child per input. Forking was half of what an input cost (perf, 11,000 inputs: the copy
+ * of the helper's page tables, then the page faults and the exit of a fresh process; 114
+ * inputs a second on one core, 250-280 with a worker). A worker is set up as
+ * h5_rd_preflight's child is (h5_rd_child_quiet) and reads each input as that child does
+ * (image_probe), then releases it. Its death or a hang is the input's verdict, worded as
+ * h5_rd_preflight words it (h5_rd_child_lost); a new worker is forked for the next input.
+ * libhdf5's free lists keep what they are given in a worker (H5set_free_list_limits, no
+ * limit): at its default limits each file's metadata cache (a 512 KB block, H5C_t) went
+ * back to the allocator and came back as fresh pages, to be faulted in and cleared (perf:
+ * 250-280 inputs a second, 370 without).
+ *
+ * tidesim reads each file in a fresh process, so a worker must not carry anything from one
+ * input to the next: when an input leaves anything open in libhdf5 (a file, a group, a
+ * type: H5Fget_obj_count), the worker is replaced before the next one; and it is replaced
+ * after WORKER_INPUTS inputs in any case, which bounds what libhdf5 leaks on damaged files
+ * (docs/security.md).
+ */
+#define WORKER_INPUTS 500u
+
+static struct {
+    pid_t pid; /* -1: none */
+    int fd;    /* the helper's end of the worker's socket */
+    unsigned served;
+    int keep_out;   /* the helper's socket to the fuzzer, closed in the worker (-1: none) */
+    size_t started; /* workers forked so far */
+} worker = {-1, -1, 0, -1, 0};
+
+/* In the worker: inputs (u64 length, bytes) answered with (i32 code, u32 length, message,
+ * i32 clean), until the helper closes its end. The answer and the counters go to ship and
+ * covfd, as from h5_rd_preflight's child. */
+static void worker_loop(int fd, int ship, int covfd)
+{
+    h5_rd_child_quiet();
+    H5set_free_list_limits(-1, -1, -1, -1, -1, -1);
+    struct grow in = {NULL, 0};
+    for (;;) {
+        uint64_t len;
+        if (!io_all(fd, &len, sizeof(len), false) || len > ((uint64_t)1 << 31) ||
+            !grow_to(&in, (size_t)len) || !io_all(fd, in.p, (size_t)len, false))
+            _exit(0);
+        char why[1024] = "";
+        struct image im = {in.p, (size_t)len, ship, covfd, true};
+        int32_t rc = (int32_t)image_probe(&im, why, sizeof(why));
+        int32_t clean = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) == 0;
+        uint32_t wl = (uint32_t)strnlen(why, sizeof(why) - 1);
+        if (!io_all(fd, &rc, sizeof(rc), true) || !io_all(fd, &wl, sizeof(wl), true) ||
+            !io_all(fd, why, wl, true) || !io_all(fd, &clean, sizeof(clean), true))
+            _exit(0);
+    }
+}
+
+/* The worker ended: killed if still there, and reaped. */
+static void worker_end(void)
+{
+    int st;
+    if (worker.fd >= 0)
+        close(worker.fd);
+    if (worker.pid > 0) {
+        kill(worker.pid, SIGKILL);
+        while (waitpid(worker.pid, &st, 0) < 0 && errno == EINTR)
+            ;
+    }
+    worker.pid = -1;
+    worker.fd = -1;
+    worker.served = 0;
+}
+
+/* A worker forked from this process. */
+static bool worker_start(int ship, int covfd)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+        return false;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(sv[0]);
+        close(sv[1]);
+        return false;
+    }
+    if (pid == 0) {
+        close(sv[0]);
+        if (worker.keep_out >= 0)
+            close(worker.keep_out);
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the helper */
+        worker_loop(sv[1], ship, covfd);
+        _exit(0);
+    }
+    close(sv[1]);
+    worker.pid = pid;
+    worker.fd = sv[0];
+    worker.served = 0;
+    worker.started++;
+    return true;
+}
+
+static double mono_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* n bytes from fd before the deadline (CLOCK_MONOTONIC seconds): 1, 0 at its end or on an
+ * error, -1 when the deadline passed. */
+static int recv_by(int fd, void *buf, size_t n, double deadline)
+{
+    char *p = buf;
+    while (n > 0) {
+        double left = deadline - mono_s();
+        if (left <= 0)
+            return -1;
+        struct pollfd pf = {.fd = fd, .events = POLLIN};
+        int pr = poll(&pf, 1, (int)(left * 1000) + 1);
+        if (pr < 0 && errno != EINTR)
+            return 0;
+        if (pr <= 0)
+            continue;
+        ssize_t k = recv(fd, p, n, 0);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return 0;
+        p += k;
+        n -= (size_t)k;
+    }
+    return 1;
+}
+
+/* One input read by the worker (started when there is none), as h5_rd_preflight reads it:
+ * the probe's verdict and message, or the worker's death or hang as h5_rd_preflight's
+ * child's. */
+static int worker_probe(const void *data, size_t n, char *why, size_t whylen, int ship, int covfd)
+{
+    if (worker.pid < 0 && !worker_start(ship, covfd)) {
+        int e = errno;
+        snprintf(why, whylen, "cannot start the reading process (%s)", strerror(e));
+        return -e;
+    }
+    double deadline = mono_s() + preflight_ms / 1000.0;
+    uint64_t len = n;
+    int32_t rc = 0, clean = 0;
+    uint32_t wl = 0;
+    char msg[1024];
+    int got = io_all(worker.fd, &len, sizeof(len), true) &&
+              io_all(worker.fd, (void *)(uintptr_t)data, n, true);
+    if (got)
+        got = recv_by(worker.fd, &rc, sizeof(rc), deadline);
+    if (got == 1)
+        got = recv_by(worker.fd, &wl, sizeof(wl), deadline);
+    if (got == 1 && wl >= sizeof(msg))
+        got = 0;
+    if (got == 1)
+        got = recv_by(worker.fd, msg, wl, deadline);
+    if (got == 1)
+        got = recv_by(worker.fd, &clean, sizeof(clean), deadline);
+    if (got != 1) { /* dead (its status tells how), or too slow: killed */
+        int st = 0;
+        if (got == -1)
+            kill(worker.pid, SIGKILL);
+        while (waitpid(worker.pid, &st, 0) < 0 && errno == EINTR)
+            ;
+        worker.pid = -1;
+        worker_end();
+        return h5_rd_child_lost(st, got == -1, preflight_ms, why, whylen);
+    }
+    if (!clean || ++worker.served >= WORKER_INPUTS)
+        worker_end();
+    if (rc == 0)
+        return 0;
+    snprintf(why, whylen, "%.*s", (int)wl, msg);
+    return rc;
+}
+
+/*
+ * One input read in a child, from this process: by the worker (by_worker; the helper's way),
+ * by h5_rd_preflight's child of image_probe otherwise.
+ * The verdict, the child's message in why, its answer in *ans (ans->p[0..*alen)) when it read
+ * the file, its counters in *cov (*clen bytes) when it ended normally.
  */
 static int probe_child(const void *data, size_t n, char *why, size_t whylen, struct grow *ans,
-                       size_t *alen, struct grow *cov, size_t *clen)
+                       size_t *alen, struct grow *cov, size_t *clen, bool by_worker)
 {
     static int ship = -1, covfd = -1;
     if (ship < 0)
@@ -741,8 +931,9 @@ static int probe_child(const void *data, size_t n, char *why, size_t whylen, str
         return -EIO;
     if (covfd >= 0 && ftruncate(covfd, 0) != 0)
         return -EIO;
-    struct image im = {data, n, ship, covfd};
-    int rc = h5_rd_preflight(image_probe, &im, FUZZ_PREFLIGHT_MS, why, whylen);
+    struct image im = {data, n, ship, covfd, false};
+    int rc = by_worker ? worker_probe(data, n, why, whylen, ship, covfd)
+                       : h5_rd_preflight(image_probe, &im, preflight_ms, why, whylen);
     if (rc != -ECANCELED && rc != -ETIMEDOUT)
         *clen = slurp_fd(covfd, cov, cov_size());
     if (!rc)
@@ -776,6 +967,7 @@ static void helper_warm(void)
 static void helper_loop(int fd)
 {
     struct grow in = {NULL, 0}, ans = {NULL, 0}, cov = {NULL, 0};
+    worker.keep_out = fd;
     helper_warm();
     const char *tmp = getenv("TMPDIR");
     char path[512];
@@ -792,8 +984,8 @@ static void helper_loop(int fd)
             _exit(0);
         char why[512] = "";
         size_t alen, clen;
-        int32_t rc =
-            (int32_t)probe_child(in.p, (size_t)len, why, sizeof(why), &ans, &alen, &cov, &clen);
+        int32_t rc = (int32_t)probe_child(in.p, (size_t)len, why, sizeof(why), &ans, &alen, &cov,
+                                          &clen, true);
         if (rc == -ECANCELED) { /* the child died: libhdf5, or us? */
             static char rep[65536];
             child_report(rep, sizeof(rep));
@@ -868,9 +1060,42 @@ static int preflight(const uint8_t *data, size_t n, char *why, size_t whylen, st
         close(helper_fd); /* the helper is gone: fork from here from now on */
         helper_fd = -1;
     }
-    int rc = probe_child(data, n, why, whylen, ans, alen, &cov, &clen);
+    int rc = probe_child(data, n, why, whylen, ans, alen, &cov, &clen, false);
     cov_merge(cov.p, clen);
     return rc;
+}
+
+size_t fuzz_results_worker_check(const uint8_t *const *in, const size_t *n, size_t k,
+                                 size_t *workers, char *msg, size_t msglen)
+{
+    struct grow fresh = {NULL, 0}, kept = {NULL, 0}, cov = {NULL, 0};
+    size_t i, started = worker.started;
+    unsigned was = preflight_ms;
+    preflight_ms = 60000; /* a slow machine's read is not a hang here */
+    msg[0] = '\0';
+    for (i = 0; i < k; i++) {
+        char w1[1024] = "", w2[1024] = "";
+        size_t a1, a2, c;
+        int r1 = probe_child(in[i], n[i], w1, sizeof(w1), &fresh, &a1, &cov, &c, false);
+        int r2 = probe_child(in[i], n[i], w2, sizeof(w2), &kept, &a2, &cov, &c, true);
+        if (r1 && r2 && (r1 == -ECANCELED || r2 == -ECANCELED))
+            continue; /* both refused, libhdf5 crashed in one: see targets.h */
+        if (r1 != r2 || strcmp(w1, w2) != 0 || a1 != a2 ||
+            (a1 && memcmp(fresh.p, kept.p, a1) != 0)) {
+            snprintf(msg, msglen,
+                     "input %zu: a fresh child: %d \"%.200s\", %zu bytes of answer; the worker: "
+                     "%d \"%.200s\", %zu bytes",
+                     i, r1, w1, a1, r2, w2, a2);
+            break;
+        }
+    }
+    worker_end();
+    preflight_ms = was;
+    *workers = worker.started - started;
+    free(fresh.p);
+    free(kept.p);
+    free(cov.p);
+    return i;
 }
 
 /* With TIDESIM_FUZZ_SAVE_ANSWERS=DIR, each answer decoded is also written to DIR/answer-<hash>:

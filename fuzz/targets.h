@@ -81,6 +81,21 @@ const struct fuzz_target *fuzz_target_find(const char *name);
  */
 bool fuzz_report_blames_us(const char *rep);
 
+/*
+ * The results harness's worker (targets.c: one process reads input after input, where
+ * tidesim forks a child per file) on in[0..k) (n[i] bytes each), in order, each input also
+ * read by a fresh child as h5_rd_preflight reads it: the index of the first input whose
+ * verdict, message or answer differ between the two (msg says how), or k when none does.
+ * One difference is allowed: both refuse an input, but libhdf5 crashed in one of them and
+ * failed in the other. On such files libhdf5 frees a pointer it never allocated (the
+ * reproducers of tests/data/fuzz/results/), undefined behaviour whose outcome depends on
+ * the heap it finds: glibc lets it pass in a fresh process and stops it in a worker that
+ * has read a file before (AddressSanitizer stops it in both). *workers: the worker processes
+ * it took (fewer than k when one read several).
+ */
+size_t fuzz_results_worker_check(const uint8_t *const *in, const size_t *n, size_t k,
+                                 size_t *workers, char *msg, size_t msglen);
+
 struct check_gates;
 /*
  * Every gate of `tidesim check` on (check_gates_init, then each limit set to a value that

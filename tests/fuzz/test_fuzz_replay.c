@@ -316,3 +316,67 @@ Test(fuzz_replay, the_index_harness_saves_an_index_answer_and_decodes_it, .timeo
     free(file);
     atest_rmdir(dir);
 }
+
+/*
+ * The results harness reads its inputs in one worker process, input after input, where
+ * tidesim reads each file in a fresh child (h5_rd_preflight): the worker must read each
+ * input as that child would, whatever came before. A valid file comes after each of the
+ * others here: a file on which libhdf5 1.10 itself crashes (signal 11: the worker dies and
+ * a new one reads on), the two on which it failed under AddressSanitizer, junk, the file
+ * cut in half, and the file with one byte changed in turn at places through it (refused,
+ * or accepted with another answer). Every verdict, message and answer must be the fresh
+ * child's, and a worker must have read several inputs.
+ */
+Test(fuzz_replay, the_results_worker_reads_each_input_as_a_fresh_child_does, .timeout = 120)
+{
+    struct atest_pair pr;
+    atest_pair_init(&pr);
+    atest_sim("tests/data/scenarios/tiny.yaml", pr.a, "");
+    size_t n;
+    uint8_t *file = (uint8_t *)atest_slurp(pr.a, &n);
+    static const char *const bad[] = {
+        REPRO_DIR "/results/hdf5crash-1412921dc261434a1dfce79fbcbd4c78e2065474",
+        REPRO_DIR "/results/crash-3becb7440fc5ac78c7bf950d59bd9c6807c6148c",
+        REPRO_DIR "/results/crash-44d8fb0d6c4db8b6a7a4f2351f7b3ce86a08e6f5",
+    };
+    enum { NBAD = 3, FLIPS = 24, MAX = 2 * (NBAD + FLIPS + 3) + 1 };
+    const uint8_t *in[MAX];
+    size_t len[MAX], k = 0;
+    uint8_t *kept[NBAD + FLIPS];
+#define PUSH(p, m)      \
+    do {                \
+        in[k] = (p);    \
+        len[k++] = (m); \
+        in[k] = file;   \
+        len[k++] = n;   \
+    } while (0)
+    in[k] = file;
+    len[k++] = n;
+    for (int i = 0; i < NBAD; i++) {
+        size_t m;
+        kept[i] = slurp(bad[i], &m);
+        PUSH(kept[i], m);
+    }
+    PUSH((const uint8_t *)"not an HDF5 file", 16);
+    PUSH(file, n / 2);
+    for (int i = 0; i < FLIPS; i++) {
+        uint8_t *f = kept[NBAD + i] = malloc(n);
+        cr_assert_not_null(f);
+        memcpy(f, file, n);
+        f[(size_t)(i + 1) * n / (FLIPS + 2)] ^= 0x5a;
+        PUSH(f, n);
+    }
+    PUSH(kept[0], 163062); /* the crash again, last */
+#undef PUSH
+    char msg[1024];
+    size_t workers;
+    size_t at = fuzz_results_worker_check(in, len, k, &workers, msg, sizeof(msg));
+    cr_expect_eq(at, k, "%s", msg);
+    cr_expect_geq(workers, 3, "each crash of libhdf5 ends a worker: %zu workers", workers);
+    cr_expect_lt(workers, k / 2, "a worker reads many inputs: %zu workers for %zu inputs", workers,
+                 k);
+    for (int i = 0; i < NBAD + FLIPS; i++)
+        free(kept[i]);
+    free(file);
+    atest_rmdir(pr.dir);
+}
