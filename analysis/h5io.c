@@ -136,8 +136,12 @@ static char *folder_of(const char *path)
 
 int h5file_commit(struct h5file *f, const char *as)
 {
-    int rc = 0;
-    if (H5Fclose(f->id) < 0)
+    /* The folder's name is taken before the rename: once the new file has replaced the old
+     * one, a failure can only remove it, and the old one (a sweep's index written at its
+     * start, which a sweep run again resumes from) would be lost with it. */
+    char *dir = folder_of(as);
+    int rc = dir ? 0 : -ENOMEM;
+    if (H5Fclose(f->id) < 0 && rc == 0)
         rc = h5io_fail();
     f->id = H5I_INVALID_HID;
     if (rc == 0)
@@ -148,12 +152,11 @@ int h5file_commit(struct h5file *f, const char *as)
         unlink(f->tmp_path);
     } else {
         /* The rename is durable once the folder holding the new name is synced. */
-        char *dir = folder_of(as);
-        rc = dir ? sync_path(dir, true) : -ENOMEM;
-        free(dir);
+        rc = sync_path(dir, true);
         if (rc)
             unlink(as);
     }
+    free(dir);
     h5file_free(f);
     return rc;
 }

@@ -3,8 +3,7 @@
  * (https://www.sqlite.org/testing.html, "Out-Of-Memory Testing"): a command is run with its
  * Nth allocation failing (tests/oom/failmalloc.c, preloaded into the binary), for N = 1,
  * 1 + S, 1 + 2S, ... up to the last allocation any of its processes makes. The commands:
- * validate, run (under every policy but mig-static), report, check, compare. Every run
- * must:
+ * validate, run (under every policy), report, check, compare, sweep. Every run must:
  *  - end with the command's own exit status for an error (check: 2, the others: 1) or
  *    succeed, never end by a signal or hang;
  *  - when it succeeds, print exactly what the command prints with all its memory: a failed
@@ -12,7 +11,8 @@
  *    wrote reports as the reference's does);
  *  - when it fails, say so in a first line of plain text that names the command or the file
  *    (no stray bytes from a message never written);
- *  - for `run`, leave nothing when it fails: no results file, no temporary file.
+ *  - for `run`, leave nothing when it fails: no results file, no temporary file; for
+ *    `sweep`, no temporary file, and the sweep run again finishes with the reference's index.
  *
  * S is 1 with TIDESIM_OOM_ALL=1 (`make oom`: every allocation of every command) and, in
  * `make test`, the last allocation over OOM_RUNS (about that many runs each). Skipped
@@ -146,12 +146,44 @@ static size_t oom_entries(const char *dir, char *first, size_t n)
     return k;
 }
 
+/* A temporary file left anywhere under dir (a name with ".tmp." or ending ".partial"), into
+ * found; false when there is none. */
+static bool oom_leftover(const char *dir, char *found, size_t n)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return false;
+    struct dirent *e;
+    bool any = false;
+    while (!any && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char path[1200];
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        size_t len = strlen(e->d_name);
+        struct stat st;
+        if (strstr(e->d_name, ".tmp.") || (len > 8 && !strcmp(e->d_name + len - 8, ".partial"))) {
+            snprintf(found, n, "%s", path);
+            any = true;
+        } else if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            any = oom_leftover(path, found, n);
+        }
+    }
+    closedir(d);
+    return any;
+}
+
 struct oom_case {
-    const char *args[12]; /* tidesim ARGS, run in the scratch folder */
+    const char *args[16]; /* tidesim ARGS, run in the scratch folder */
     int err_rc;           /* its exit status for an error */
     const char *names[4]; /* what a message may name instead of "tidesim" (a file, "--set") */
-    const char *writes;   /* the results file it writes (in out/), or NULL */
+    const char *writes;   /* the file (under out/) whose report is its output, or NULL: stdout */
     const char *spare;    /* a library whose own allocations are not failed (FAILMALLOC_SPARE) */
+    /* Whether a refusal may leave complete files (a sweep keeps its finished points), which
+     * the command run again with all its memory must take up and finish with the
+     * reference's output; else a refusal leaves nothing under out/. Either way no
+     * temporary file is left. */
+    bool resumes;
 };
 
 /* A report without its line of wall-clock time ("events processed in 0.48 s wall"), which
@@ -171,10 +203,22 @@ static void oom_drop_wall(char *text)
 struct oom_sweep {
     const char *dir;
     const struct oom_case *c;
-    char outf[600], errf[600], hitf[600], odir[600], written[600];
+    char outf[600], errf[600], hitf[600], odir[600];
     char *ref;
     long runs, refused, same;
 };
+
+/* The report of the file the command wrote (c->writes), without its wall-clock line. */
+static char *oom_report(struct oom_sweep *w)
+{
+    const char *report_args[] = {"report", w->c->writes, NULL};
+    int rc = oom_spawn(0, NULL, w->dir, report_args, w->outf, w->errf, NULL, NULL);
+    size_t n;
+    char *out = oom_slurp(w->outf, &n);
+    cr_expect_eq(rc, 0, "report %s failed (%d)", w->c->writes, rc);
+    oom_drop_wall(out);
+    return out;
+}
 
 /*
  * tidesim with its at-th allocation failing, judged as the top of this file says. Returns
@@ -196,25 +240,34 @@ static bool oom_try(struct oom_sweep *w, long at)
         if (rc == c->err_rc) {
             w->refused++;
             oom_expect_message(at, err, c->names);
-            char first[256];
-            if (c->writes)
+            char first[1200];
+            if (c->writes && !c->resumes)
                 cr_expect_eq(oom_entries(w->odir, first, sizeof(first)), 0,
                              "allocation %ld: a failed run left %s", at, first);
+            cr_expect_not(oom_leftover(w->odir, first, sizeof(first)),
+                          "allocation %ld: a failed run left a temporary file, %s", at, first);
+            if (c->resumes) { /* run again with all its memory: it finishes the work */
+                int again = oom_spawn(0, NULL, w->dir, c->args, w->outf, w->errf, NULL, NULL);
+                cr_expect_eq(again, 0, "allocation %ld: the command run again failed (%d)", at,
+                             again);
+                free(out);
+                out = oom_report(w);
+                cr_expect_str_eq(out, w->ref,
+                                 "allocation %ld: run again, it finished with another output", at);
+            }
         } else if (rc == 0) {
             w->same++;
             if (c->writes) { /* the same results, as report reads them */
-                const char *report_args[] = {"report", c->writes, NULL};
                 free(out);
-                cr_expect_eq(oom_spawn(0, NULL, w->dir, report_args, w->outf, w->errf, NULL, NULL),
-                             0);
-                out = oom_slurp(w->outf, &n);
-                oom_drop_wall(out);
+                out = oom_report(w);
             }
             cr_expect_str_eq(out, w->ref, "allocation %ld: succeeded with another output", at);
         }
     }
-    if (c->writes)
-        unlink(w->written);
+    if (c->writes) { /* out/ empty again for the next run */
+        ptest_rmdir(w->odir);
+        cr_assert_eq(mkdir(w->odir, 0700), 0);
+    }
     free(out);
     free(err);
     return hit;
@@ -234,7 +287,6 @@ static void oom_sweep(const char *dir, const struct oom_case *c, long budget)
     snprintf(countf, sizeof(countf), "%s/count", dir);
     snprintf(w.hitf, sizeof(w.hitf), "%s/hit", dir);
     snprintf(w.odir, sizeof(w.odir), "%s/out", dir);
-    snprintf(w.written, sizeof(w.written), "%s/%s", dir, c->writes ? c->writes : "");
     cr_assert_eq(mkdir(w.odir, 0700), 0);
 
     /* The reference: the command with all its memory (the allocator preloaded, failing
@@ -246,13 +298,12 @@ static void oom_sweep(const char *dir, const struct oom_case *c, long budget)
     cr_assert_eq(rc, 0, "the reference run failed (%d): %s", rc, err);
     free(err);
     if (c->writes) {
-        const char *report_args[] = {"report", c->writes, NULL};
-        cr_assert_eq(oom_spawn(0, NULL, dir, report_args, w.outf, w.errf, NULL, NULL), 0);
-        unlink(w.written);
+        w.ref = oom_report(&w);
+        ptest_rmdir(w.odir);
+        cr_assert_eq(mkdir(w.odir, 0700), 0);
+    } else {
+        w.ref = oom_slurp(w.outf, &n);
     }
-    w.ref = oom_slurp(w.outf, &n);
-    if (c->writes)
-        oom_drop_wall(w.ref);
     char *cnt = oom_slurp(countf, &n);
     long own = atol(cnt);
     free(cnt);
@@ -322,7 +373,7 @@ static void oom_test(const struct oom_case *c, bool results, long budget)
 Test(oom, validate_refuses_or_says_the_same, .timeout = 600)
 {
     const struct oom_case c = {
-        {"validate", "default.yaml", NULL}, 1, {"default.yaml", NULL}, NULL, NULL};
+        {"validate", "default.yaml", NULL}, 1, {"default.yaml", NULL}, NULL, NULL, false};
     oom_test(&c, false, OOM_RUNS);
 }
 
@@ -332,13 +383,15 @@ Test(oom, run_refuses_leaving_nothing_or_writes_the_same_results, .timeout = 180
                                1,
                                {"tiny.yaml", "out/r.h5", NULL},
                                "out/r.h5",
-                               "libhdf5"};
+                               "libhdf5",
+                               false};
     oom_test(&c, false, OOM_RUNS);
 }
 
 Test(oom, report_refuses_or_reports_the_same, .timeout = 3600)
 {
-    const struct oom_case c = {{"report", "in/a.h5", NULL}, 1, {"in/a.h5", NULL}, NULL, NULL};
+    const struct oom_case c = {
+        {"report", "in/a.h5", NULL}, 1, {"in/a.h5", NULL}, NULL, NULL, false};
     oom_test(&c, true, OOM_RUNS);
 }
 
@@ -349,36 +402,73 @@ Test(oom, check_errs_never_fails_a_gate_it_passes, .timeout = 3600)
         2,
         {"in/a.h5", NULL},
         NULL,
-        NULL};
+        NULL,
+        false};
     oom_test(&c, true, OOM_RUNS);
 }
 
 Test(oom, compare_refuses_or_compares_the_same, .timeout = 3600)
 {
-    const struct oom_case c = {
-        {"compare", "in/a.h5", "in/b.h5", NULL}, 1, {"in/a.h5", "in/b.h5", NULL}, NULL, NULL};
+    const struct oom_case c = {{"compare", "in/a.h5", "in/b.h5", NULL},
+                               1,
+                               {"in/a.h5", "in/b.h5", NULL},
+                               NULL,
+                               NULL,
+                               false};
     oom_test(&c, true, OOM_RUNS);
 }
 
 /* The same under every other policy (each its own allocations in the run's events; the
  * tiny scenario's is dedicated, above), for half an hour, fewer allocations each in make
- * test. mig-static is left out: the tiny scenario has no MIG layout. */
+ * test; mig-static on cards cut into a 3g, a 2g and two 1g instances. */
 Test(oom, run_under_every_policy_refuses_or_writes_the_same_results, .timeout = 3600)
 {
-    static const char *const pols[][2] = {{"kueue", "exclusive"},     {"kai", "exclusive"},
-                                          {"tidal", "exclusive"},     {"adaptive", "exclusive"},
-                                          {"timeslice", "timeslice"}, {"mps", "mps"}};
+    static const char *const pols[][3] = {
+        {"kueue", "exclusive", NULL},
+        {"kai", "exclusive", NULL},
+        {"tidal", "exclusive", NULL},
+        {"adaptive", "exclusive", NULL},
+        {"timeslice", "timeslice", NULL},
+        {"mps", "mps", NULL},
+        {"mig-static", "mig", "cluster.mig.layout=3g.40gb+2g.20gb+1g.10gb*2"}};
     for (size_t i = 0; i < sizeof(pols) / sizeof(pols[0]); i++) {
         char name[64], sharing[64];
         snprintf(name, sizeof(name), "policy.name=%s", pols[i][0]);
         snprintf(sharing, sizeof(sharing), "cluster.sharing=%s", pols[i][1]);
         const struct oom_case c = {{"run", "tiny.yaml", "-o", "out/r.h5", "--quiet", "--set", name,
-                                    "--set", sharing, "--set", "duration=30m", NULL},
+                                    "--set", sharing, "--set", "duration=30m",
+                                    pols[i][2] ? "--set" : NULL, pols[i][2], NULL},
                                    1,
                                    {"tiny.yaml", "out/r.h5", "--set", NULL},
                                    "out/r.h5",
-                                   "libhdf5"};
+                                   "libhdf5",
+                                   false};
         cr_log_info("policy %s:", pols[i][0]);
         oom_test(&c, false, OOM_RUNS / 10);
     }
+}
+
+/*
+ * A sweep of two points (small.yaml under dedicated and kueue), one process at a time, each
+ * point a child that counts on from its parent's allocations: a refusal keeps the points it
+ * finished and no temporary file (docs/sweeps.md), and the sweep run again finishes the
+ * rest with the reference's index.
+ */
+Test(oom, sweep_refuses_and_resumes_or_sweeps_the_same, .timeout = 3600)
+{
+    char dir[128], cmd[600];
+    oom_setup(dir, sizeof(dir), false);
+    snprintf(cmd, sizeof(cmd),
+             "cp tests/data/scenarios/small.yaml %s/ && printf 'base: small.yaml\\naxes:\\n"
+             "  policy.name: [dedicated, kueue]\\n' >%s/s.yaml",
+             dir, dir);
+    cr_assert_eq(system(cmd), 0);
+    const struct oom_case c = {{"sweep", "s.yaml", "-o", "out/s", "-j", "1", "--quiet", NULL},
+                               1,
+                               {"s.yaml", "out/s", "small.yaml", NULL},
+                               "out/s/index.h5",
+                               "libhdf5",
+                               true};
+    oom_sweep(dir, &c, OOM_RUNS / 5);
+    ptest_rmdir(dir);
 }
