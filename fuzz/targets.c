@@ -867,6 +867,18 @@ static int recv_by(int fd, void *buf, size_t n, double deadline)
     return 1;
 }
 
+/* Whether the reading process has begun a sanitizer report (in report_fd): its death is
+ * near, and its report says whose error it is. */
+static bool report_begun(void)
+{
+    struct stat st;
+    return report_fd >= 0 && fstat(report_fd, &st) == 0 && st.st_size > 0;
+}
+
+/* How long a reading process that has begun its report is given to finish it (below
+ * libFuzzer's -timeout of 10 s, fuzz/run.sh). */
+#define FUZZ_REPORT_WAIT_S 5.0
+
 /* One input read by the worker (started when there is none), as h5_rd_preflight reads it:
  * the probe's verdict and message, or the worker's death or hang as h5_rd_preflight's
  * child's. */
@@ -894,6 +906,15 @@ static int worker_probe(const void *data, size_t n, char *why, size_t whylen, in
         got = recv_by(worker.fd, msg, wl, deadline);
     if (got == 1)
         got = recv_by(worker.fd, &clean, sizeof(clean), deadline);
+    if (got == -1 && report_begun()) {
+        /* Not a hang: a sanitizer is writing its report, whose stacks it symbolizes, which
+         * can take longer than the limit on a loaded machine (1 planted error in 30 was
+         * refused as a hang, 270 ms). Its end decides whose error it was: wait for it. */
+        char sink[64];
+        double until = mono_s() + FUZZ_REPORT_WAIT_S;
+        while ((got = recv_by(worker.fd, sink, sizeof(sink), until)) == 1)
+            ;
+    }
     if (got != 1) { /* dead (its status tells how), or too slow: killed */
         int st = 0;
         if (got == -1)
