@@ -727,6 +727,17 @@ static bool grow_to(struct grow *g, size_t n)
     return g->p != NULL;
 }
 
+/* In the helper or the worker: the next input from fd (u64 length, bytes) into in; its length.
+ * The process ends when fd does (the fuzzer, or the helper, closed its end). */
+static size_t recv_input(int fd, struct grow *in)
+{
+    uint64_t len;
+    if (!io_all(fd, &len, sizeof(len), false) || len > ((uint64_t)1 << 31) ||
+        !grow_to(in, (size_t)len) || !io_all(fd, in->p, (size_t)len, false))
+        _exit(0);
+    return (size_t)len;
+}
+
 /* The contents of fd (its size, at most max) into g; its size, or 0. */
 static size_t slurp_fd(int fd, struct grow *g, size_t max)
 {
@@ -775,12 +786,9 @@ static void worker_loop(int fd, int ship, int covfd)
     H5set_free_list_limits(-1, -1, -1, -1, -1, -1);
     struct grow in = {NULL, 0};
     for (;;) {
-        uint64_t len;
-        if (!io_all(fd, &len, sizeof(len), false) || len > ((uint64_t)1 << 31) ||
-            !grow_to(&in, (size_t)len) || !io_all(fd, in.p, (size_t)len, false))
-            _exit(0);
+        size_t len = recv_input(fd, &in);
         char why[1024] = "";
-        struct image im = {in.p, (size_t)len, ship, covfd, true};
+        struct image im = {in.p, len, ship, covfd, true};
         int32_t rc = (int32_t)image_probe(&im, why, sizeof(why));
         int32_t clean = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) == 0;
         uint32_t wl = (uint32_t)strnlen(why, sizeof(why) - 1);
@@ -999,14 +1007,11 @@ static void helper_loop(int fd)
     for (size_t i = 0; i < sizeof(deadly_sigs) / sizeof(deadly_sigs[0]); i++)
         sigaction(deadly_sigs[i], NULL, &sanitizer_sigs[i]);
     for (;;) {
-        uint64_t len;
-        if (!io_all(fd, &len, sizeof(len), false) || len > ((uint64_t)1 << 31) ||
-            !grow_to(&in, (size_t)len) || !io_all(fd, in.p, (size_t)len, false))
-            _exit(0);
+        size_t len = recv_input(fd, &in);
         char why[512] = "";
         size_t alen, clen;
-        int32_t rc = (int32_t)probe_child(in.p, (size_t)len, why, sizeof(why), &ans, &alen, &cov,
-                                          &clen, true);
+        int32_t rc =
+            (int32_t)probe_child(in.p, len, why, sizeof(why), &ans, &alen, &cov, &clen, true);
         if (rc == -ECANCELED) { /* the child died: libhdf5, or us? */
             static char rep[65536];
             child_report(rep, sizeof(rep));
