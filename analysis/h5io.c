@@ -134,7 +134,7 @@ static char *folder_of(const char *path)
     return d;
 }
 
-int h5file_commit(struct h5file *f, const char *as)
+int h5file_commit(struct h5file *f, const char *as, bool keep)
 {
     /* The folder's name is taken before the rename: once the new file has replaced the old
      * one, a failure can only remove it, and the old one (a sweep's index written at its
@@ -153,7 +153,7 @@ int h5file_commit(struct h5file *f, const char *as)
     } else {
         /* The rename is durable once the folder holding the new name is synced. */
         rc = sync_path(dir, true);
-        if (rc)
+        if (rc && !keep)
             unlink(as);
     }
     free(dir);

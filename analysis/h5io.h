@@ -16,6 +16,7 @@
 #ifndef TIDESIM_H5IO_H
 #define TIDESIM_H5IO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,8 +57,12 @@ int h5file_create(struct h5file *f, const char *path);
  * so that a name that exists after a crash names complete data. Returns 0,
  * or a negative errno (-ENOSPC when the last buffers do not fit) with the
  * temporary file deleted and nothing at `as`. f is released either way.
+ * One exception with keep: when only the folder's fsync fails, after the rename, the new
+ * file (complete and synced) stays at `as` and the error is returned: a sweep's index,
+ * which replaced the one written at the sweep's start, is kept for the sweep run again
+ * to resume from (without keep, a failure leaves nothing at `as`).
  */
-int h5file_commit(struct h5file *f, const char *as);
+int h5file_commit(struct h5file *f, const char *as, bool keep);
 
 /* Close and delete the temporary file; f is released (a released f is a no-op). */
 void h5file_abort(struct h5file *f);

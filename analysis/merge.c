@@ -310,7 +310,7 @@ int merge_replications_ex(const char *path, const char *const *parts, size_t n, 
         return -ENOMEM;
     }
     snprintf(name, len, complete ? "%s" : "%s.partial", path);
-    rc = h5file_commit(&f, name);
+    rc = h5file_commit(&f, name, false);
     if (rc) {
         snprintf(err, errlen, "%s: cannot rename the merged results file", name);
         free(name);

@@ -231,7 +231,7 @@ int sweepidx_write(const struct sweepidx_desc *d, char *err, size_t errlen)
     if (rc) {
         h5file_abort(&f);
     } else {
-        rc = h5file_commit(&f, path);
+        rc = h5file_commit(&f, path, true);
     }
     if (rc)
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(-rc));

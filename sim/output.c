@@ -1431,7 +1431,7 @@ int sim_output_finish(struct sim_output *o, const struct sim *s, bool complete, 
     }
     snprintf(name, n, complete ? "%s" : "%s.partial", o->f.path);
     (void)sc;
-    rc = h5file_commit(&o->f, name);
+    rc = h5file_commit(&o->f, name, false);
     output_free(o);
     if (rc) {
         snprintf(err, errlen, "cannot write %s: %s", name, strerror(-rc));

@@ -13,6 +13,8 @@
  *    (no stray bytes from a message never written);
  *  - for `run`, leave nothing when it fails: no results file, no temporary file; for
  *    `sweep`, no temporary file, and the sweep run again finishes with the reference's index.
+ * The same for I/O errors (SQLite's "I/O Error Testing"), at the end: the Nth write to a file
+ * fails (FAILMALLOC_IO) in `run` and `sweep`.
  *
  * S is 1 with TIDESIM_OOM_ALL=1 (`make oom`: every allocation of every command) and, in
  * `make test`, the last allocation over OOM_RUNS (about that many runs each). Skipped
@@ -41,6 +43,11 @@
 
 #define OOM_RUNS 100 /* runs per command in make test (and about 20 of the search for the last) */
 
+/* oom_case.io: the Nth write to a file fails instead of the Nth allocation, in any process
+ * (OOM_IO) or in the command's own only (OOM_IO_MAIN), which forked children would
+ * otherwise reach first. */
+enum { OOM_IO = 1, OOM_IO_MAIN = 2 };
+
 /* The preloadable allocator, or NULL (the test is then skipped). */
 static const char *oom_shim(void)
 {
@@ -49,12 +56,13 @@ static const char *oom_shim(void)
 }
 
 /*
- * tidesim ARGS in dir with the at-th allocation failing (0: none), stdout to outf, stderr to
- * errf; the count of the command's own allocations to countf and the mark of a failed one
- * to hitf (each NULL: not asked); allocations libhdf5 makes are spared when spare names it.
- * Returns the exit status, or 128 + the signal.
+ * tidesim ARGS in dir with the at-th allocation failing (0: none), or with io the at-th
+ * write to a file (FAILMALLOC_IO; OOM_IO_MAIN: of the command's own process), stdout to outf,
+ * stderr to errf; the count of the command's own allocations (or writes) to countf and the mark of
+ * a failed one to hitf (each NULL: not asked); allocations libhdf5 makes are spared when spare
+ * names it. Returns the exit status, or 128 + the signal.
  */
-static int oom_spawn(long at, const char *spare, const char *dir, const char *const args[],
+static int oom_spawn(long at, const char *spare, int io, const char *dir, const char *const args[],
                      const char *outf, const char *errf, const char *countf, const char *hitf)
 {
     char bin[2048];
@@ -73,6 +81,10 @@ static int oom_spawn(long at, const char *spare, const char *dir, const char *co
             setenv("FAILMALLOC_HIT", hitf, 1);
         if (spare)
             setenv("FAILMALLOC_SPARE", spare, 1);
+        if (io)
+            setenv("FAILMALLOC_IO", "1", 1);
+        if (io == OOM_IO_MAIN)
+            setenv("FAILMALLOC_MAIN", "1", 1);
         setenv("LD_PRELOAD", oom_shim(), 1);
         int o = open(outf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         int e = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -114,21 +126,21 @@ static char *oom_slurp(const char *path, size_t *n)
 }
 
 /* What a refusal must be: a first line of plain text naming the command or one of names. */
-static void oom_expect_message(long at, const char *err, const char *const names[])
+static void oom_expect_message(const char *tag, const char *err, const char *const names[])
 {
     size_t n = strcspn(err, "\n");
-    cr_expect_gt(n, 0, "allocation %ld: failed without a message", at);
+    cr_expect_gt(n, 0, "%s: failed without a message", tag);
     bool plain = true;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)err[i];
         plain = plain && (c >= 0x20 || c == '\t') && c != 0x7f;
     }
-    cr_expect(plain, "allocation %ld: a message with stray bytes: %.*s", at, (int)n, err);
+    cr_expect(plain, "%s: a message with stray bytes: %.*s", tag, (int)n, err);
     bool named = strncmp(err, "tidesim", 7) == 0;
     for (size_t i = 0; names[i] && !named; i++)
         named = strstr(err, names[i]) != NULL && strstr(err, names[i]) < err + n;
-    cr_expect(named, "allocation %ld: a message naming neither the command nor the file: %.*s", at,
-              (int)n, err);
+    cr_expect(named, "%s: a message naming neither the command nor the file: %.*s", tag, (int)n,
+              err);
 }
 
 /* The entries of dir (not . and ..). */
@@ -184,6 +196,7 @@ struct oom_case {
      * reference's output; else a refusal leaves nothing under out/. Either way no
      * temporary file is left. */
     bool resumes;
+    int io; /* I/O error testing (OOM_IO, OOM_IO_MAIN): the Nth write fails, not allocation */
 };
 
 /* A report without its line of wall-clock time ("events processed in 0.48 s wall"), which
@@ -212,7 +225,7 @@ struct oom_sweep {
 static char *oom_report(struct oom_sweep *w)
 {
     const char *report_args[] = {"report", w->c->writes, NULL};
-    int rc = oom_spawn(0, NULL, w->dir, report_args, w->outf, w->errf, NULL, NULL);
+    int rc = oom_spawn(0, NULL, false, w->dir, report_args, w->outf, w->errf, NULL, NULL);
     size_t n;
     char *out = oom_slurp(w->outf, &n);
     cr_expect_eq(rc, 0, "report %s failed (%d)", w->c->writes, rc);
@@ -228,32 +241,33 @@ static bool oom_try(struct oom_sweep *w, long at)
 {
     const struct oom_case *c = w->c;
     unlink(w->hitf);
-    int rc = oom_spawn(at, c->spare, w->dir, c->args, w->outf, w->errf, NULL, w->hitf);
+    int rc = oom_spawn(at, c->spare, c->io, w->dir, c->args, w->outf, w->errf, NULL, w->hitf);
     bool hit = access(w->hitf, F_OK) == 0;
+    char tag[48]; /* "allocation N" or "write N", for messages */
+    snprintf(tag, sizeof(tag), "%s %ld", c->io ? "write" : "allocation", at);
     size_t n;
     char *out = oom_slurp(w->outf, &n), *err = oom_slurp(w->errf, &n);
     if (hit) {
         w->runs++;
-        cr_expect(rc == 0 || rc == c->err_rc,
-                  "allocation %ld: exit status %d (%s), not 0 or %d: %s", at, rc,
+        cr_expect(rc == 0 || rc == c->err_rc, "%s: exit status %d (%s), not 0 or %d: %s", tag, rc,
                   rc > 128 ? "killed by a signal" : "not the command's", c->err_rc, err);
         if (rc == c->err_rc) {
             w->refused++;
-            oom_expect_message(at, err, c->names);
+            oom_expect_message(tag, err, c->names);
             char first[1200];
             if (c->writes && !c->resumes)
                 cr_expect_eq(oom_entries(w->odir, first, sizeof(first)), 0,
-                             "allocation %ld: a failed run left %s", at, first);
+                             "%s: a failed run left %s", tag, first);
             cr_expect_not(oom_leftover(w->odir, first, sizeof(first)),
-                          "allocation %ld: a failed run left a temporary file, %s", at, first);
+                          "%s: a failed run left a temporary file, %s", tag, first);
             if (c->resumes) { /* run again with all its memory: it finishes the work */
-                int again = oom_spawn(0, NULL, w->dir, c->args, w->outf, w->errf, NULL, NULL);
-                cr_expect_eq(again, 0, "allocation %ld: the command run again failed (%d)", at,
-                             again);
+                int again =
+                    oom_spawn(0, NULL, false, w->dir, c->args, w->outf, w->errf, NULL, NULL);
+                cr_expect_eq(again, 0, "%s: the command run again failed (%d)", tag, again);
                 free(out);
                 out = oom_report(w);
-                cr_expect_str_eq(out, w->ref,
-                                 "allocation %ld: run again, it finished with another output", at);
+                cr_expect_str_eq(out, w->ref, "%s: run again, it finished with another output",
+                                 tag);
             }
         } else if (rc == 0) {
             w->same++;
@@ -261,7 +275,7 @@ static bool oom_try(struct oom_sweep *w, long at)
                 free(out);
                 out = oom_report(w);
             }
-            cr_expect_str_eq(out, w->ref, "allocation %ld: succeeded with another output", at);
+            cr_expect_str_eq(out, w->ref, "%s: succeeded with another output", tag);
         }
     }
     if (c->writes) { /* out/ empty again for the next run */
@@ -293,7 +307,7 @@ static void oom_sweep(const char *dir, const struct oom_case *c, long budget)
      * nothing), and the number of allocations it makes itself; for `run`, the report of the
      * file it wrote. */
     size_t n;
-    int rc = oom_spawn(0, c->spare, dir, c->args, w.outf, w.errf, countf, NULL);
+    int rc = oom_spawn(0, c->spare, c->io, dir, c->args, w.outf, w.errf, countf, NULL);
     char *err = oom_slurp(w.errf, &n);
     cr_assert_eq(rc, 0, "the reference run failed (%d): %s", rc, err);
     free(err);
@@ -328,12 +342,14 @@ static void oom_sweep(const char *dir, const struct oom_case *c, long budget)
     const char *all_env = getenv("TIDESIM_OOM_ALL");
     long step = all_env && !strcmp(all_env, "1") ? 1 : (lo + budget - 1) / budget;
     for (long at = 1; at <= lo; at += step)
-        cr_expect(oom_try(&w, at), "allocation %ld of %ld was not reached", at, lo);
-    cr_expect_gt(w.refused, 0, "no failed allocation was refused: the allocator did not act");
-    cr_log_info("%s: %ld allocations of its own, %ld in all (with its children's); %ld runs "
-                "(every %ld-th allocation and a search for the last), %ld refused with a "
+        cr_expect(oom_try(&w, at), "%s %ld of %ld was not reached", c->io ? "write" : "allocation",
+                  at, lo);
+    const char *what = c->io ? "write" : "allocation";
+    cr_expect_gt(w.refused, 0, "no failed %s was refused: the preloaded library did not act", what);
+    cr_log_info("%s: %ld %ss of its own, %ld in all (with its children's); %ld runs "
+                "(every %ld-th %s and a search for the last), %ld refused with a "
                 "message, %ld succeeded with the reference's output",
-                c->args[0], own, lo, w.runs, step, w.refused, w.same);
+                c->args[0], own, what, lo, w.runs, step, what, w.refused, w.same);
     free(w.ref);
 }
 
@@ -373,7 +389,7 @@ static void oom_test(const struct oom_case *c, bool results, long budget)
 Test(oom, validate_refuses_or_says_the_same, .timeout = 600)
 {
     const struct oom_case c = {
-        {"validate", "default.yaml", NULL}, 1, {"default.yaml", NULL}, NULL, NULL, false};
+        {"validate", "default.yaml", NULL}, 1, {"default.yaml", NULL}, NULL, NULL, false, false};
     oom_test(&c, false, OOM_RUNS);
 }
 
@@ -384,6 +400,7 @@ Test(oom, run_refuses_leaving_nothing_or_writes_the_same_results, .timeout = 180
                                {"tiny.yaml", "out/r.h5", NULL},
                                "out/r.h5",
                                "libhdf5",
+                               false,
                                false};
     oom_test(&c, false, OOM_RUNS);
 }
@@ -391,7 +408,7 @@ Test(oom, run_refuses_leaving_nothing_or_writes_the_same_results, .timeout = 180
 Test(oom, report_refuses_or_reports_the_same, .timeout = 3600)
 {
     const struct oom_case c = {
-        {"report", "in/a.h5", NULL}, 1, {"in/a.h5", NULL}, NULL, NULL, false};
+        {"report", "in/a.h5", NULL}, 1, {"in/a.h5", NULL}, NULL, NULL, false, false};
     oom_test(&c, true, OOM_RUNS);
 }
 
@@ -403,6 +420,7 @@ Test(oom, check_errs_never_fails_a_gate_it_passes, .timeout = 3600)
         {"in/a.h5", NULL},
         NULL,
         NULL,
+        false,
         false};
     oom_test(&c, true, OOM_RUNS);
 }
@@ -414,6 +432,7 @@ Test(oom, compare_refuses_or_compares_the_same, .timeout = 3600)
                                {"in/a.h5", "in/b.h5", NULL},
                                NULL,
                                NULL,
+                               false,
                                false};
     oom_test(&c, true, OOM_RUNS);
 }
@@ -442,6 +461,7 @@ Test(oom, run_under_every_policy_refuses_or_writes_the_same_results, .timeout = 
                                    {"tiny.yaml", "out/r.h5", "--set", NULL},
                                    "out/r.h5",
                                    "libhdf5",
+                                   false,
                                    false};
         cr_log_info("policy %s:", pols[i][0]);
         oom_test(&c, false, OOM_RUNS / 10);
@@ -468,7 +488,60 @@ Test(oom, sweep_refuses_and_resumes_or_sweeps_the_same, .timeout = 3600)
                                {"s.yaml", "out/s", "small.yaml", NULL},
                                "out/s/index.h5",
                                "libhdf5",
-                               true};
+                               true,
+                               false};
     oom_sweep(dir, &c, OOM_RUNS / 5);
     ptest_rmdir(dir);
+}
+
+/*
+ * I/O error testing (SQLite's testing page, "I/O Error Testing"): the Nth write to a file
+ * (write, pwrite, fsync, fdatasync, ftruncate, rename: FAILMALLOC_IO) fails with ENOSPC or
+ * EIO, for every N up to the last, with the same demands as above: a run refuses with a
+ * message naming the file and leaves nothing, or writes the same results; a sweep keeps only
+ * complete points and finishes when run again. libhdf5's writes are failed too (nothing is
+ * spared): a full disk reaches them first.
+ */
+Test(oom, io_run_refuses_leaving_nothing_or_writes_the_same_results, .timeout = 1800)
+{
+    const struct oom_case c = {{"run", "tiny.yaml", "-o", "out/r.h5", "--quiet", NULL},
+                               1,
+                               {"tiny.yaml", "out/r.h5", NULL},
+                               "out/r.h5",
+                               NULL,
+                               false,
+                               OOM_IO};
+    oom_test(&c, false, OOM_RUNS / 10);
+}
+
+/* A sweep (its points' writes) and, in OOM_IO_MAIN, its own writes only: the index written
+ * at the start, then the final one (its data, fsync, rename and the folder's fsync). */
+static void oom_io_sweep(int io, long budget)
+{
+    char dir[128], cmd[600];
+    oom_setup(dir, sizeof(dir), false);
+    snprintf(cmd, sizeof(cmd),
+             "cp tests/data/scenarios/small.yaml %s/ && printf 'base: small.yaml\\naxes:\\n"
+             "  policy.name: [dedicated, kueue]\\n' >%s/s.yaml",
+             dir, dir);
+    cr_assert_eq(system(cmd), 0);
+    const struct oom_case c = {
+        .args = {"sweep", "s.yaml", "-o", "out/s", "-j", "1", "--quiet", NULL},
+        .err_rc = 1,
+        .names = {"s.yaml", "out/s", "small.yaml", NULL},
+        .writes = "out/s/index.h5",
+        .resumes = true,
+        .io = io};
+    oom_sweep(dir, &c, budget);
+    ptest_rmdir(dir);
+}
+
+Test(oom, io_sweep_refuses_and_resumes_or_sweeps_the_same, .timeout = 3600)
+{
+    oom_io_sweep(OOM_IO, OOM_RUNS / 10);
+}
+
+Test(oom, io_sweep_index_refuses_and_resumes_or_sweeps_the_same, .timeout = 3600)
+{
+    oom_io_sweep(OOM_IO_MAIN, OOM_RUNS / 4);
 }

@@ -18,6 +18,18 @@
  *                     test does not hold tidesim to (tests/cli/test_oom.c says why).
  * FAILMALLOC_COUNT=F  at exit, the process's count is written to file F (only processes
  *                     that exit through exit(), so the command's own, not its children's).
+ * FAILMALLOC_MAIN=1   only the process that loaded this library counts and fails (its forked
+ *                     children, which count on from its count, would otherwise reach each
+ *                     N first: a sweep's points before the sweep's own last writes).
+ * FAILMALLOC_IO=1     I/O error testing instead (SQLite's "I/O error testing"): what is
+ *                     counted and failed is a write to a regular file (write, pwrite, and
+ *                     fsync, fdatasync, ftruncate and rename of one, and the fsync of a
+ *                     folder, which makes a rename durable), never an allocation;
+ *                     the Nth fails with ENOSPC (a write, ftruncate) or EIO (the others). Writes
+ *                     to pipes, sockets and terminals (messages, a child's verdict) are
+ *                     neither counted nor failed. Calls glibc makes inside stdio (fwrite,
+ *                     fclose) do not pass through here: its buffers reach the file by an
+ *                     internal call.
  *
  * glibc's own calls (strdup, fopen's buffer, open_memstream, getline...) go through these
  * too: glibc is built so that malloc can be replaced.
@@ -31,6 +43,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 void *__libc_malloc(size_t n);
@@ -39,6 +53,8 @@ void *__libc_realloc(void *p, size_t n);
 void *__libc_memalign(size_t align, size_t n);
 
 static long fail_at = -1, count;
+static int io_mode, ending; /* FAILMALLOC_IO; the count being written at exit */
+static pid_t main_pid;      /* FAILMALLOC_MAIN: the only process that counts (0: all) */
 static const char *count_file, *hit_file;
 static uintptr_t spare_lo, spare_hi; /* the spared library's code */
 
@@ -64,6 +80,10 @@ __attribute__((constructor)) static void failmalloc_start(void)
     fail_at = at ? atol(at) : -1;
     count_file = getenv("FAILMALLOC_COUNT");
     hit_file = getenv("FAILMALLOC_HIT");
+    const char *io = getenv("FAILMALLOC_IO");
+    io_mode = io && !strcmp(io, "1");
+    const char *only = getenv("FAILMALLOC_MAIN");
+    main_pid = only && !strcmp(only, "1") ? (pid_t)syscall(SYS_getpid) : 0;
     const char *spare = getenv("FAILMALLOC_SPARE");
     if (spare && *spare)
         dl_iterate_phdr(find_spared, (void *)spare);
@@ -78,6 +98,7 @@ __attribute__((destructor)) static void failmalloc_end(void)
 {
     if (!count_file)
         return;
+    ending = 1;
     int fd = open(count_file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (fd < 0)
         return;
@@ -104,20 +125,82 @@ static int spared(void)
     return 0;
 }
 
-/* Whether this allocation fails. */
-static int fails(void)
+/* Whether this call is the Nth counted one (then marked in FAILMALLOC_HIT, errno set). */
+static int nth(int err)
 {
-    if (spared())
+    if (main_pid && (pid_t)syscall(SYS_getpid) != main_pid)
         return 0;
     if (++count != fail_at)
         return 0;
-    if (hit_file) { /* open and close allocate nothing */
+    if (hit_file) { /* open and close allocate nothing and are not counted */
         int fd = open(hit_file, O_WRONLY | O_CREAT, 0600);
         if (fd >= 0)
             close(fd);
     }
-    errno = ENOMEM;
+    errno = err;
     return 1;
+}
+
+/* Whether this allocation fails. */
+static int fails(void)
+{
+    if (io_mode || spared())
+        return 0;
+    return nth(ENOMEM);
+}
+
+/* Whether this write-side call on fd (or, fd < 0, on the file at path) fails: a regular
+ * file's, or a folder's when dirs (an fsync that makes a rename durable). */
+static int fails_io(int fd, const char *path, int err, int dirs)
+{
+    struct stat st;
+    if (!io_mode || ending || (fd >= 0 && fd <= 2))
+        return 0;
+    if (fd >= 0 ? syscall(SYS_fstat, fd, &st) != 0 : syscall(SYS_lstat, path, &st) != 0)
+        return 0;
+    if (!S_ISREG(st.st_mode) && !(dirs && S_ISDIR(st.st_mode)))
+        return 0;
+    return nth(err);
+}
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+    return fails_io(fd, NULL, ENOSPC, 0) ? -1 : syscall(SYS_write, fd, buf, n);
+}
+
+ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+    return fails_io(fd, NULL, ENOSPC, 0) ? -1 : syscall(SYS_pwrite64, fd, buf, n, off);
+}
+
+ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
+{
+    return fails_io(fd, NULL, ENOSPC, 0) ? -1 : syscall(SYS_pwrite64, fd, buf, n, off);
+}
+
+int fsync(int fd)
+{
+    return fails_io(fd, NULL, EIO, 1) ? -1 : (int)syscall(SYS_fsync, fd);
+}
+
+int fdatasync(int fd)
+{
+    return fails_io(fd, NULL, EIO, 1) ? -1 : (int)syscall(SYS_fdatasync, fd);
+}
+
+int ftruncate(int fd, off_t len)
+{
+    return fails_io(fd, NULL, ENOSPC, 0) ? -1 : (int)syscall(SYS_ftruncate, fd, len);
+}
+
+int ftruncate64(int fd, off_t len)
+{
+    return fails_io(fd, NULL, ENOSPC, 0) ? -1 : (int)syscall(SYS_ftruncate, fd, len);
+}
+
+int rename(const char *from, const char *to)
+{
+    return fails_io(-1, from, EIO, 0) ? -1 : (int)syscall(SYS_rename, from, to);
 }
 
 void *malloc(size_t n)
