@@ -65,8 +65,9 @@ extern const size_t fuzz_ntargets;
 /*
  * Set-up of target name before its first input, called by the libFuzzer
  * driver (LLVMFuzzerInitialize) while the process is still small: `results`
- * forks its preflight helper (targets.c). Optional: without it every target
- * works, more slowly. Never fails.
+ * forks its preflight helper (targets.c) and limits a read to 250 ms (10 s
+ * without it, in make test). Optional: without it every target works, more
+ * slowly. Never fails.
  */
 void fuzz_target_init(const char *name);
 
