@@ -919,17 +919,16 @@ static int worker_probe(const void *data, size_t n, char *why, size_t whylen, in
         got = recv_by(worker.fd, &clean, sizeof(clean), deadline);
     if (got == -1 && report_begun()) {
         /* Not a hang: a sanitizer is writing its report, whose stacks it symbolizes, which
-         * can take longer than the limit on a loaded machine (1 planted error in 30 was
+         * can take longer than the limit on a loaded machine (3 planted errors in 60 were
          * refused as a hang, 270 ms). Its end decides whose error it was: wait for it. */
         char sink[64];
         double until = mono_s() + FUZZ_REPORT_WAIT_S;
         while ((got = recv_by(worker.fd, sink, sizeof(sink), until)) == 1)
             ;
     }
-    if (got != 1) { /* dead (its status tells how), or too slow: killed */
+    if (got != 1) { /* dead (its status tells how), too slow, or out of step: killed */
         int st = 0;
-        if (got == -1)
-            kill(worker.pid, SIGKILL);
+        kill(worker.pid, SIGKILL); /* a dead worker's status stays the one it died with */
         while (waitpid(worker.pid, &st, 0) < 0 && errno == EINTR)
             ;
         worker.pid = -1;
