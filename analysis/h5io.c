@@ -63,7 +63,12 @@ static char *dupstr(const char *s)
 
 int h5file_create(struct h5file *f, const char *path)
 {
-    size_t n = strlen(path) + 32;
+    return h5file_create_as(f, path, NULL);
+}
+
+int h5file_create_as(struct h5file *f, const char *path, const char *tmp)
+{
+    size_t n = strlen(tmp ? tmp : path) + 32;
     memset(f, 0, sizeof(*f));
     f->id = H5I_INVALID_HID;
     f->path = dupstr(path);
@@ -73,7 +78,10 @@ int h5file_create(struct h5file *f, const char *path)
         free(f->tmp_path);
         return -ENOMEM;
     }
-    snprintf(f->tmp_path, n, "%s.tmp.%ld", path, (long)getpid());
+    if (tmp)
+        snprintf(f->tmp_path, n, "%s", tmp);
+    else
+        snprintf(f->tmp_path, n, "%s.tmp.%ld", path, (long)getpid());
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST);
     /* H5Fclose closes what is still open and flushes it now, reporting a full disk

@@ -51,6 +51,10 @@ struct h5file {
  */
 int h5file_create(struct h5file *f, const char *path);
 
+/* h5file_create with the temporary file named tmp (a name the caller can remove itself when
+ * the process that writes it dies: the merge's child, analysis/merge.c). */
+int h5file_create_as(struct h5file *f, const char *path, const char *tmp);
+
 /*
  * Close the temporary file (every object still open in it is closed first),
  * fsync it, rename it to `as` (path, or another name) and fsync the folder,

@@ -13,6 +13,9 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -933,6 +936,7 @@ int h5_rd_preflight(int (*probe)(void *arg, char *why, size_t n), void *arg, uns
         snprintf(why, n, "cannot start the reading process (%s)", strerror(e));
         return -e;
     }
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         int e = errno;
@@ -943,6 +947,13 @@ int h5_rd_preflight(int (*probe)(void *arg, char *why, size_t n), void *arg, uns
     }
     if (pid == 0) {
         close(fd[0]);
+        /* Dies with the command (kill -9 of a replicated run must leave nothing running
+         * that could still write a complete-looking file: the merge is written here too). */
+#ifdef __linux__
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+        if (getppid() != parent)
+            _exit(1);
         h5_rd_child_quiet();
         char msg[1024] = "";
         int32_t rc = (int32_t)probe(arg, msg, sizeof(msg));
