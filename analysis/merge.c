@@ -319,9 +319,10 @@ static int merge_write(void *arg, char *err, size_t errlen)
 /*
  * The merge is written in a child process (h5_rd_preflight), as a results file is read in
  * one: libhdf5 1.10.8 crashes in H5Ocopy (H5T_close_real, SIGSEGV) when a write fails while
- * it copies a replication's groups (I/O error testing, tests/cli/test_oom.c: 88 of 226 failing
- * writes of a replicated run killed it, leaving FILE.tmp.PID and the per-seed files). The
- * child's death is now this command's error, and its temporary file is removed here.
+ * it copies a replication's groups (I/O error testing, tests/cli/test_oom.c: each of the
+ * 137th to 142nd of a replicated run's 226 writes, failed, killed the command and left
+ * FILE.tmp.PID and the per-seed files). The child's death is now this command's error,
+ * and its temporary file is removed here.
  */
 int merge_replications_ex(const char *path, const char *const *parts, size_t n, bool complete,
                           const struct merge_extra *extra, char **written, char *err, size_t errlen)
