@@ -487,11 +487,13 @@ Test(oom, run_under_every_policy_refuses_or_writes_the_same_results, .timeout = 
 
 /*
  * A sweep of two points (small.yaml under dedicated and kueue), one process at a time, each
- * point a child that counts on from its parent's allocations: a refusal keeps the points it
+ * point a child that counts on from its parent's count: a refusal keeps the points it
  * finished and no temporary file (docs/sweeps.md), and the sweep run again finishes the
- * rest with the reference's index.
+ * rest with the reference's index. io: I/O error testing (below), OOM_IO_MAIN: the sweep's
+ * own writes only (the index written at the start, then the final one: its data, fsync,
+ * rename and the folder's fsync).
  */
-Test(oom, sweep_refuses_and_resumes_or_sweeps_the_same, .timeout = 3600)
+static void oom_sweep_two_points(int io, long budget)
 {
     char dir[128], cmd[600];
     oom_setup(dir, sizeof(dir), false);
@@ -500,15 +502,21 @@ Test(oom, sweep_refuses_and_resumes_or_sweeps_the_same, .timeout = 3600)
              "  policy.name: [dedicated, kueue]\\n' >%s/s.yaml",
              dir, dir);
     cr_assert_eq(system(cmd), 0);
-    const struct oom_case c = {{"sweep", "s.yaml", "-o", "out/s", "-j", "1", "--quiet", NULL},
-                               1,
-                               {"s.yaml", "out/s", "small.yaml", NULL},
-                               "out/s/index.h5",
-                               "libhdf5",
-                               true,
-                               false};
-    oom_sweep(dir, &c, OOM_RUNS / 5);
+    const struct oom_case c = {
+        .args = {"sweep", "s.yaml", "-o", "out/s", "-j", "1", "--quiet", NULL},
+        .err_rc = 1,
+        .names = {"s.yaml", "out/s", "small.yaml", NULL},
+        .writes = "out/s/index.h5",
+        .spare = io ? NULL : "libhdf5",
+        .resumes = true,
+        .io = io};
+    oom_sweep(dir, &c, budget);
     ptest_rmdir(dir);
+}
+
+Test(oom, sweep_refuses_and_resumes_or_sweeps_the_same, .timeout = 3600)
+{
+    oom_sweep_two_points(0, OOM_RUNS / 5);
 }
 
 /*
@@ -539,34 +547,12 @@ Test(oom, io_replicated_run_refuses_leaving_nothing_or_writes_the_same_results, 
     oom_test(&c, false, OOM_RUNS / 10);
 }
 
-/* A sweep (its points' writes) and, in OOM_IO_MAIN, its own writes only: the index written
- * at the start, then the final one (its data, fsync, rename and the folder's fsync). */
-static void oom_io_sweep(int io, long budget)
-{
-    char dir[128], cmd[600];
-    oom_setup(dir, sizeof(dir), false);
-    snprintf(cmd, sizeof(cmd),
-             "cp tests/data/scenarios/small.yaml %s/ && printf 'base: small.yaml\\naxes:\\n"
-             "  policy.name: [dedicated, kueue]\\n' >%s/s.yaml",
-             dir, dir);
-    cr_assert_eq(system(cmd), 0);
-    const struct oom_case c = {
-        .args = {"sweep", "s.yaml", "-o", "out/s", "-j", "1", "--quiet", NULL},
-        .err_rc = 1,
-        .names = {"s.yaml", "out/s", "small.yaml", NULL},
-        .writes = "out/s/index.h5",
-        .resumes = true,
-        .io = io};
-    oom_sweep(dir, &c, budget);
-    ptest_rmdir(dir);
-}
-
 Test(oom, io_sweep_refuses_and_resumes_or_sweeps_the_same, .timeout = 3600)
 {
-    oom_io_sweep(OOM_IO, OOM_RUNS / 10);
+    oom_sweep_two_points(OOM_IO, OOM_RUNS / 10);
 }
 
 Test(oom, io_sweep_index_refuses_and_resumes_or_sweeps_the_same, .timeout = 3600)
 {
-    oom_io_sweep(OOM_IO_MAIN, OOM_RUNS / 4);
+    oom_sweep_two_points(OOM_IO_MAIN, OOM_RUNS / 4);
 }
