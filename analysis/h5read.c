@@ -927,6 +927,20 @@ int h5_rd_child_lost(int st, bool timed_out, unsigned timeout_ms, char *why, siz
     return -ECANCELED;
 }
 
+/*
+ * The kernel sends SIGKILL when the parent dies (kill -9 included), so no child runs on and
+ * writes into a folder nobody will merge; a parent that died before the prctl is caught by
+ * getppid(), which then names another process.
+ */
+void h5_rd_die_with_parent(pid_t parent)
+{
+#ifdef __linux__
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+    if (getppid() != parent)
+        _exit(1);
+}
+
 int h5_rd_preflight(int (*probe)(void *arg, char *why, size_t n), void *arg, unsigned timeout_ms,
                     char *why, size_t n)
 {
@@ -949,11 +963,7 @@ int h5_rd_preflight(int (*probe)(void *arg, char *why, size_t n), void *arg, uns
         close(fd[0]);
         /* Dies with the command (kill -9 of a replicated run must leave nothing running
          * that could still write a complete-looking file: the merge is written here too). */
-#ifdef __linux__
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-#endif
-        if (getppid() != parent)
-            _exit(1);
+        h5_rd_die_with_parent(parent);
         h5_rd_child_quiet();
         char msg[1024] = "";
         int32_t rc = (int32_t)probe(arg, msg, sizeof(msg));

@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <hdf5.h>
 
@@ -99,6 +100,13 @@ int h5_rd_preflight(int (*probe)(void *arg, char *why, size_t n), void *arg, uns
  */
 void h5_rd_child_quiet(void);
 int h5_rd_child_lost(int st, bool timed_out, unsigned timeout_ms, char *why, size_t n);
+
+/*
+ * In any child of tidesim's, right after fork (h5_rd_preflight's, a replication's, a sweep
+ * point's, an MPI rank's task, the fuzz harness's helper and worker): ask the kernel for
+ * SIGKILL when the parent dies (Linux PR_SET_PDEATHSIG), and exit at once if it died before.
+ */
+void h5_rd_die_with_parent(pid_t parent);
 
 /*
  * One reading session of one file: its limits and the first refusal. A

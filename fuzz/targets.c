@@ -28,7 +28,6 @@
 #include <signal.h>
 #include <string.h>
 #include <poll.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -823,7 +822,7 @@ static bool worker_start(int ship, int covfd)
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
         return false;
-    pid_t pid = fork();
+    pid_t helper = getpid(), pid = fork();
     if (pid < 0) {
         close(sv[0]);
         close(sv[1]);
@@ -833,7 +832,7 @@ static bool worker_start(int ship, int covfd)
         close(sv[0]);
         if (worker.keep_out >= 0)
             close(worker.keep_out);
-        prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the helper */
+        h5_rd_die_with_parent(helper); /* never outlive the helper */
         worker_loop(sv[1], ship, covfd);
         _exit(0);
     }
@@ -1039,7 +1038,7 @@ static void start_helper(void)
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
         return;
-    pid_t pid = fork();
+    pid_t fuzzer = getpid(), pid = fork();
     if (pid < 0) {
         close(sv[0]);
         close(sv[1]);
@@ -1047,7 +1046,7 @@ static void start_helper(void)
     }
     if (pid == 0) {
         close(sv[0]);
-        prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the fuzzer */
+        h5_rd_die_with_parent(fuzzer); /* never outlive the fuzzer */
         helper_loop(sv[1]);
         _exit(0);
     }

@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sim/driver/replicate.h"
+#include "analysis/h5read.h"
 
 static int fork_start(struct dispatch *d, const struct dispatch_task *t, unsigned *slot)
 {
@@ -22,7 +22,7 @@ static int fork_start(struct dispatch *d, const struct dispatch_task *t, unsigne
     if (pid < 0)
         return -errno;
     if (pid == 0) {
-        replicate_die_with_parent(d->master);
+        h5_rd_die_with_parent(d->master);
         _exit(d->fn(d->ctx, t));
     }
     d->pids[k] = pid;

@@ -10,10 +10,8 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
+#include "analysis/h5read.h"
 #include "analysis/merge.h"
 #include "analysis/precision.h"
 
@@ -36,21 +34,6 @@ static char *concat(const char *a, const char *b)
         memcpy(s + na, b, nb + 1);
     }
     return s;
-}
-
-/*
- * In a new worker, right after fork: die with the parent. The kernel sends
- * SIGKILL when the parent dies (kill -9 included), so no worker runs on and
- * writes into a folder nobody will merge; a parent that died before the
- * prctl is caught by getppid(), which then names another process.
- */
-void replicate_die_with_parent(pid_t parent)
-{
-#ifdef __linux__
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-#endif
-    if (getppid() != parent)
-        _exit(1);
 }
 
 static bool exists(const char *p)
@@ -137,7 +120,7 @@ round:
                 continue;
             }
             if (pid == 0) {
-                replicate_die_with_parent(self);
+                h5_rd_die_with_parent(self);
                 _exit(run(ctx, o->seed + next, r[next].path));
             }
             r[next].pid = pid;

@@ -34,7 +34,6 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/types.h>
 
 /* Run one replication: simulate with `seed` into `path`; return 0, 130 (interrupted) or 1. */
 typedef int (*replicate_fn)(void *ctx, uint64_t seed, const char *path);
@@ -49,12 +48,6 @@ struct replicate_opts {
     bool quiet;
     volatile sig_atomic_t *interrupted;
 };
-
-/*
- * In a new worker, right after fork: ask the kernel for SIGKILL when the
- * parent dies (Linux PR_SET_PDEATHSIG), and exit at once if it died before.
- */
-void replicate_die_with_parent(pid_t parent);
 
 /* Run and merge; prints progress and errors to stderr. Returns the exit status (0, 1, 130). */
 int replicate_run(const struct replicate_opts *o, replicate_fn run, void *ctx);

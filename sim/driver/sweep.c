@@ -16,10 +16,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
+#include "analysis/h5read.h"
 #include "analysis/merge.h"
 #include "analysis/sweepidx.h"
 #include "sim/driver/dispatch.h"
@@ -854,7 +852,7 @@ static int run_all(struct runner *r)
                 continue;
             }
             if (pid == 0) {
-                replicate_die_with_parent(self);
+                h5_rd_die_with_parent(self);
                 _exit(run_point(sw, pt, r->paths[pt], width, r->o->interrupted));
             }
             sl[k] = (struct slot){pid, pt, width, now_s()};
